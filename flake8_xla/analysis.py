@@ -1,0 +1,660 @@
+"""astroid-backed questions that syntax alone cannot answer.
+
+The :class:`Analyzer` works on an astroid tree of one module. It uses astroid
+to resolve names through their scopes (``lookup``), including closures, class
+attributes reached through ``self`` and the parameters of same-module
+functions, and adds PyTorch/XLA knowledge on top: which values are lazy XLA
+tensors, which loops are training or evaluation step loops, and which
+functions are step closures.
+
+Every answer is three-valued in spirit: ``True`` means the code shows it,
+``False`` means "no or unknown". Inference never guesses a hazard: a name that
+cannot be resolved, a recursion cycle or a depth limit gives ``False``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import astroid
+from astroid import nodes
+
+from flake8_xla.imports import ImportTable, canonical
+
+MAX_DEPTH = 12          # nesting of value resolution before giving up ("unknown")
+MAX_CALL_DEPTH = 3      # same-module calls followed from a step loop
+
+Env = frozenset  # frozenset[tuple[int, str]]: (id(FunctionDef), tainted param name)
+
+# Tensor methods whose result lives on the host, not on the XLA device.
+HOST_RESULT_METHODS = frozenset({
+    "item", "tolist", "cpu", "numpy", "size", "dim", "numel", "nelement", "stride",
+    "is_contiguous", "data_ptr", "get_device", "element_size", "ndimension",
+    "storage_offset", "is_floating_point", "is_complex", "__len__", "keys",
+})
+# Tensor attributes that are host metadata.
+HOST_ATTRS = frozenset({"shape", "device", "dtype", "ndim", "requires_grad", "is_leaf",
+                        "names", "layout", "is_cuda", "name"})
+# Builtins that return host values whatever their argument.
+HOST_BUILTINS = frozenset({"len", "str", "repr", "isinstance", "issubclass", "type", "id",
+                           "hash", "print", "format", "int", "float", "bool", "round",
+                           "hasattr", "callable", "range", "ord", "chr", "open"})
+# Device-to-host reads: a call of one of these on a lazy tensor executes its graph.
+SYNC_METHODS = frozenset({"item", "tolist", "cpu", "numpy"})
+SCALAR_SYNC_METHODS = frozenset({"item", "tolist"})
+SYNC_BUILTINS = frozenset({"float", "int", "bool"})
+LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception",
+                         "log"})
+MODULE_METHODS = frozenset({"parameters", "named_parameters", "train", "eval", "zero_grad",
+                            "state_dict", "load_state_dict", "named_modules", "modules"})
+PARAM_CONTAINERS = frozenset({"parameters", "named_parameters", "state_dict", "buffers",
+                              "named_buffers"})
+
+XLA_DEVICE_CALLS = frozenset({
+    "torch_xla.device", "torch_xla.core.xla_model.xla_device", "torch_xla.runtime.xla_device",
+})
+XLA_LOADERS = frozenset({
+    "torch_xla.distributed.parallel_loader.MpDeviceLoader",
+    "torch_xla.distributed.parallel_loader.ParallelLoader",
+    "torch_xla.distributed.parallel_loader.PerDeviceLoader",
+})
+BARRIER_CALLS = frozenset({
+    "torch_xla.sync", "torch_xla.core.xla_model.mark_step", "torch_xla._XLAC._xla_step_marker",
+})
+STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
+OPTIMIZER_STEP = "torch_xla.core.xla_model.optimizer_step"
+COMPILE_WRAPPERS = frozenset({"torch_xla.compile", "torch_xla.step",
+                              "torch_xla.experimental.compile", "torch.compile"})
+LOOP_WRAPPERS = frozenset({"builtins.enumerate", "enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm",
+                           "itertools.islice", "zip", "iter", "tqdm.trange"})
+# Frameworks that place the step barrier themselves (accelerate's and
+# Lightning's XLA loaders wrap MpDeviceLoader).
+MANAGED_FRAMEWORKS = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric")
+
+
+def source_key(node: nodes.NodeNG) -> str | None:
+    """Dotted spelling of a Name/Attribute chain (``self.model``), else None."""
+    if isinstance(node, nodes.Name):
+        return node.name
+    if isinstance(node, nodes.Attribute):
+        base = source_key(node.expr)
+        return f"{base}.{node.attrname}" if base else None
+    return None
+
+
+def const_str(node: nodes.NodeNG | None) -> str | None:
+    """The value of a string literal, else None."""
+    if isinstance(node, nodes.Const) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
+    """The value passed to keyword ``name`` of ``call``, else None."""
+    for kw in call.keywords or ():
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def mentions(node: nodes.NodeNG, *words: str) -> bool:
+    """True when an identifier or string literal under ``node`` contains one of ``words``."""
+    for sub in node.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Const)):
+        text = (sub.name if isinstance(sub, nodes.Name)
+                else sub.attrname if isinstance(sub, nodes.Attribute)
+                else sub.value if isinstance(sub.value, str) else "")
+        low = text.lower()
+        if any(w in low for w in words):
+            return True
+    return False
+
+
+class Analyzer:
+    """Answers XLA questions about one astroid module; every answer is memoised.
+
+    Raises nothing: callers may still wrap it, since astroid itself can raise
+    on exotic code, and treat any exception as "unknown".
+    """
+
+    def __init__(self, module: nodes.Module, imports: ImportTable) -> None:
+        self.module = module
+        self.imports = imports
+        self._tensor_memo: dict[tuple[int, Env], bool] = {}
+        self._in_progress: set[tuple[int, Env]] = set()
+        self._calls_by_name: dict[str, list[nodes.Call]] | None = None
+        self._model_keys: set[str] | None = None
+        self._self_attrs: dict[str, list[nodes.NodeNG]] | None = None
+        self.managed = any(imports.imports_prefix(m) for m in MANAGED_FRAMEWORKS)
+        self.builds_xla_loader = any(
+            self.qualname(c.func) in XLA_LOADERS
+            or (isinstance(c.func, nodes.Attribute) and c.func.attrname == "per_device_loader")
+            or (self.qualname(c.func) or "").endswith("data_parallel.DataParallel")
+            for c in module.nodes_of_class(nodes.Call))
+
+    # ------------------------------------------------------------------ names
+    def qualname(self, node: nodes.NodeNG) -> str | None:
+        """Qualified name of a Name/Attribute that refers to an imported object."""
+        if isinstance(node, nodes.Name):
+            try:
+                _, assigns = node.lookup(node.name)
+            except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
+                return None
+            if assigns and all(isinstance(a, (nodes.Import, nodes.ImportFrom)) for a in assigns):
+                return self.imports.resolve(node.name)
+            if not assigns and node.name in HOST_BUILTINS | {"enumerate", "zip", "iter"}:
+                return node.name
+            return None
+        if isinstance(node, nodes.Attribute):
+            base = self.qualname(node.expr)
+            return canonical(f"{base}.{node.attrname}") if base else None
+        return None
+
+    def is_builtin(self, node: nodes.NodeNG, name: str) -> bool:
+        """True when ``node`` is the unshadowed builtin ``name``."""
+        return isinstance(node, nodes.Name) and node.name == name and self.qualname(node) == name
+
+    def bindings(self, name: nodes.Name) -> list[nodes.NodeNG]:
+        """The assignment nodes that a Name may refer to (astroid scope lookup)."""
+        try:
+            _, assigns = name.lookup(name.name)
+        except Exception:  # noqa: BLE001
+            return []
+        return list(assigns)
+
+    def self_attr_values(self, attr: nodes.Attribute) -> list[nodes.NodeNG]:
+        """Values assigned to ``self.<attr>`` anywhere in the module's classes."""
+        if self._self_attrs is None:
+            table: dict[str, list[nodes.NodeNG]] = {}
+            for assign in self.module.nodes_of_class(nodes.AssignAttr):
+                if isinstance(assign.expr, nodes.Name) and assign.expr.name == "self":
+                    stmt = assign.parent
+                    if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) and stmt.value is not None:
+                        table.setdefault(assign.attrname, []).append(stmt.value)
+            self._self_attrs = table
+        if isinstance(attr.expr, nodes.Name) and attr.expr.name == "self":
+            return self._self_attrs.get(attr.attrname, [])
+        return []
+
+    def values_of(self, node: nodes.NodeNG) -> list[nodes.NodeNG]:
+        """Expressions a Name or ``self.attr`` was assigned from (one level)."""
+        if isinstance(node, nodes.Attribute):
+            return self.self_attr_values(node)
+        if not isinstance(node, nodes.Name):
+            return []
+        out = []
+        for b in self.bindings(node):
+            if isinstance(b, nodes.AssignName):
+                stmt = b.assign_type()
+                if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) and stmt.value is not None:
+                    out.append(stmt.value)
+        return out
+
+    def calls_named(self, name: str) -> list[nodes.Call]:
+        """Every call in the module whose callee is ``name`` or ``<obj>.name``."""
+        if self._calls_by_name is None:
+            table: dict[str, list[nodes.Call]] = {}
+            for call in self.module.nodes_of_class(nodes.Call):
+                f = call.func
+                key = f.name if isinstance(f, nodes.Name) else (
+                    f.attrname if isinstance(f, nodes.Attribute) else None)
+                if key:
+                    table.setdefault(key, []).append(call)
+            self._calls_by_name = table
+        return self._calls_by_name.get(name, [])
+
+    def resolve_function(self, func: nodes.NodeNG) -> nodes.FunctionDef | None:
+        """The same-module FunctionDef that a callee expression names, if unambiguous."""
+        if isinstance(func, nodes.Name):
+            defs = [b for b in self.bindings(func) if isinstance(b, nodes.FunctionDef)]
+            return defs[0] if len(defs) == 1 else None
+        if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) \
+                and func.expr.name in ("self", "cls"):
+            klass = func.scope()
+            while klass is not None and not isinstance(klass, nodes.ClassDef):
+                klass = klass.parent.scope() if klass.parent is not None else None
+            if klass is None:
+                return None
+            found = [m for m in klass.mymethods() if m.name == func.attrname]
+            return found[0] if len(found) == 1 else None
+        return None
+
+    # ---------------------------------------------------------------- devices
+    def is_xla_device(self, node: nodes.NodeNG | None, depth: int = 0) -> bool:
+        """True for an expression that evaluates to the XLA device (or 'xla' string)."""
+        if node is None or depth > MAX_DEPTH:
+            return False
+        s = const_str(node)
+        if s is not None:
+            return s == "xla" or s.startswith("xla:")
+        if isinstance(node, nodes.Call):
+            q = self.qualname(node.func)
+            if q in XLA_DEVICE_CALLS:
+                return True
+            if q == "torch.device" and node.args:
+                return self.is_xla_device(node.args[0], depth + 1)
+            return False
+        if isinstance(node, nodes.IfExp):
+            return self.is_xla_device(node.body, depth + 1) or \
+                self.is_xla_device(node.orelse, depth + 1)
+        if isinstance(node, (nodes.Name, nodes.Attribute)):
+            vals = self.values_of(node)
+            if vals:
+                return any(self.is_xla_device(v, depth + 1) for v in vals)
+            key = source_key(node) or ""
+            # An unresolved ``device``/``args.device`` in XLA code is the XLA device.
+            return key.split(".")[-1].endswith("device")
+        return False
+
+    def is_cpu_device(self, node: nodes.NodeNG | None) -> bool:
+        """True for ``'cpu'`` or ``torch.device('cpu')``."""
+        if node is None:
+            return False
+        s = const_str(node)
+        if s is not None:
+            return s == "cpu"
+        if isinstance(node, nodes.Call) and self.qualname(node.func) == "torch.device" and node.args:
+            return self.is_cpu_device(node.args[0])
+        return False
+
+    # ---------------------------------------------------------------- loaders
+    def is_xla_loader(self, node: nodes.NodeNG | None, depth: int = 0) -> bool:
+        """True for an iterable whose batches are already on the XLA device.
+
+        That is an ``MpDeviceLoader``, a ``ParallelLoader(...).per_device_loader``,
+        the loader handed to a legacy ``DataParallel`` loop function, or any of
+        these through ``enumerate``/``tqdm``/``islice``/a name or ``self.attr``.
+        """
+        if node is None or depth > MAX_DEPTH:
+            return False
+        if isinstance(node, nodes.Call):
+            q = self.qualname(node.func)
+            if q in XLA_LOADERS:
+                return True
+            if isinstance(node.func, nodes.Attribute) and node.func.attrname == "per_device_loader":
+                return True
+            if (q in LOOP_WRAPPERS or source_key(node.func) in LOOP_WRAPPERS) and node.args:
+                return any(self.is_xla_loader(a, depth + 1) for a in node.args)
+            return False
+        if isinstance(node, (nodes.Name, nodes.Attribute)):
+            if any(self.is_xla_loader(v, depth + 1) for v in self.values_of(node)):
+                return True
+            return self.param_is(node, self.is_xla_loader, depth, legacy_index=1)
+        return False
+
+    def param_is(self, node: nodes.NodeNG, pred, depth: int, legacy_index: int) -> bool:
+        """True when ``node`` names a parameter that ``pred`` holds for at a call site.
+
+        Also true for position ``legacy_index`` of a legacy
+        ``DataParallel`` loop function ``fn(model, loader, device, context)``.
+        """
+        if not isinstance(node, nodes.Name):
+            return False
+        for b in self.bindings(node):
+            if not (isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments)):
+                continue
+            func = b.parent.parent
+            if not isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
+                continue
+            names = [a.name for a in b.parent.args]
+            if b.name not in names:
+                continue
+            idx = names.index(b.name)
+            if isinstance(func, nodes.FunctionDef):
+                if self.is_legacy_loop_fn(func) and idx == legacy_index:
+                    return True
+                offset = 1 if names and names[0] in ("self", "cls") else 0
+                for call in self.calls_named(func.name):
+                    arg = None
+                    pos = idx - offset
+                    if 0 <= pos < len(call.args):
+                        arg = call.args[pos]
+                    else:
+                        arg = keyword(call, b.name)
+                    if arg is not None and pred(arg, depth + 1):
+                        return True
+        return False
+
+    def is_legacy_loop_fn(self, func: nodes.FunctionDef) -> bool:
+        """``fn(model, loader, device, context)`` run by torch_xla's legacy DataParallel."""
+        names = [a.name for a in func.args.args]
+        return len(names) >= 4 and names[-2:] == ["device", "context"] and bool(
+            [c for c in self.calls_named(func.name)] or any(
+                isinstance(a, nodes.Name) and a.name == func.name
+                for c in self.module.nodes_of_class(nodes.Call) for a in c.args))
+
+    def is_plainly_loader(self, node: nodes.NodeNG) -> bool:
+        """True for a DataLoader-like iterable (by construction or by name)."""
+        if isinstance(node, nodes.Call):
+            q = self.qualname(node.func) or ""
+            if q.endswith("DataLoader"):
+                return True
+            if (q in LOOP_WRAPPERS or source_key(node.func) in LOOP_WRAPPERS) and node.args:
+                return self.is_plainly_loader(node.args[0])
+            return False
+        key = (source_key(node) or "").lower()
+        return "loader" in key.split(".")[-1] or key.endswith("batches")
+
+    # ---------------------------------------------------------------- models
+    def model_keys(self) -> set[str]:
+        """Spellings (``model``, ``self.net``) that name a torch.nn.Module in this module."""
+        if self._model_keys is None:
+            keys = set()
+            for call in self.module.nodes_of_class(nodes.Call):
+                f = call.func
+                if isinstance(f, nodes.Attribute) and f.attrname in MODULE_METHODS:
+                    key = source_key(f.expr)
+                    if key and key not in ("torch", "optimizer", "self"):
+                        keys.add(key)
+            self._model_keys = keys
+        return self._model_keys
+
+    def is_model_call(self, call: nodes.Call) -> bool:
+        """True for ``model(...)``/``self.model(...)`` where that object is an nn.Module."""
+        key = source_key(call.func)
+        return bool(key) and key in self.model_keys() and "optim" not in key.lower()
+
+    # ---------------------------------------------------------------- tensors
+    def is_tensor(self, node: nodes.NodeNG | None, env: Env = Env(), depth: int = 0) -> bool:
+        """True when ``node`` evaluates to a lazy XLA tensor (or a container of them).
+
+        ``env`` holds ``(id(FunctionDef), param)`` pairs bound to lazy tensors by
+        the call being followed. Unknown values give False.
+        """
+        if node is None or depth > MAX_DEPTH:
+            return False
+        key = (id(node), env)
+        memo = self._tensor_memo.get(key)
+        if memo is not None:
+            return memo
+        if key in self._in_progress:
+            return False
+        self._in_progress.add(key)
+        try:
+            result = self._is_tensor(node, env, depth)
+        except RecursionError:
+            result = False
+        finally:
+            self._in_progress.discard(key)
+        self._tensor_memo[key] = result
+        return result
+
+    def _is_tensor(self, node: nodes.NodeNG, env: Env, depth: int) -> bool:
+        t = self.is_tensor
+        d = depth + 1
+        if isinstance(node, nodes.Const):
+            return False
+        if isinstance(node, nodes.Name):
+            return any(self._binding_is_tensor(b, node, env, d) for b in self.bindings(node))
+        if isinstance(node, nodes.Attribute):
+            if node.attrname in HOST_ATTRS:
+                return False
+            if self.self_attr_values(node):
+                return any(t(v, env, d) for v in self.self_attr_values(node))
+            return t(node.expr, env, d)
+        if isinstance(node, nodes.Subscript):
+            return t(node.value, env, d)
+        if isinstance(node, nodes.Call):
+            return self._call_is_tensor(node, env, d)
+        if isinstance(node, nodes.BinOp):
+            return t(node.left, env, d) or t(node.right, env, d)
+        if isinstance(node, nodes.UnaryOp):
+            return node.op != "not" and t(node.operand, env, d)
+        if isinstance(node, nodes.Compare):
+            return t(node.left, env, d) or any(t(n, env, d) for _, n in node.ops)
+        if isinstance(node, nodes.BoolOp):
+            return any(t(v, env, d) for v in node.values)
+        if isinstance(node, nodes.IfExp):
+            return t(node.body, env, d) or t(node.orelse, env, d)
+        if isinstance(node, (nodes.Tuple, nodes.List, nodes.Set)):
+            return any(t(e, env, d) for e in node.elts)
+        if isinstance(node, nodes.Dict):
+            return any(t(v, env, d) for _, v in node.items)
+        if isinstance(node, nodes.Starred):
+            return t(node.value, env, d)
+        if isinstance(node, (nodes.ListComp, nodes.GeneratorExp, nodes.SetComp)):
+            return t(node.elt, env, d)
+        if isinstance(node, nodes.DictComp):
+            return t(node.value, env, d)
+        if isinstance(node, nodes.NamedExpr):
+            return t(node.value, env, d)
+        return False
+
+    def _binding_is_tensor(self, b: nodes.NodeNG, use: nodes.Name, env: Env, d: int) -> bool:
+        t = self.is_tensor
+        if not isinstance(b, nodes.AssignName):
+            return False
+        stmt = b.assign_type()
+        if isinstance(stmt, nodes.Arguments):
+            func = stmt.parent
+            if (id(func), b.name) in env:
+                return True
+            if any(fid == id(func) for fid, _ in env):
+                return False  # followed call: only the bound params are tensors
+            if isinstance(func, nodes.FunctionDef):
+                names = [a.name for a in stmt.args]
+                if names and names[0] == b.name and self.is_legacy_loop_fn(func):
+                    return False  # the module object itself
+                return self.param_is(use, lambda a, dd: t(a, Env(), dd), d, legacy_index=-99)
+            return False
+        if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)):
+            return stmt.value is not None and t(stmt.value, env, d)
+        if isinstance(stmt, nodes.AugAssign):
+            return t(stmt.value, env, d)
+        if isinstance(stmt, (nodes.For, nodes.Comprehension)):
+            it = stmt.iter
+            if isinstance(it, nodes.Call) and self.is_builtin(it.func, "enumerate") and \
+                    isinstance(stmt.target, nodes.Tuple) and stmt.target.elts and \
+                    stmt.target.elts[0] is b:
+                return False  # the enumerate counter
+            if self.is_xla_loader(it):
+                return True
+            if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute) and \
+                    it.func.attrname in ("items", "values") and t(it.func.expr, env, d):
+                return True
+            if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute) and \
+                    it.func.attrname in PARAM_CONTAINERS:
+                return True
+            return t(it, env, d) if not isinstance(it, nodes.Call) or not self.is_builtin(
+                it.func, "range") else False
+        if isinstance(stmt, nodes.NamedExpr):
+            return t(stmt.value, env, d)
+        return False
+
+    def _call_is_tensor(self, call: nodes.Call, env: Env, d: int) -> bool:
+        t = self.is_tensor
+        func = call.func
+        q = self.qualname(func)
+        if isinstance(func, nodes.Name) and q in HOST_BUILTINS:
+            return False
+        if q is not None:
+            if q.startswith("torch_xla") and q.rsplit(".", 1)[-1] in (
+                    "mesh_reduce", "master_print", "add_step_closure", "is_master_ordinal",
+                    "xla_device", "device", "get_ordinal", "xrt_world_size", "world_size"):
+                return False
+            if q.startswith(("torch.", "torch_xla.")) and "device" in {k.arg for k in
+                                                                   call.keywords or ()}:
+                return self.is_xla_device(keyword(call, "device"))
+            if q.startswith(("numpy.", "math.", "logging.", "os.", "json.", "time.")):
+                return False
+        if isinstance(func, nodes.Attribute):
+            name = func.attrname
+            if name in HOST_RESULT_METHODS:
+                return False
+            if name == "to":
+                dev = call.args[0] if call.args else keyword(call, "device")
+                if dev is not None and self.is_cpu_device(dev):
+                    return False
+                if dev is not None and self.is_xla_device(dev):
+                    return True
+                return t(func.expr, env, d)
+            if name in PARAM_CONTAINERS and source_key(func.expr) in self.model_keys():
+                return True
+            if name in ("format", "join") and const_str(func.expr) is not None:
+                return False
+            if t(func.expr, env, d):
+                return True
+        if self.is_model_call(call):
+            return True
+        target = self.resolve_function(func)
+        if target is not None and d < MAX_DEPTH:
+            bound = self.bind_args(target, call, env, d)
+            returns = list(target.nodes_of_class(nodes.Return, skip_klass=(
+                nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)))
+            return any(t(r.value, bound, d) for r in returns if r.value is not None)
+        args = list(call.args) + [k.value for k in call.keywords or ()]
+        return any(t(a, env, d) for a in args)
+
+    def bind_args(self, func: nodes.FunctionDef, call: nodes.Call, env: Env, d: int) -> Env:
+        """The params of ``func`` that ``call`` binds to lazy XLA tensors."""
+        params = [a.name for a in func.args.args]
+        if params and params[0] in ("self", "cls") and isinstance(call.func, nodes.Attribute):
+            params = params[1:]
+        tainted = set()
+        for name, arg in zip(params, call.args):
+            if not isinstance(arg, nodes.Starred) and self.is_tensor(arg, env, d):
+                tainted.add((id(func), name))
+        for kw in call.keywords or ():
+            if kw.arg and self.is_tensor(kw.value, env, d):
+                tainted.add((id(func), kw.arg))
+        if not tainted:
+            tainted.add((id(func), ""))  # marks the function as followed
+        return Env(tainted)
+
+    # ------------------------------------------------------------------ loops
+    def walk_shallow(self, node: nodes.NodeNG, *, into_loops: bool = True
+                     ) -> Iterator[nodes.NodeNG]:
+        """Descendants of ``node`` that run when it runs: skips nested defs, lambdas, classes."""
+        for child in node.get_children():
+            if isinstance(child, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
+                continue
+            if not into_loops and isinstance(child, (nodes.For, nodes.While)):
+                continue
+            yield child
+            yield from self.walk_shallow(child, into_loops=into_loops)
+
+    def body_nodes(self, loop: nodes.For | nodes.While, *, into_loops: bool
+                   ) -> Iterator[nodes.NodeNG]:
+        """Nodes run by each iteration of ``loop`` (its body, not its header or else)."""
+        for stmt in loop.body:
+            if isinstance(stmt, (nodes.FunctionDef, nodes.ClassDef)):
+                continue
+            if not into_loops and isinstance(stmt, (nodes.For, nodes.While)):
+                continue
+            yield stmt
+            yield from self.walk_shallow(stmt, into_loops=into_loops)
+
+    def calls_in(self, loop: nodes.For | nodes.While, *, into_loops: bool,
+                 depth: int = 0, seen: set[int] | None = None) -> Iterator[nodes.Call]:
+        """Calls run per iteration, following same-module functions ``MAX_CALL_DEPTH`` deep."""
+        seen = seen if seen is not None else set()
+        stack = [(n, depth) for n in self.body_nodes(loop, into_loops=into_loops)]
+        while stack:
+            n, dep = stack.pop()
+            if not isinstance(n, nodes.Call):
+                continue
+            yield n
+            target = self.resolve_function(n.func)
+            if target is not None and dep < MAX_CALL_DEPTH and id(target) not in seen:
+                seen.add(id(target))
+                for stmt in target.body:
+                    if not into_loops and isinstance(stmt, (nodes.For, nodes.While)):
+                        continue
+                    stack.append((stmt, dep + 1))
+                    stack.extend((s, dep + 1) for s in self.walk_shallow(
+                        stmt, into_loops=into_loops))
+
+    def is_update_call(self, call: nodes.Call) -> bool:
+        """``loss.backward()``, ``optimizer.step()``, ``xm.optimizer_step``, ``scaler.step``."""
+        func = call.func
+        q = self.qualname(func)
+        if q == OPTIMIZER_STEP:
+            return True
+        if isinstance(func, nodes.Attribute):
+            if func.attrname == "backward":
+                return True
+            if func.attrname == "step" and not call.args and not call.keywords:
+                key = (source_key(func.expr) or "").lower()
+                return "optim" in key or key.endswith("opt")
+            if func.attrname == "step" and len(call.args) == 1:
+                key = (source_key(func.expr) or "").lower()
+                return "scaler" in key
+        return False
+
+    def is_barrier_call(self, call: nodes.Call) -> bool:
+        """``torch_xla.sync()``, ``xm.mark_step()`` or ``xm.optimizer_step(..., barrier=True)``."""
+        q = self.qualname(call.func)
+        if q in BARRIER_CALLS:
+            return True
+        if q == OPTIMIZER_STEP:
+            b = keyword(call, "barrier")
+            return isinstance(b, nodes.Const) and b.value is True
+        return False
+
+    def is_training_loop(self, loop: nodes.For | nodes.While) -> bool:
+        """A loop that runs backward or an optimizer step itself (not in an inner loop)."""
+        return any(self.is_update_call(c) for c in self.calls_in(loop, into_loops=False))
+
+    def has_barrier(self, loop: nodes.For | nodes.While) -> bool:
+        """A step barrier runs somewhere in the loop's iterations (inner loops included)."""
+        if any(self.is_barrier_call(c) for c in self.calls_in(loop, into_loops=True)):
+            return True
+        for n in self.body_nodes(loop, into_loops=True):
+            if isinstance(n, nodes.With):
+                for expr, _ in n.items:
+                    if isinstance(expr, nodes.Call) and self.qualname(expr.func) in (
+                            "torch_xla.step", "torch_xla.compile"):
+                        return True
+        return False
+
+    def is_step_loop(self, loop: nodes.For | nodes.While) -> bool:
+        """A training or evaluation loop whose body runs once per step (batch)."""
+        if isinstance(loop, nodes.For):
+            if self.is_xla_loader(loop.iter):
+                return True
+            if self.is_plainly_loader(loop.iter) and any(
+                    self.is_model_call(c) for c in self.calls_in(loop, into_loops=False)):
+                return True
+        if self.is_training_loop(loop):
+            return True
+        return any(self.is_barrier_call(c) for c in self.calls_in(loop, into_loops=False))
+
+    def step_closure_functions(self) -> set[int]:
+        """ids of FunctionDefs/Lambdas handed to ``xm.add_step_closure``."""
+        out: set[int] = set()
+        for call in self.module.nodes_of_class(nodes.Call):
+            if self.qualname(call.func) != STEP_CLOSURE or not call.args:
+                continue
+            fn = call.args[0]
+            if isinstance(fn, nodes.Lambda):
+                out.add(id(fn))
+            else:
+                target = self.resolve_function(fn)
+                if target is not None:
+                    out.add(id(target))
+        return out
+
+    def in_compiled_function(self, node: nodes.NodeNG) -> bool:
+        """True when ``node`` sits in a function wrapped by ``torch_xla.compile``/``step``."""
+        func = node.frame()
+        while isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
+            if isinstance(func, nodes.FunctionDef):
+                for dec in func.decorators.nodes if func.decorators else ():
+                    target = dec.func if isinstance(dec, nodes.Call) else dec
+                    if self.qualname(target) in COMPILE_WRAPPERS:
+                        return True
+                for call in self.calls_named("compile") + self.calls_named("step"):
+                    if self.qualname(call.func) in COMPILE_WRAPPERS and call.args and \
+                            self.resolve_function(call.args[0]) is func:
+                        return True
+            parent = func.parent
+            func = parent.frame() if parent is not None else None
+        return False
+
+
+def build_module(source: str, name: str) -> nodes.Module:
+    """Parse ``source`` into an astroid Module without importing anything.
+
+    Raises astroid.AstroidSyntaxError (or another astroid error) on bad input.
+    """
+    builder = astroid.builder.AstroidBuilder(astroid.MANAGER, apply_transforms=False)
+    return builder.string_build(source, modname=name)

@@ -1,0 +1,97 @@
+"""Import table: turn every local name of a module into a qualified name.
+
+``import torch_xla.core.xla_model as xm`` makes ``xm.mark_step`` resolve to
+``torch_xla.core.xla_model.mark_step``; ``from torch.cuda.amp import GradScaler
+as GS`` makes ``GS`` resolve to ``torch.cuda.amp.GradScaler``. Rules compare
+qualified names and never raw spellings, so aliases cannot hide a hazard.
+"""
+
+from __future__ import annotations
+
+import ast
+
+# Modules that were renamed or that re-export a public API under a shorter
+# path. The key is a prefix of a resolved name, the value what it stands for.
+_PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
+    # torch_xla 0.x shipped as ``torch_xla_py``.
+    ("torch_xla_py.xla_model", "torch_xla.core.xla_model"),
+    ("torch_xla_py.data_parallel", "torch_xla.distributed.data_parallel"),
+    ("torch_xla_py.parallel_loader", "torch_xla.distributed.parallel_loader"),
+    ("torch_xla_py.xla_multiprocessing", "torch_xla.distributed.xla_multiprocessing"),
+    ("torch_xla_py.utils", "torch_xla.utils.utils"),
+    ("torch_xla_py", "torch_xla"),
+    # Re-exports: the defining module and the public spelling are one thing.
+    ("torch.cuda.amp.autocast_mode.autocast", "torch.cuda.amp.autocast"),
+    ("torch.cuda.amp.grad_scaler.GradScaler", "torch.cuda.amp.GradScaler"),
+    ("torch.amp.autocast_mode.autocast", "torch.autocast"),
+    ("torch.amp.autocast", "torch.autocast"),
+    ("torch.amp.grad_scaler.GradScaler", "torch.amp.GradScaler"),
+    ("torch.GradScaler", "torch.amp.GradScaler"),
+    ("torch_xla.amp.syncfree.sgd.SGD", "torch_xla.amp.syncfree.SGD"),
+    ("torch_xla.amp.syncfree.adam.Adam", "torch_xla.amp.syncfree.Adam"),
+    ("torch_xla.amp.syncfree.adamw.AdamW", "torch_xla.amp.syncfree.AdamW"),
+    ("transformers.data.data_collator.", "transformers."),
+    ("transformers.tokenization_utils_base.PaddingStrategy", "transformers.utils.PaddingStrategy"),
+    ("transformers.utils.generic.PaddingStrategy", "transformers.utils.PaddingStrategy"),
+    ("transformers.PaddingStrategy", "transformers.utils.PaddingStrategy"),
+    ("transformers.optimization.", "transformers."),
+    ("torch.optim.sgd.", "torch.optim."),
+    ("torch.optim.adam.", "torch.optim."),
+    ("torch.optim.adamw.", "torch.optim."),
+    ("torch.utils.data.dataloader.DataLoader", "torch.utils.data.DataLoader"),
+    ("torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"),
+)
+
+
+def canonical(name: str) -> str:
+    """Return the public spelling of a qualified name (first matching alias wins)."""
+    for prefix, target in _PREFIX_ALIASES:
+        if prefix.endswith("."):
+            if name.startswith(prefix):
+                return target + name[len(prefix):]
+        elif name == prefix or name.startswith(prefix + "."):
+            return target + name[len(prefix):]
+    return name
+
+
+class ImportTable:
+    """Maps each name bound by an import anywhere in a module to its qualified name.
+
+    The table is flow-insensitive: an import inside a function or a ``try``
+    block counts for the whole module, which is what a reader assumes too.
+    Relative imports resolve to ``.name`` and never match a torch name.
+    """
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.names: dict[str, str] = {}
+        self.modules: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    full = canonical(alias.name)
+                    self.modules.add(full)
+                    if alias.asname:
+                        self.names[alias.asname] = full
+                    else:
+                        # ``import torch_xla.core.xla_model`` binds ``torch_xla``.
+                        head = alias.name.split(".", 1)[0]
+                        self.names.setdefault(head, canonical(head))
+            elif isinstance(node, ast.ImportFrom):
+                module = ("." * node.level) + (node.module or "")
+                if node.level == 0:
+                    self.modules.add(canonical(module))
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    full = canonical(f"{module}.{alias.name}" if module else alias.name)
+                    self.names[alias.asname or alias.name] = full
+                    if node.level == 0:
+                        self.modules.add(full)
+
+    def resolve(self, local: str) -> str | None:
+        """Qualified name for a local name bound by an import, else None."""
+        return self.names.get(local)
+
+    def imports_prefix(self, prefix: str) -> bool:
+        """True when any imported module or name starts with ``prefix``."""
+        return any(m == prefix or m.startswith(prefix + ".") for m in self.modules)

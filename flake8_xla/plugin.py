@@ -1,0 +1,58 @@
+"""flake8 entry point (``flake8.extension``: ``XLA = flake8_xla.plugin:Plugin``)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from flake8_xla import __version__
+from flake8_xla.context import TARGETS, Options, installed_xla_version, parse_version
+from flake8_xla.engine import lint_tree
+
+
+class Plugin:
+    """The flake8 plugin: one instance per checked file.
+
+    Options: ``--xla-target {auto,all}`` (config ``xla-target``) and
+    ``--xla-version X.Y`` (config ``xla-version``; default: the installed
+    torch_xla, else 2.9).
+    """
+
+    name = "flake8-xla"
+    version = __version__
+    options: ClassVar[Options] = Options()
+
+    def __init__(self, tree: ast.AST, lines: list[str], filename: str) -> None:
+        self.tree = tree
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, parser: Any) -> None:
+        """Register ``--xla-target`` and ``--xla-version`` (also read from the config)."""
+        parser.add_option(
+            "--xla-target", default="auto", choices=TARGETS, parse_from_config=True,
+            help="auto (default): check files that import torch_xla or use the 'xla' device; "
+                 "all: treat every file as XLA code (for helper modules)")
+        parser.add_option(
+            "--xla-version", default=None, parse_from_config=True,
+            help="torch_xla version the advice targets, e.g. 2.9 "
+                 "(default: the installed torch_xla, else 2.9)")
+
+    @classmethod
+    def parse_options(cls, options: argparse.Namespace) -> None:
+        """Store the parsed options. Raises ValueError for a malformed --xla-version."""
+        raw = getattr(options, "xla_version", None)
+        version = parse_version(raw) if raw else installed_xla_version()
+        cls.options = Options(target=getattr(options, "xla_target", "auto") or "auto",
+                              version=version)
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        """Yield flake8 results ``(line, col, message, type)``."""
+        source = "".join(self.lines)
+        if not isinstance(self.tree, ast.Module):
+            return
+        for f in lint_tree(self.tree, source, self.filename, self.options):
+            yield f.line, f.col, f.message, type(self)

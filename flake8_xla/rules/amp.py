@@ -1,0 +1,198 @@
+"""XLA4xx: mixed precision and optimizers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from astroid import nodes
+
+from flake8_xla.analysis import const_str, keyword, mentions
+from flake8_xla.context import Finding
+from flake8_xla.rules.base import Rule
+
+CUDA_AMP = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.GradScaler",
+                      "torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"})
+DEVICE_AMP = frozenset({"torch.autocast", "torch.amp.GradScaler", "torch.cpu.amp.autocast"})
+SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.amp.GradScaler",
+                     "torch_xla.amp.GradScaler"})
+SYNCFREE = "torch_xla.amp.syncfree."
+NON_SYNCFREE_PREFIXES = ("torch.optim.", "transformers.AdamW", "transformers.Adafactor",
+                         "apex.optimizers.")
+
+
+def _guarded_by_cuda(node: nodes.NodeNG, kinds: tuple[type, ...] = (nodes.If, nodes.IfExp)
+                     ) -> bool:
+    """True inside ``if``/ternary branches whose test asks about CUDA.
+
+    Such code runs only when CUDA is present, so the XLA path does not reach it.
+    """
+    child, cur = node, node.parent
+    while cur is not None and not isinstance(cur, nodes.Module):
+        if isinstance(cur, kinds) and child is not cur.test and \
+                mentions(cur.test, "cuda", "gpu", "fp16", "apex", "amp"):
+            return True
+        child, cur = cur, cur.parent
+    return False
+
+
+class CudaAmpOnXla(Rule):
+    """XLA401: CUDA automatic mixed precision in XLA code.
+
+    Source: PyTorch/XLA "Automatic Mixed Precision" guide (``torch.autocast('xla',
+    dtype=torch.bfloat16)``) and ``torch.cuda.amp`` docs (deprecated alias of
+    ``torch.amp`` with ``device_type='cuda'``).
+    """
+
+    code = "XLA401"
+    name = "cuda-amp-on-xla"
+    message = ("CUDA AMP on XLA: {what} only acts on CUDA tensors, so on the XLA device it does "
+               "nothing and the model runs in float32; use torch.autocast('xla', "
+               "dtype=torch.bfloat16) (no GradScaler is needed with bfloat16)")
+    explanation = """\
+`torch.cuda.amp.autocast`, `torch.autocast('cuda')`, `torch.amp.GradScaler('cuda')`
+and `apex.amp` only affect CUDA tensors. On an XLA device they silently do nothing
+(or warn that CUDA is unavailable), so the model trains in float32 and a ported
+script loses the speed and memory it had on the GPU. Note that TorchFix's advice
+(`torch.amp.autocast("cuda")`) is also wrong on XLA.
+
+Measured (checks/XLA401, PJRT_DEVICE=CPU): the flagged script performs no bfloat16
+casts at all; the fixed one casts every step.
+
+**Example**
+```python
+with torch.cuda.amp.autocast():
+    loss = model(x)
+```
+**Use instead**
+```python
+with torch.autocast("xla", dtype=torch.bfloat16):
+    loss = model(x)
+```
+Not reported: code under an `if` that tests for CUDA, GPU, fp16 or apex.
+"""
+    source = (
+        "https://docs.pytorch.org/xla/master/perf/amp.html",
+        "https://docs.pytorch.org/docs/stable/amp.html",
+    )
+    versions = "all"
+
+    def check(self) -> Iterator[Finding]:
+        an = self.ctx.analyzer
+        if an is None:
+            return
+        for node in an.module.nodes_of_class((nodes.Call, nodes.Attribute, nodes.Name)):
+            what = self._kind(node)
+            if what and not _guarded_by_cuda(node):
+                yield self.finding(node, what=what)
+
+    def _kind(self, node: nodes.NodeNG) -> str | None:
+        an = self.ctx.analyzer
+        if isinstance(node, nodes.Call):
+            q = an.qualname(node.func) or ""
+            if q in CUDA_AMP:
+                return q
+            if q in DEVICE_AMP:
+                dev = node.args[0] if node.args else keyword(node, "device_type")
+                if dev is None and q == "torch.amp.GradScaler":
+                    dev = keyword(node, "device")
+                if const_str(dev) in ("cuda",) or (
+                        q == "torch.amp.GradScaler" and dev is None):
+                    return f"{q}('cuda')"
+            if q.startswith("apex.amp.") and q.rsplit(".", 1)[-1] in ("initialize", "scale_loss"):
+                return q
+            return None
+        # Decorators such as @torch.cuda.amp.autocast() are Calls; bare ones are names.
+        parent = node.parent
+        if isinstance(parent, nodes.Decorators):
+            q = an.qualname(node) or ""
+            if q in CUDA_AMP:
+                return q
+        return None
+
+
+class NonSyncfreeOptimizerWithScaler(Rule):
+    """XLA402: a torch.optim optimizer stepped through a GradScaler on XLA.
+
+    Source: PyTorch/XLA "Automatic Mixed Precision" guide (use the syncfree
+    optimizers of ``torch_xla.amp.syncfree`` with a GradScaler) and
+    ``torch.amp.GradScaler._maybe_opt_step`` (reads ``found_inf`` with ``.item()``).
+    """
+
+    code = "XLA402"
+    name = "non-syncfree-optimizer-with-grad-scaler"
+    message = ("non-syncfree optimizer under a GradScaler: {what} makes every scaler.step() read "
+               "found_inf back to the host (one device-to-host sync per step); use "
+               "torch_xla.amp.syncfree.SGD, Adam or AdamW")
+    explanation = """\
+A GradScaler skips the optimizer step when gradients overflowed. With a regular
+`torch.optim` optimizer it decides on the host: `scaler.step()` reads `found_inf`
+with `.item()`, which executes the graph and copies the flag back on every step.
+The syncfree optimizers of `torch_xla.amp.syncfree` take `found_inf` as a device
+tensor and skip the update inside the graph.
+
+Measured (checks/XLA402, PJRT_DEVICE=CPU): one `aten::_local_scalar_dense`
+device-to-host read per step for the flagged script, none for the fixed one.
+
+**Example**
+```python
+optimizer = torch.optim.AdamW(model.parameters())
+scaler.step(optimizer)
+```
+**Use instead**
+```python
+from torch_xla.amp import syncfree
+optimizer = syncfree.AdamW(model.parameters())
+```
+Not reported: bfloat16 autocast without a GradScaler, which needs no loss scaling.
+"""
+    source = (
+        "https://docs.pytorch.org/xla/master/perf/amp.html",
+        "https://github.com/pytorch/xla/tree/master/torch_xla/amp/syncfree",
+    )
+    versions = "all"
+
+    def check(self) -> Iterator[Finding]:
+        an = self.ctx.analyzer
+        if an is None:
+            return
+        seen: set[tuple[int, int]] = set()
+        for call in an.calls_named("step"):
+            func = call.func
+            if not isinstance(func, nodes.Attribute) or len(call.args) != 1:
+                continue
+            if not self._is_scaler(func.expr):
+                continue
+            for cls in self._optimizer_classes(call.args[0], 0):
+                q = an.qualname(cls) or ""
+                if q.startswith(NON_SYNCFREE_PREFIXES) and not q.startswith(SYNCFREE):
+                    key = (cls.lineno, cls.col_offset)
+                    if key not in seen:
+                        seen.add(key)
+                        yield self.finding(cls, what=q)
+
+    def _is_scaler(self, node: nodes.NodeNG) -> bool:
+        an = self.ctx.analyzer
+        for value in an.values_of(node):
+            if isinstance(value, nodes.Call) and (an.qualname(value.func) or "") in SCALERS:
+                return True
+        return False
+
+    def _optimizer_classes(self, node: nodes.NodeNG, depth: int) -> list[nodes.NodeNG]:
+        """Class expressions an optimizer value may be constructed from."""
+        an = self.ctx.analyzer
+        if depth > 6:
+            return []
+        if isinstance(node, nodes.Call):
+            return self._optimizer_classes(node.func, depth + 1) if not an.qualname(
+                node.func) else [node.func]
+        if isinstance(node, nodes.IfExp):
+            return self._optimizer_classes(node.body, depth + 1) + self._optimizer_classes(
+                node.orelse, depth + 1)
+        if isinstance(node, (nodes.Name, nodes.Attribute)):
+            if an.qualname(node):
+                return [node]
+            out: list[nodes.NodeNG] = []
+            for v in an.values_of(node):
+                out += self._optimizer_classes(v, depth + 1)
+            return out
+        return []

@@ -1,0 +1,119 @@
+"""XLA5xx: devices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from astroid import nodes
+
+from flake8_xla.analysis import const_str, keyword, mentions
+from flake8_xla.context import Finding
+from flake8_xla.rules.base import Rule
+from flake8_xla.rules.amp import _guarded_by_cuda
+
+
+def _is_cuda(value: str | None) -> bool:
+    return value is not None and (value == "cuda" or value.startswith("cuda:"))
+
+
+class HardcodedCudaDevice(Rule):
+    """XLA501: a CUDA device hard-coded in XLA code.
+
+    Source: PyTorch/XLA "PyTorch on XLA Devices" (get the device with
+    ``torch_xla.device()``; ``xm.xla_device()`` before 2.7).
+    """
+
+    code = "XLA501"
+    name = "hardcoded-cuda-device"
+    message = ("hard-coded CUDA device: {what} sends tensors to a GPU that an XLA host does not "
+               "have (a crash, or silent CPU work); use {device}")
+    explanation = """\
+A ported script that still says `torch.device('cuda')`, `.cuda()`, `.to('cuda')` or
+`device='cuda'` fails on a TPU or Trainium host ("Found no NVIDIA driver"), or,
+behind a `torch.cuda.is_available()` fallback, runs on the host CPU. Default
+arguments count too: a helper whose `device='cuda'` default a caller relies on.
+
+Measured (checks/XLA501, PJRT_DEVICE=CPU): the flagged script fails with a CUDA
+error; the fixed one trains.
+
+**Example**
+```python
+device = torch.device("cuda")
+model = Net().cuda()
+```
+**Use instead**
+```python
+device = torch_xla.device()
+model = Net().to(device)
+```
+Not reported: code under an `if` that tests for CUDA, and a guarded choice
+(`"cuda" if torch.cuda.is_available() else ...`) whose variable is later set to the
+XLA device.
+"""
+    source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
+    versions = "all"
+
+    def check(self) -> Iterator[Finding]:
+        an = self.ctx.analyzer
+        if an is None:
+            return
+        for node in an.module.nodes_of_class((nodes.Call, nodes.Arguments, nodes.Assign)):
+            for target, what in self._kinds(node):
+                if _guarded_by_cuda(target, (nodes.If,)) or self._overwritten_guard(target):
+                    continue
+                yield self.finding(target, what=what)
+
+    def _kinds(self, node: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, str]]:
+        an = self.ctx.analyzer
+        if isinstance(node, nodes.Call):
+            func = node.func
+            q = an.qualname(func) or ""
+            if q == "torch.device" and node.args and _is_cuda(const_str(node.args[0])):
+                yield node, f"torch.device({node.args[0].as_string()})"
+                return
+            if isinstance(func, nodes.Attribute) and func.attrname == "cuda" and \
+                    not (an.qualname(func.expr) or "").startswith("torch"):
+                yield node, ".cuda()"
+                return
+            if isinstance(func, nodes.Attribute) and func.attrname == "to" and node.args and \
+                    _is_cuda(const_str(node.args[0])):
+                yield node, f".to({node.args[0].as_string()})"
+                return
+            dev = keyword(node, "device")
+            if dev is not None and _is_cuda(const_str(dev)):
+                yield dev, f"device={dev.as_string()}"
+        elif isinstance(node, nodes.Arguments):
+            params = node.args + node.kwonlyargs
+            defaults = [None] * (len(node.args) - len(node.defaults)) + list(node.defaults) + \
+                list(node.kw_defaults)
+            for param, default in zip(params, defaults):
+                if default is not None and "device" in param.name and \
+                        _is_cuda(const_str(default)):
+                    yield default, f"the default {param.name}={default.as_string()}"
+        elif isinstance(node, nodes.Assign) and _is_cuda(const_str(node.value)):
+            if any(isinstance(t, nodes.AssignName) and "device" in t.name for t in node.targets):
+                yield node.value, f"{node.targets[0].as_string()} = {node.value.as_string()}"
+
+    def _overwritten_guard(self, node: nodes.NodeNG) -> bool:
+        """A ``'cuda' if torch.cuda.is_available() else ...`` whose variable gets the XLA device."""
+        an = self.ctx.analyzer
+        cur = node.parent
+        while cur is not None and not isinstance(cur, nodes.IfExp):
+            if isinstance(cur, (nodes.Assign, nodes.FunctionDef, nodes.Module)):
+                return False
+            cur = cur.parent
+        if cur is None or not mentions(cur.test, "cuda"):
+            return False
+        stmt = cur.parent
+        while stmt is not None and not isinstance(stmt, nodes.Assign):
+            stmt = stmt.parent
+        if stmt is None:
+            return False
+        names = {t.name for t in stmt.targets if isinstance(t, nodes.AssignName)}
+        for other in stmt.scope().nodes_of_class(nodes.Assign):
+            if other is stmt:
+                continue
+            if any(isinstance(t, nodes.AssignName) and t.name in names for t in other.targets) \
+                    and an.is_xla_device(other.value):
+                return True
+        return False

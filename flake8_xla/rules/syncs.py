@@ -1,0 +1,179 @@
+"""XLA2xx: device-to-host transfers that force a graph execution mid-step."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from astroid import nodes
+
+from flake8_xla.analysis import (
+    LOG_METHODS,
+    MAX_CALL_DEPTH,
+    PARAM_CONTAINERS,
+    SCALAR_SYNC_METHODS,
+    STEP_CLOSURE,
+    SYNC_BUILTINS,
+    SYNC_METHODS,
+    Analyzer,
+    Env,
+    const_str,
+    source_key,
+)
+from flake8_xla.context import Finding
+from flake8_xla.rules.base import Rule
+
+LOGGER_NAMES = ("logger", "log", "logging", "_logger", "LOGGER", "LOG")
+
+
+class HostSync(Rule):
+    """XLA201: a lazy XLA tensor read on the host inside a step loop.
+
+    Source: PyTorch/XLA "Troubleshooting: known performance caveats" (``.item()``
+    and printing tensors force execution) and the ``xm.add_step_closure`` API docs.
+    """
+
+    code = "XLA201"
+    name = "host-sync-in-step"
+    message = ("host sync in the step loop: {what} copies a lazy XLA tensor to the host, which "
+               "executes the pending graph mid-step and stalls the device; log it inside "
+               "xm.add_step_closure(...) or read it once after the loop")
+    explanation = """\
+A lazy XLA tensor has no value until its graph runs. `.item()`, `.tolist()`, `.cpu()`,
+`.numpy()`, `float(t)`, `print(t)`, a logging call, an f-string or `%`/`str.format`
+of a tensor all need the value, so torch_xla cuts the graph there, compiles and
+executes it, and copies the result to the host, before the step's own
+`torch_xla.sync()`. The device idles while the host waits.
+
+Measured (checks/XLA201, PJRT_DEVICE=CPU): about one extra graph execution and one
+device-to-host transfer per step for the flagged script.
+
+**Example**
+```python
+for batch in loader:
+    loss = model(**batch).loss
+    loss.backward(); optimizer.step(); torch_xla.sync()
+    print(f"loss {loss.item()}")
+```
+**Use instead**
+```python
+    xm.add_step_closure(lambda loss: print(f"loss {loss.item()}"), args=(loss,))
+```
+Not reported: code inside a step closure, code that runs once after the loop, CPU
+tensors and Python numbers.
+"""
+    source = (
+        "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
+        "https://docs.pytorch.org/xla/master/learn/api-guide.html#torch_xla.core.xla_model.add_step_closure",
+    )
+    versions = "all"
+
+    def check(self) -> Iterator[Finding]:
+        an = self.ctx.analyzer
+        if an is None:
+            return
+        self.an = an
+        self.closures = an.step_closure_functions()
+        self.reported: set[tuple[int, int]] = set()
+        loops = [lp for lp in an.module.nodes_of_class((nodes.For, nodes.While))]
+        for loop in loops:
+            if an.is_step_loop(loop):
+                yield from self._scan(list(an.body_nodes(loop, into_loops=True)), Env(), 0,
+                                      scalar_only=False)
+        # N syncs per call: a scalar read per parameter of a model.
+        for holder in an.module.nodes_of_class((nodes.For, nodes.Comprehension)):
+            if self._iterates_parameters(holder.iter):
+                if isinstance(holder, nodes.For):
+                    body = list(an.body_nodes(holder, into_loops=True))
+                else:
+                    comp = holder.parent
+                    parts = [comp.key, comp.value] if isinstance(comp, nodes.DictComp) \
+                        else [comp.elt]
+                    body = [n for p in parts for n in p.nodes_of_class(nodes.NodeNG)]
+                yield from self._scan(body, Env(), 0, scalar_only=True)
+
+    def _iterates_parameters(self, it: nodes.NodeNG) -> bool:
+        if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute):
+            if it.func.attrname in ("items", "values", "keys"):
+                return self._iterates_parameters(it.func.expr)
+            return it.func.attrname in PARAM_CONTAINERS
+        if isinstance(it, nodes.Name):
+            return any(self._iterates_parameters(v) for v in self.an.values_of(it))
+        return False
+
+    def _exempt(self, node: nodes.NodeNG) -> bool:
+        """Inside a step closure, or an argument handed to ``xm.add_step_closure``."""
+        cur = node.parent
+        while cur is not None:
+            if id(cur) in self.closures:
+                return True
+            if isinstance(cur, nodes.Call) and self.an.qualname(cur.func) == STEP_CLOSURE:
+                return True
+            cur = cur.parent
+        return False
+
+    def _scan(self, body: list[nodes.NodeNG], env: Env, depth: int, *, scalar_only: bool
+              ) -> Iterator[Finding]:
+        an: Analyzer = self.an
+        for node in body:
+            what = self._sync_kind(node, env, scalar_only)
+            if what and not self._exempt(node):
+                key = (node.lineno, node.col_offset)
+                if key not in self.reported:
+                    self.reported.add(key)
+                    yield self.finding(node, what=what)
+            if isinstance(node, nodes.Call) and depth < MAX_CALL_DEPTH and not scalar_only:
+                target = an.resolve_function(node.func)
+                if target is not None and id(target) not in self.closures and \
+                        not self._exempt(node):
+                    bound = an.bind_args(target, node, env, 0)
+                    inner = [n for stmt in target.body for n in [stmt, *an.walk_shallow(stmt)]]
+                    yield from self._scan(inner, bound, depth + 1, scalar_only=False)
+
+    def _sync_kind(self, node: nodes.NodeNG, env: Env, scalar_only: bool) -> str | None:
+        an = self.an
+        t = an.is_tensor
+        if isinstance(node, nodes.Call):
+            func = node.func
+            if isinstance(func, nodes.Attribute):
+                name = func.attrname
+                methods = SCALAR_SYNC_METHODS if scalar_only else SYNC_METHODS
+                if name in methods and t(func.expr, env):
+                    return f".{name}()"
+                if name == "to" and not scalar_only and node.args and an.is_cpu_device(
+                        node.args[0]) and t(func.expr, env):
+                    return ".to('cpu')"
+            if isinstance(func, nodes.Name) and func.name in SYNC_BUILTINS and \
+                    an.is_builtin(func, func.name) and node.args and t(node.args[0], env):
+                return f"{func.name}()"
+            if scalar_only:
+                return None
+            args = list(node.args) + [k.value for k in node.keywords or ()]
+            if an.is_builtin(func, "print") and any(t(a, env) for a in args):
+                return "print() of a tensor"
+            if self._is_log_call(func) and any(t(a, env) for a in args):
+                return "a logging call with a tensor"
+            if isinstance(func, nodes.Attribute) and func.attrname == "format" and \
+                    const_str(func.expr) is not None and any(t(a, env) for a in args):
+                return "str.format() of a tensor"
+        if scalar_only:
+            return None
+        if isinstance(node, nodes.JoinedStr):
+            if any(isinstance(v, nodes.FormattedValue) and t(v.value, env) for v in node.values):
+                return "an f-string of a tensor"
+        if isinstance(node, nodes.BinOp) and node.op == "%" and const_str(node.left) is not None:
+            right = node.right
+            items = right.elts if isinstance(right, nodes.Tuple) else [right]
+            if any(t(i, env) for i in items):
+                return "%-formatting of a tensor"
+        return None
+
+    def _is_log_call(self, func: nodes.NodeNG) -> bool:
+        if not isinstance(func, nodes.Attribute):
+            return False
+        q = self.an.qualname(func) or ""
+        if q in ("torch_xla.core.xla_model.master_print", "tqdm.tqdm.write"):
+            return True
+        if func.attrname not in LOG_METHODS:
+            return False
+        base = (source_key(func.expr) or "").split(".")[-1]
+        return q.startswith("logging.") or base in LOGGER_NAMES or base.endswith("logger")

@@ -1,0 +1,373 @@
+"""Run one script under torch_xla and record its metrics as JSON.
+
+Usage::
+
+    python -m perf_validation.probe SCRIPT OUT.json [SCRIPT_ARGS...]
+
+The probe imports torch_xla, turns eager mode off, ignores requests for the
+persistent compilation cache, wraps the step barriers (``torch_xla.sync`` and
+``xm.mark_step``; ``MpDeviceLoader``/``ParallelLoader`` and ``torch_xla.compile``
+go through them) to take a snapshot of the counters after each one, then runs the
+unmodified script with ``runpy.run_path(SCRIPT, run_name="__main__")``.
+
+The JSON is written (atomically) when the script returns, raises, calls
+``sys.exit``, at interpreter exit, and on SIGTERM (the parent's timeout), so even
+a crashed or killed run leaves its figures.  Every figure is read from
+``torch_xla.debug.metrics``; a counter or metric that was never set reads as 0.
+
+Exit status: the script's own (0 on success, 1 on an uncaught exception,
+``sys.exit``'s code otherwise); 3 when torch_xla cannot be set up.
+
+This module imports nothing heavy at import time: torch_xla is imported in
+:func:`main`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+import runpy
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from types import FrameType, ModuleType, TracebackType
+from typing import Any
+
+__all__ = ["PROBE_VERSION", "STEP_FIELDS", "Probe", "collect_figures", "main"]
+
+#: Version of the JSON layout written by the probe.
+PROBE_VERSION = 1
+#: Exit status of the probe when torch_xla itself cannot be imported or set up.
+SETUP_ERROR_EXIT = 3
+#: Counters and metric sample counts recorded at each step barrier.
+STEP_FIELDS: tuple[str, ...] = (
+    "UncachedCompile",
+    "CachedCompile",
+    "CompileTime",
+    "ExecuteTime",
+    "TransferFromDeviceTime",
+    "MarkStep",
+)
+_STEP_METRICS = frozenset({"CompileTime", "ExecuteTime", "TransferFromDeviceTime"})
+#: At most this many step snapshots are kept (the rest are counted, not stored).
+MAX_STEP_SNAPSHOTS = 100_000
+_TRACEBACK_LINES = 40
+
+
+def _metric_count(met: ModuleType, name: str) -> int:
+    data = met.metric_data(name)
+    return int(data[0]) if data else 0
+
+
+def collect_figures(met: ModuleType) -> dict[str, Any]:
+    """Read every counter and metric of ``torch_xla.debug.metrics``.
+
+    Args:
+        met: the ``torch_xla.debug.metrics`` module.
+
+    Returns:
+        ``{"counters": {name: value}, "metrics": {name: {"count", "total", "max",
+        "samples"}}, "fallback_ops": [names]}``.  Metric totals are in the metric's
+        unit (nanoseconds for ``*Time`` metrics); ``max`` is the largest retained
+        sample (torch_xla keeps a bounded window of samples), None without samples.
+    """
+    counters: dict[str, int] = {}
+    for name in met.counter_names():
+        value = met.counter_value(name)
+        counters[name] = int(value) if value is not None else 0
+    metrics: dict[str, dict[str, Any]] = {}
+    for name in met.metric_names():
+        data = met.metric_data(name)
+        if not data:
+            continue
+        count, total, samples = data
+        values = [float(v) for _, v in samples]
+        metrics[name] = {
+            "count": int(count),
+            "total": float(total),
+            "max": max(values) if values else None,
+            "samples": len(values),
+        }
+    fallback_ops = sorted(str(op) for op in (met.executed_fallback_ops() or []))
+    return {"counters": counters, "metrics": metrics, "fallback_ops": fallback_ops}
+
+
+def _write_json_atomically(path: str, data: dict[str, Any]) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".probe-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class Probe:
+    """State of one probed run: step snapshots and the JSON to write.
+
+    Args:
+        script: path of the script to run.
+        out: path of the JSON file to write.
+        script_args: arguments passed to the script as ``sys.argv[1:]``.
+    """
+
+    def __init__(self, script: str, out: str, script_args: Sequence[str] = ()) -> None:
+        self.script = os.path.abspath(script)
+        self.out = out
+        self.script_args = list(script_args)
+        self.met: ModuleType | None = None
+        self.status = "not started"
+        self.exit_code: int | None = None
+        self.exception: dict[str, Any] | None = None
+        self.import_s: float | None = None
+        self.script_s: float | None = None
+        self.steps: list[dict[str, Any]] = []
+        self.barriers = 0
+        self.notes: list[str] = []
+        self.eager_mode_at_exit: bool | None = None
+        self._t0: float | None = None
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._xla: ModuleType | None = None
+
+    # -- hooks --------------------------------------------------------------------------
+    def snapshot(self) -> None:
+        """Record the step counters after a step barrier."""
+        met = self.met
+        if met is None:
+            return
+        snap: dict[str, Any] = {}
+        for name in STEP_FIELDS:
+            if name in _STEP_METRICS:
+                snap[name] = _metric_count(met, name)
+            else:
+                value = met.counter_value(name)
+                snap[name] = int(value) if value is not None else 0
+        with self._lock:
+            self.barriers += 1
+            snap = {"step": self.barriers,
+                    "t": round(time.perf_counter() - (self._t0 or 0.0), 6), **snap}
+            if len(self.steps) < MAX_STEP_SNAPSHOTS:
+                self.steps.append(snap)
+
+    def wrap_barrier(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        """Wrap a step barrier so that the outermost call takes a snapshot."""
+        if getattr(func, "__perf_validation_barrier__", False):
+            return func
+
+        @functools.wraps(func)
+        def barrier(*args: Any, **kwargs: Any) -> Any:
+            depth = getattr(self._local, "depth", 0)
+            self._local.depth = depth + 1
+            try:
+                return func(*args, **kwargs)
+            finally:
+                self._local.depth = depth
+                if depth == 0:
+                    self.snapshot()
+
+        barrier.__perf_validation_barrier__ = True  # type: ignore[attr-defined]
+        return barrier
+
+    def install(self) -> None:
+        """Import torch_xla, disable what hides compilations, and wrap the step barriers.
+
+        Raises:
+            ImportError: torch_xla (or torch) cannot be imported.
+        """
+        os.environ.pop("XLA_PERSISTENT_CACHE_PATH", None)
+        os.environ.pop("XLA_USE_EAGER_DEBUG_MODE", None)
+        started = time.perf_counter()
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+        import torch_xla.debug.metrics as met
+
+        self.import_s = time.perf_counter() - started
+        self.met = met
+        self._xla = torch_xla
+        try:
+            from torch_xla.experimental import eager_mode
+        except ImportError:
+            eager_mode = None
+        if eager_mode is not None:
+            eager_mode(False)
+        elif hasattr(torch_xla._XLAC, "_set_use_eager_mode"):
+            torch_xla._XLAC._set_use_eager_mode(False)
+        if hasattr(torch_xla, "sync"):
+            torch_xla.sync = self.wrap_barrier(torch_xla.sync)
+        inner = sys.modules.get("torch_xla.torch_xla")
+        if inner is not None and hasattr(inner, "sync"):
+            inner.sync = self.wrap_barrier(inner.sync)  # used by torch_xla.compile/step
+        xm.mark_step = self.wrap_barrier(xm.mark_step)
+        self._block_persistent_cache()
+
+    def _block_persistent_cache(self) -> None:
+        try:
+            import torch_xla.runtime as xr
+        except ImportError:
+            return
+        if not hasattr(xr, "initialize_cache"):
+            return
+
+        def initialize_cache(path: str, readonly: bool = False) -> None:
+            note = (f"persistent compilation cache disabled: initialize_cache({path!r}) ignored "
+                    "so that every graph compilation is counted")
+            self.notes.append(note)
+            print(f"perf_validation: {note}", file=sys.stderr, flush=True)
+
+        xr.initialize_cache = initialize_cache
+
+    # -- running ------------------------------------------------------------------------
+    def _record_exception(self, exc: BaseException) -> None:
+        tb: TracebackType | None = exc.__traceback__
+        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != self.script:
+            tb = tb.tb_next
+        lines = traceback.format_exception(type(exc), exc, tb or exc.__traceback__)
+        text = "".join(lines)
+        self.exception = {
+            "type": type(exc).__name__,
+            "message": str(exc),
+            "traceback": text.rstrip("\n").splitlines()[-_TRACEBACK_LINES:],
+        }
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+    def run(self) -> int:
+        """Run the script and return its exit status (the JSON is written before return)."""
+        sys.argv = [self.script, *self.script_args]
+        script_dir = os.path.dirname(self.script)
+        if sys.path and sys.path[0] in ("", os.getcwd()):
+            sys.path[0] = script_dir
+        else:
+            sys.path.insert(0, script_dir)
+        self.status = "running"
+        self._t0 = time.perf_counter()
+        try:
+            runpy.run_path(self.script, run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code
+            if code is None:
+                self.exit_code = 0
+            elif isinstance(code, int):
+                self.exit_code = code
+            else:
+                print(code, file=sys.stderr)
+                self.exit_code = 1
+            self.status = "exit" if self.exit_code else "ok"
+        except BaseException as exc:  # noqa: BLE001 - a crashed script is a result
+            self._record_exception(exc)
+            self.status = "exception"
+            self.exit_code = 1
+        else:
+            self.status = "ok"
+            self.exit_code = 0
+        finally:
+            self.script_s = time.perf_counter() - self._t0
+            self.wait_device_ops()
+            self.write()
+        return self.exit_code
+
+    def wait_device_ops(self) -> None:
+        """Wait for asynchronous graph executions so that the final figures are complete.
+
+        ``torch_xla.sync`` only schedules execution; without this wait the last
+        step's execution may not be counted yet.  Failures are recorded as notes.
+        """
+        xla = self._xla
+        if xla is None or not hasattr(xla._XLAC, "_xla_wait_device_ops"):
+            return
+        try:
+            xla._XLAC._xla_wait_device_ops(devices=[])
+        except Exception as exc:  # noqa: BLE001 - best effort after a crash
+            self.notes.append(f"waiting for pending device operations failed: {exc}")
+
+    # -- output -------------------------------------------------------------------------
+    def data(self) -> dict[str, Any]:
+        """Return the JSON document for the run so far."""
+        figures: dict[str, Any] = {"counters": {}, "metrics": {}, "fallback_ops": []}
+        if self.met is not None:
+            figures = collect_figures(self.met)
+        if self._xla is not None and hasattr(self._xla._XLAC, "_get_use_eager_mode"):
+            self.eager_mode_at_exit = bool(self._xla._XLAC._get_use_eager_mode())
+        with self._lock:
+            steps = list(self.steps)
+            barriers = self.barriers
+        return {
+            "probe_version": PROBE_VERSION,
+            "script": self.script,
+            "argv": [self.script, *self.script_args],
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "exception": self.exception,
+            "import_s": self.import_s,
+            "script_s": self.script_s,
+            "pjrt_device": os.environ.get("PJRT_DEVICE"),
+            "xla_check_steps": os.environ.get("XLA_CHECK_STEPS"),
+            "eager_mode_at_exit": self.eager_mode_at_exit,
+            "notes": list(self.notes),
+            "step_barriers": barriers,
+            "steps": steps,
+            "steps_truncated": barriers > len(steps),
+            **figures,
+        }
+
+    def write(self) -> None:
+        """Write the JSON document to the output path (atomically)."""
+        _write_json_atomically(self.out, self.data())
+
+    def on_sigterm(self, signum: int, frame: FrameType | None) -> None:
+        """Signal handler: save what was measured so far and exit at once."""
+        self.status = "terminated"
+        if self._t0 is not None and self.script_s is None:
+            self.script_s = time.perf_counter() - self._t0
+        try:
+            self.write()
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            os._exit(128 + signum)
+
+    def at_exit(self) -> None:
+        """atexit hook: refresh the JSON with work done by the script's own exit hooks."""
+        if self.status not in ("not started", "running"):
+            self.write()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Probe entry point: ``SCRIPT OUT.json [SCRIPT_ARGS...]``; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) < 2:
+        print("usage: python -m perf_validation.probe SCRIPT OUT.json [SCRIPT_ARGS...]",
+              file=sys.stderr)
+        return 2
+    probe = Probe(args[0], args[1], args[2:])
+    signal.signal(signal.SIGTERM, probe.on_sigterm)
+    try:
+        probe.install()
+    except BaseException as exc:  # noqa: BLE001 - reported in the JSON
+        probe._record_exception(exc)
+        probe.status = "setup_error"
+        probe.exit_code = SETUP_ERROR_EXIT
+        probe.write()
+        return SETUP_ERROR_EXIT
+    # Registered after torch_xla's own exit hook, so it runs before torch_xla shuts down.
+    atexit.register(probe.at_exit)
+    return probe.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
