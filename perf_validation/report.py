@@ -365,28 +365,34 @@ def render_png(results: Sequence[PairResult]) -> bytes:
     nrows = math.ceil(count / ncols)
     fig = Figure(figsize=(5.2 * ncols, 3.8 * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False)
-    styles = {"flagged": ("#d62728", "o"), "fixed": ("#2ca02c", "s")}
+    styles = {"flagged": ("#d62728", "o", 1.8), "fixed": ("#2ca02c", "s", 3.5)}
     for index, ax in enumerate(axes.flat):
         if index >= len(results):
             ax.set_axis_off()
             continue
         result = results[index]
-        for side in SIDES:
+        top = 1
+        for side in ("fixed", "flagged"):  # flagged drawn last, on top of the wider fixed line
             run = result.runs[side]
             xs, ys = _curve(run)
-            color, marker = styles[side]
+            top = max(top, *ys)
+            color, marker, width = styles[side]
             state = "" if run.outcome == "ok" else f", {run.outcome}"
+            if run.probe is not None and not run.probe.get("step_barriers"):
+                state += ", no step barrier"
+            noun = "compilation" if ys[-1] == 1 else "compilations"
             ax.plot(xs, ys, drawstyle="steps-post", color=color, marker=marker, markersize=4,
-                    linewidth=2, label=f"{side}: {ys[-1]} compilations{state}")
+                    linewidth=width, label=f"{side}: {ys[-1]} graph {noun}{state}")
         ax.set_title(f"{_label(result)}: {result.status}", fontsize=11, fontweight="bold")
         ax.set_xlabel("step barrier (torch_xla.sync / mark_step)")
         ax.set_ylabel("cumulative graph compilations")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, top * 1.35 + 0.2)  # headroom for the legend
         ax.set_xlim(left=0)
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper left", fontsize=9)
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles[::-1], labels[::-1], loc="upper left", fontsize=9)
     if not results:
         axes.flat[0].text(0.5, 0.5, "no pairs", ha="center", va="center")
     buffer = io.BytesIO()
@@ -395,6 +401,12 @@ def render_png(results: Sequence[PairResult]) -> bytes:
 
 
 # -- writing ----------------------------------------------------------------------------
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
     """Hold SIGINT/SIGTERM back (main thread, POSIX); delivered when the block ends."""
@@ -433,6 +445,7 @@ def write_atomically(directory: Path, files: Mapping[str, bytes],
         for name, content in files.items():
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
             temps[name] = tmp
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600 files
             with os.fdopen(fd, "wb") as fh:
                 fh.write(content)
                 fh.flush()
