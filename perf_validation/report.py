@@ -293,7 +293,7 @@ def _pair_md(result: PairResult) -> list[str]:
     for side in SIDES:
         run = result.runs[side]
         probe = run.probe or {}
-        for note in probe.get("notes") or []:
+        for note in [*run.notes, *(probe.get("notes") or [])]:
             lines += [f"Note ({side}): {note}", ""]
         if probe.get("eager_mode_at_exit"):
             note = f"Note ({side}): the script turned eager mode on; compilations may be hidden."
@@ -409,17 +409,30 @@ def _umask() -> int:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM back (main thread, POSIX); delivered when the block ends."""
-    usable = hasattr(signal, "pthread_sigmask") and \
-        threading.current_thread() is threading.main_thread()
-    if not usable:
+    """Hold SIGINT/SIGTERM back while the block runs, then deliver them.
+
+    In the main thread the handlers are swapped for ones that only record the
+    signal; once the block ends the previous handlers are restored and recorded
+    signals raised again (Ctrl-C then raises KeyboardInterrupt after the block).
+    Elsewhere (signals cannot be handled there) the block simply runs.
+    """
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    received: list[int] = []
+
+    def record(signum: int, frame: object) -> None:
+        received.append(signum)
+
+    previous = {sig: signal.signal(sig, record) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for sig, handler in previous.items():
+            if handler is not None:  # None: set outside Python, cannot be restored
+                signal.signal(sig, handler)
+        for sig in dict.fromkeys(received):
+            signal.raise_signal(sig)
 
 
 def write_atomically(directory: Path, files: Mapping[str, bytes],

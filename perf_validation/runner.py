@@ -25,6 +25,8 @@ DEVICES: tuple[str, ...] = ("CPU", "CUDA", "TPU", "NEURON")
 #: Seconds between SIGTERM (the probe saves its figures) and SIGKILL on timeout.
 KILL_GRACE_S = 5.0
 _TAIL_LINES = 25
+#: Probe statuses meaning the script itself ran to its end (returned, raised or exited).
+_FINISHED = frozenset({"ok", "exception", "exit"})
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 #: Environment variables removed from the child: they would hide graph compilations.
 HIDING_VARIABLES: tuple[str, ...] = ("XLA_PERSISTENT_CACHE_PATH", "XLA_USE_EAGER_DEBUG_MODE")
@@ -48,6 +50,7 @@ class ScriptRun:
             when there is no traceback; empty for a clean run.
         stdout_tail: the last lines of the script's stdout.
         stderr_tail: the last lines of the script's stderr.
+        notes: remarks on the run (e.g. stopped during a slow shutdown).
     """
 
     script: str
@@ -58,6 +61,7 @@ class ScriptRun:
     traceback_tail: list[str] = field(default_factory=list)
     stdout_tail: list[str] = field(default_factory=list)
     stderr_tail: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serializable dict of every field."""
@@ -69,6 +73,7 @@ class ScriptRun:
             "traceback_tail": self.traceback_tail,
             "stdout_tail": self.stdout_tail,
             "stderr_tail": self.stderr_tail,
+            "notes": self.notes,
             "probe": self.probe,
         }
 
@@ -195,7 +200,15 @@ def run_script(
             probe = None
         stdout_tail, stderr_tail = _tail(stdout_path), _tail(stderr_path)
     exit_code = None if timed_out else proc.returncode
-    if timed_out:
+    notes: list[str] = []
+    finished = probe is not None and probe.get("status") in _FINISHED
+    if timed_out and finished:
+        # The script itself returned in time; only interpreter/torch_xla shutdown was slow.
+        assert probe is not None
+        outcome = "ok" if probe.get("status") == "ok" else "error"
+        notes.append(f"the script finished but the process did not exit within {timeout_s:g} s "
+                     "(shutdown); it was stopped")
+    elif timed_out:
         outcome = "timeout"
     elif exit_code == 0 and probe is not None and probe.get("status") == "ok":
         outcome = "ok"
@@ -222,4 +235,5 @@ def run_script(
         traceback_tail=traceback_tail,
         stdout_tail=stdout_tail,
         stderr_tail=stderr_tail,
+        notes=notes,
     )
