@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .cases import Case, UsageError, discover
@@ -130,6 +132,18 @@ def _torch_xla_installed() -> bool:
         return False
 
 
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _sigterm_interrupts() -> signal.Handlers | Callable[..., object] | int | None:
+    """Make SIGTERM behave like Ctrl-C (the running script's process group is killed and
+    the previous report kept); returns the handler to restore, None if not installed."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_interrupt)
+
+
 def _progress_end(run: ScriptRun) -> str:
     text = f"{run.wall_s:.1f} s"
     if run.outcome != "ok":
@@ -187,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     total = 2 * len(cases)
     results: list[PairResult] = []
+    previous_sigterm = _sigterm_interrupts()
     try:
         for index, case in enumerate(cases):
             steps = args.steps if args.steps is not None else case.steps
@@ -208,6 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"perf_validation: error: cannot write the report: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
     print()
     print(summary_table(results))
     for warning in warnings:

@@ -303,6 +303,11 @@ class Probe:
         with self._lock:
             steps = list(self.steps)
             barriers = self.barriers
+        notes = list(self.notes)
+        mark_steps = figures["counters"].get("MarkStep", 0)
+        if mark_steps > barriers:
+            notes.append(f"{mark_steps - barriers} of {mark_steps} step barriers (MarkStep) "
+                         "bypassed torch_xla.sync/mark_step; per-step snapshots miss them")
         return {
             "probe_version": PROBE_VERSION,
             "script": self.script,
@@ -315,7 +320,7 @@ class Probe:
             "pjrt_device": os.environ.get("PJRT_DEVICE"),
             "xla_check_steps": os.environ.get("XLA_CHECK_STEPS"),
             "eager_mode_at_exit": self.eager_mode_at_exit,
-            "notes": list(self.notes),
+            "notes": notes,
             "step_barriers": barriers,
             "steps": steps,
             "steps_truncated": barriers > len(steps),

@@ -666,6 +666,47 @@ def test_xla_expected_crash_and_failing_claim(tmp_path: Path) -> None:
     assert "claim UncachedCompile fails" in proc.stdout
 
 
+def _processes_running(marker: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if marker in cmdline:
+                pids.append(int(entry.name))
+    return pids
+
+
+@pytest.mark.xla
+@needs_torch_xla
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_xla_interrupt_keeps_previous_report_and_kills_script(tmp_path: Path, sig: int) -> None:
+    out = tmp_path / "report"
+    previous = {name: f"previous {name}".encode() for name in report.REPORT_FILES}
+    report.write_atomically(out, previous)
+    script = tmp_path / f"hang_{sig}.py"
+    script.write_text((FIXTURES / "hang.py").read_text())
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "perf_validation", str(script), str(script),
+                             "--out", str(out)], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(3)  # the first script is starting under the probe
+        children = [pid for pid in _processes_running(str(script)) if pid != proc.pid]
+        assert children, "the script should be running under the probe"
+        proc.send_signal(sig)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == cli.INTERRUPTED, stdout + stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == previous
+    assert _processes_running(str(script)) == []
+
+
 @pytest.mark.xla
 @needs_torch_xla
 def test_xla_missing_path_runs_nothing(tmp_path: Path) -> None:
