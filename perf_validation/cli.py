@@ -199,9 +199,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "paths": list(args.paths),
         "out": str(args.out),
     }
+    previous_sigterm = _sigterm_interrupts()
+    try:
+        return _run_and_report(args, cases, settings)
+    finally:
+        if previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, previous_sigterm)
+
+
+def _run_and_report(args: argparse.Namespace, cases: Sequence[Case],
+                    settings: dict[str, object]) -> int:
     total = 2 * len(cases)
     results: list[PairResult] = []
-    previous_sigterm = _sigterm_interrupts()
     try:
         for index, case in enumerate(cases):
             steps = args.steps if args.steps is not None else case.steps
@@ -212,20 +221,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                 script = case.flagged if side == "flagged" else case.fixed
                 print(f"[{2 * index + offset}/{total}] {case.name} {side} ...", end=" ",
                       flush=True)
-                runs[side] = run_script(script, env, timeout)
+                try:
+                    runs[side] = run_script(script, env, timeout)
+                except OSError as exc:
+                    print(f"\nperf_validation: error: cannot start {sys.executable}: {exc}",
+                          file=sys.stderr)
+                    return 2
                 print(_progress_end(runs[side]), flush=True)
             results.append(evaluate_pair(case, runs, steps, timeout))
         status = exit_status(results)
-        warnings = write_report(args.out, results, status, settings)
     except KeyboardInterrupt:
         print(f"\ninterrupted: the report in {args.out} was left as it was", file=sys.stderr)
+        return INTERRUPTED
+    try:
+        warnings = write_report(args.out, results, status, settings)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted while writing: {args.out} holds a complete report, the previous "
+              "one or this run's", file=sys.stderr)
         return INTERRUPTED
     except OSError as exc:
         print(f"perf_validation: error: cannot write the report: {exc}", file=sys.stderr)
         return 2
-    finally:
-        if previous_sigterm is not None:
-            signal.signal(signal.SIGTERM, previous_sigterm)
     print()
     print(summary_table(results))
     for warning in warnings:
