@@ -205,7 +205,8 @@ class Analyzer:
     def resolve_function(self, func: nodes.NodeNG) -> nodes.FunctionDef | None:
         """The same-module FunctionDef that a callee expression names, if unambiguous."""
         if isinstance(func, nodes.Name):
-            defs = [b for b in self.bindings(func) if isinstance(b, nodes.FunctionDef)]
+            defs = [b for b in self.bindings(func) if isinstance(b, nodes.FunctionDef)
+                    and b.root() is self.module]
             return defs[0] if len(defs) == 1 else None
         if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) \
                 and func.expr.name in ("self", "cls"):
@@ -651,10 +652,35 @@ class Analyzer:
         return False
 
 
+class _NoImportBuilder(astroid.builder.AstroidBuilder):
+    """An AstroidBuilder whose post-build step never imports or infers anything.
+
+    The stock builder resolves star imports (importing the named module) and
+    infers every ``obj.attr = value`` target, which parses whole libraries such
+    as transformers and takes minutes. Names bound by ``from x import y`` are
+    still registered, so scope lookup works; star imports stay unresolved.
+    """
+
+    def _post_build(self, module, builder, encoding):  # type: ignore[no-untyped-def]
+        module.file_encoding = encoding
+        for from_node, global_names in builder._import_from_nodes:
+            if from_node.modname == "__future__":
+                module.future_imports.update(name for name, _ in from_node.names)
+            for name, asname in from_node.names:
+                if name == "*":
+                    continue
+                local = asname or name
+                holder = module if local in global_names else from_node.parent
+                holder.set_local(local, from_node)
+                holder.scope().locals[local].sort(key=lambda n: n.fromlineno or 0)
+        return module
+
+
 def build_module(source: str, name: str) -> nodes.Module:
-    """Parse ``source`` into an astroid Module without importing anything.
+    """Parse ``source`` into an astroid Module without importing or inferring anything.
 
     Raises astroid.AstroidSyntaxError (or another astroid error) on bad input.
     """
-    builder = astroid.builder.AstroidBuilder(astroid.MANAGER, apply_transforms=False)
-    return builder.string_build(source, modname=name)
+    builder = _NoImportBuilder(astroid.MANAGER, apply_transforms=False)
+    module, rebuilder = builder._data_build(source, name, None)
+    return builder._post_build(module, rebuilder, "utf-8")
