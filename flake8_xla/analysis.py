@@ -67,6 +67,12 @@ COMPILE_WRAPPERS = frozenset({"torch_xla.compile", "torch_xla.step",
                               "torch_xla.experimental.compile", "torch.compile"})
 LOOP_WRAPPERS = frozenset({"builtins.enumerate", "enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm",
                            "itertools.islice", "zip", "iter", "tqdm.trange"})
+# Imported callables that build objects, never lazy tensors.
+OBJECT_FACTORIES = ("torch.optim", "torch.utils", "transformers", "accelerate", "datasets",
+                    "torch_xla.distributed", "torch_xla.amp", "tqdm", "itertools",
+                    "collections", "argparse")
+INDEX_NAMES = frozenset({"i", "j", "k", "n", "idx", "index", "step", "it", "iteration",
+                         "batch_idx", "batch_index", "step_idx", "steps", "global_step"})
 # Frameworks that place the step barrier themselves (accelerate's and
 # Lightning's XLA loaders wrap MpDeviceLoader).
 MANAGED_FRAMEWORKS = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric")
@@ -120,6 +126,7 @@ class Analyzer:
         self.module = module
         self.imports = imports
         self._tensor_memo: dict[tuple[int, Env], bool] = {}
+        self._bindings_memo: dict[int, list[nodes.NodeNG]] = {}
         self._in_progress: set[tuple[int, Env]] = set()
         self._calls_by_name: dict[str, list[nodes.Call]] | None = None
         self._model_keys: set[str] | None = None
@@ -154,12 +161,32 @@ class Analyzer:
         return isinstance(node, nodes.Name) and node.name == name and self.qualname(node) == name
 
     def bindings(self, name: nodes.Name) -> list[nodes.NodeNG]:
-        """The assignment nodes that a Name may refer to (astroid scope lookup)."""
+        """The assignment nodes that a Name may refer to.
+
+        astroid's scope lookup, plus the assignments later in an enclosing loop
+        of the same function, which reach the use on the next iteration.
+        """
+        key = id(name)
+        cached = self._bindings_memo.get(key)
+        if cached is not None:
+            return cached
         try:
             _, assigns = name.lookup(name.name)
+            out = list(assigns)
         except Exception:  # noqa: BLE001
-            return []
-        return list(assigns)
+            out = []
+        frame = name.frame()
+        cur = name.parent
+        while cur is not None and cur is not frame:
+            if isinstance(cur, (nodes.For, nodes.While)):
+                for stmt in cur.body:
+                    for an in stmt.nodes_of_class(nodes.AssignName, skip_klass=(
+                            nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
+                        if an.name == name.name and an.lineno > name.lineno and an not in out:
+                            out.append(an)
+            cur = cur.parent
+        self._bindings_memo[key] = out
+        return out
 
     def self_attr_values(self, attr: nodes.Attribute) -> list[nodes.NodeNG]:
         """Values assigned to ``self.<attr>`` anywhere in the module's classes."""
@@ -448,7 +475,9 @@ class Analyzer:
                     stmt.target.elts[0] is b:
                 return False  # the enumerate counter
             if self.is_xla_loader(it):
-                return True
+                target = stmt.target
+                return not (isinstance(target, nodes.Tuple) and len(target.elts) == 2 and
+                            target.elts[0] is b and b.name in INDEX_NAMES)
             if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute) and \
                     it.func.attrname in ("items", "values") and t(it.func.expr, env, d):
                 return True
@@ -475,8 +504,9 @@ class Analyzer:
             if q.startswith(("torch.", "torch_xla.")) and "device" in {k.arg for k in
                                                                    call.keywords or ()}:
                 return self.is_xla_device(keyword(call, "device"))
-            if q.startswith(("numpy.", "math.", "logging.", "os.", "json.", "time.")):
-                return False
+            if q.startswith(("numpy.", "math.", "logging.", "os.", "json.", "time.")) or \
+                    q.startswith(OBJECT_FACTORIES) or q.rsplit(".", 1)[-1][:1].isupper():
+                return False  # optimizers, schedulers, loaders, configs: not tensors
         if isinstance(func, nodes.Attribute):
             name = func.attrname
             if name in HOST_RESULT_METHODS:
@@ -507,7 +537,7 @@ class Analyzer:
 
     def bind_args(self, func: nodes.FunctionDef, call: nodes.Call, env: Env, d: int) -> Env:
         """The params of ``func`` that ``call`` binds to lazy XLA tensors."""
-        params = [a.name for a in func.args.args]
+        params = [a.name for a in func.args.args or ()]
         if params and params[0] in ("self", "cls") and isinstance(call.func, nodes.Attribute):
             params = params[1:]
         tainted = set()

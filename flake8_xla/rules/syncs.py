@@ -100,6 +100,14 @@ tensors and Python numbers.
             return any(self._iterates_parameters(v) for v in self.an.values_of(it))
         return False
 
+    def _has_own_step_loop(self, func: nodes.FunctionDef) -> bool:
+        """A callee with step loops of its own (an evaluate() run from the training loop).
+
+        Its loops are checked on their own; the code around them runs once per call.
+        """
+        return any(self.an.is_step_loop(lp) for lp in func.nodes_of_class(
+            (nodes.For, nodes.While), skip_klass=(nodes.FunctionDef, nodes.ClassDef)))
+
     def _exempt(self, node: nodes.NodeNG) -> bool:
         """Inside a step closure, or an argument handed to ``xm.add_step_closure``."""
         cur = node.parent
@@ -124,7 +132,7 @@ tensors and Python numbers.
             if isinstance(node, nodes.Call) and depth < MAX_CALL_DEPTH and not scalar_only:
                 target = an.resolve_function(node.func)
                 if target is not None and id(target) not in self.closures and \
-                        not self._exempt(node):
+                        not self._exempt(node) and not self._has_own_step_loop(target):
                     bound = an.bind_args(target, node, env, 0)
                     inner = [n for stmt in target.body for n in [stmt, *an.walk_shallow(stmt)]]
                     yield from self._scan(inner, bound, depth + 1, scalar_only=False)
