@@ -148,8 +148,8 @@ class Analyzer:
                 return None
             if assigns and all(isinstance(a, (nodes.Import, nodes.ImportFrom)) for a in assigns):
                 return self.imports.resolve(node.name)
-            if not assigns and node.name in HOST_BUILTINS | {"enumerate", "zip", "iter"}:
-                return node.name
+            if all(a.root().name == "builtins" for a in assigns):
+                return node.name  # an unshadowed builtin (astroid's stub or unknown)
             return None
         if isinstance(node, nodes.Attribute):
             base = self.qualname(node.expr)
@@ -424,6 +424,8 @@ class Analyzer:
         if isinstance(node, nodes.Call):
             return self._call_is_tensor(node, env, d)
         if isinstance(node, nodes.BinOp):
+            if node.op == "%" and const_str(node.left) is not None:
+                return False  # printf-style formatting gives a str
             return t(node.left, env, d) or t(node.right, env, d)
         if isinstance(node, nodes.UnaryOp):
             return node.op != "not" and t(node.operand, env, d)

@@ -90,9 +90,13 @@ XLA device.
                 if default is not None and "device" in param.name and \
                         _is_cuda(const_str(default)):
                     yield default, f"the default {param.name}={default.as_string()}"
-        elif isinstance(node, nodes.Assign) and _is_cuda(const_str(node.value)):
-            if any(isinstance(t, nodes.AssignName) and "device" in t.name for t in node.targets):
-                yield node.value, f"{node.targets[0].as_string()} = {node.value.as_string()}"
+        elif isinstance(node, nodes.Assign) and any(
+                isinstance(t, nodes.AssignName) and "device" in t.name for t in node.targets):
+            values = [node.value.body, node.value.orelse] if isinstance(
+                node.value, nodes.IfExp) else [node.value]
+            for value in values:
+                if _is_cuda(const_str(value)):
+                    yield value, f"{node.targets[0].as_string()} = {value.as_string()}"
 
     def _overwritten_guard(self, node: nodes.NodeNG) -> bool:
         """A ``'cuda' if torch.cuda.is_available() else ...`` whose variable gets the XLA device."""

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
+from flake8_xla.analysis import LOOP_WRAPPERS, source_key
 from flake8_xla.context import Finding
 from flake8_xla.rules.base import Rule
 
@@ -89,7 +90,8 @@ whose XLA loaders place the barrier.
         if not an.builds_xla_loader or not isinstance(loop, nodes.For):
             return False
         it = loop.iter
-        while isinstance(it, nodes.Call) and it.args:
+        while isinstance(it, nodes.Call) and it.args and (
+                an.qualname(it.func) in LOOP_WRAPPERS or source_key(it.func) in LOOP_WRAPPERS):
             it = it.args[0]
         if isinstance(it, nodes.Name):
             return any(isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments)

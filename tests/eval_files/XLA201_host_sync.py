@@ -1,0 +1,93 @@
+"""Eval file for XLA201 (host sync in the step loop)."""
+import logging
+
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+
+logger = logging.getLogger(__name__)
+device = torch_xla.device()
+
+
+def train(model, loader, optimizer, loss_fn):
+    model.to(device)
+    losses = []
+    for x, y in pl.MpDeviceLoader(loader, device):
+        out = model(x)
+        loss = loss_fn(out, y)
+        loss.backward()
+        optimizer.step()
+        print(loss)  # error: XLA201
+        value = loss.item()  # error: XLA201
+        as_float = float(loss)  # error: XLA201
+        logger.info("loss %s", loss)  # error: XLA201
+        message = f"loss={loss}"  # error: XLA201
+        other = "loss {}".format(loss)  # error: XLA201
+        third = "loss %s" % loss  # error: XLA201
+        arr = out.detach().cpu().numpy()  # error: XLA201
+        on_host = out.to("cpu")  # error: XLA201
+        losses.append(out.tolist())  # error: XLA201
+        # Traps: the closure runs after the step's graph executed.
+        xm.add_step_closure(lambda t: print(t.item()), args=(loss,))
+        xm.add_step_closure(report, args=(loss,))
+        # Traps: Python numbers, host metadata, CPU tensors.
+        lr = 0.1
+        print(lr, x.shape, out.dtype)
+        cpu_t = torch.ones(3)
+        print(cpu_t.item(), float(cpu_t.sum()))
+        print(f"step done, lr={lr}")
+        print(value, as_float, message, other, third, arr, on_host)
+    # Trap: once, after the loop.
+    print(loss.item())
+    return losses
+
+
+def report(loss):
+    # Only reached through xm.add_step_closure.
+    print(f"loss {loss.item():.3f}")
+
+
+def log_every(msg, loss=None):
+    if loss is not None:
+        print(loss.item())  # error: XLA201
+    return msg
+
+
+def evaluate(model, loader):
+    model.eval()
+    correct = 0
+    for data, target in pl.MpDeviceLoader(loader, device):
+        pred = model(data).argmax(1)
+        correct += pred.eq(target).sum().item()  # error: XLA201
+    total = 0
+    for data, target in pl.MpDeviceLoader(loader, device):
+        total += model(data).argmax(1).eq(target).sum()
+    return correct, total.item()  # once, after the loop
+
+
+def train_with_helper(model, loader, optimizer):
+    for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+        loss = model(x, y)
+        loss.backward()
+        optimizer.step()
+        log_every("train", loss=loss)
+        log_every("no tensor")
+        logger.info("step %d", step)
+
+
+def grad_norms(net):
+    # A scalar read per parameter: N device-to-host transfers per call.
+    return [p.grad.norm().item() for p in net.parameters()]  # error: XLA201
+
+
+def count_params(net):
+    return sum(p.numel() for p in net.parameters())
+
+
+def plain_cpu_loop(data):
+    # Not a step loop: no model, no backward, no loader.
+    out = []
+    for row in data:
+        out.append(torch.tensor(row).sum().item())
+    return out

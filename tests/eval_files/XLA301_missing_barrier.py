@@ -1,0 +1,114 @@
+"""Eval file for XLA301 (missing step barrier)."""
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+from torch.utils.data import DataLoader
+
+device = torch_xla.device()
+
+
+def no_barrier(model, dataset, optimizer):
+    loader = DataLoader(dataset, batch_size=8, drop_last=True)
+    for x, y in loader:  # error: XLA301
+        loss = model(x.to(device), y.to(device))
+        loss.backward()
+        optimizer.step()
+
+
+def optimizer_step_without_barrier(model, dataset, optimizer):
+    loader = DataLoader(dataset, batch_size=8, drop_last=True)
+    for batch in loader:  # error: XLA301
+        model(batch.to(device)).backward()
+        xm.optimizer_step(optimizer)
+
+
+def while_loop(model, it, optimizer):
+    while True:  # error: XLA301
+        batch = next(it)
+        model(batch.to(device)).backward()
+        optimizer.step()
+
+
+def helper_step(model, batch, optimizer):
+    model(batch).backward()
+    optimizer.step()
+
+
+def via_helper(model, dataset, optimizer):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):  # error: XLA301
+        helper_step(model, batch.to(device), optimizer)
+
+
+# Traps below: every loop has a barrier.
+def with_sync(model, dataset, optimizer):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+        model(batch.to(device)).backward()
+        optimizer.step()
+        torch_xla.sync()
+
+
+def with_mark_step(model, dataset, optimizer):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+        model(batch.to(device)).backward()
+        optimizer.step()
+        xm.mark_step()
+
+
+def with_barrier_true(model, dataset, optimizer):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+        model(batch.to(device)).backward()
+        xm.optimizer_step(optimizer, barrier=True)
+
+
+def with_device_loader(model, dataset, optimizer):
+    loader = DataLoader(dataset, batch_size=4, drop_last=True)
+    for batch in pl.MpDeviceLoader(loader, device):
+        model(batch).backward()
+        optimizer.step()
+
+
+def with_parallel_loader(model, dataset, optimizer):
+    loader = DataLoader(dataset, batch_size=4, drop_last=True)
+    for batch in pl.ParallelLoader(loader, [device]).per_device_loader(device):
+        model(batch).backward()
+        optimizer.step()
+
+
+def sync_in_helper(model, dataset, optimizer):
+    def step(batch):
+        model(batch).backward()
+        optimizer.step()
+        torch_xla.sync()
+
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+        step(batch.to(device))
+
+
+def accumulation(model, dataset, optimizer, k):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+        for micro in batch.to(device).chunk(k):
+            model(micro).backward()
+        optimizer.step()
+        torch_xla.sync()
+
+
+@torch_xla.compile
+def compiled_epoch(model, batches, optimizer):
+    for batch in batches:
+        model(batch).backward()
+        optimizer.step()
+
+
+def step_context(model, dataset, optimizer):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+        with torch_xla.step():
+            model(batch.to(device)).backward()
+            optimizer.step()
+
+
+def no_training(model, dataset):
+    with torch.no_grad():
+        for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+            model(batch.to(device))
+    torch_xla.sync()

@@ -1,0 +1,48 @@
+"""Eval file for XLA401 (CUDA AMP on XLA)."""
+import torch
+import torch_xla
+from torch.cuda.amp import GradScaler as GS
+from torch.cuda.amp import autocast
+
+device = torch_xla.device()
+
+
+def forward(model, x):
+    with torch.cuda.amp.autocast():  # error: XLA401
+        a = model(x)
+    with autocast(dtype=torch.float16):  # error: XLA401
+        b = model(x)
+    with torch.autocast("cuda", dtype=torch.float16):  # error: XLA401
+        c = model(x)
+    with torch.amp.autocast(device_type="cuda"):  # error: XLA401
+        d = model(x)
+    scaler = GS()  # error: XLA401
+    scaler2 = torch.amp.GradScaler("cuda")  # error: XLA401
+    # Traps: the XLA spellings.
+    with torch.autocast("xla", dtype=torch.bfloat16):
+        e = model(x)
+    with torch.autocast(device_type="xla", dtype=torch.bfloat16):
+        f = model(x)
+    scaler3 = torch.amp.GradScaler("xla")
+    return a, b, c, d, e, f, scaler, scaler2, scaler3
+
+
+def guarded(model, x, args):
+    # Trap: only reached when CUDA is present.
+    if torch.cuda.is_available():
+        with torch.cuda.amp.autocast():
+            return model(x)
+    if args.fp16:
+        from apex import amp
+        model = amp.initialize(model)
+    return model(x)
+
+
+def apex_path(model, optimizer):
+    from apex import amp
+    return amp.initialize(model, optimizer, opt_level="O1")  # error: XLA401
+
+
+@torch.cuda.amp.autocast()  # error: XLA401
+def decorated(model, x):
+    return model(x)

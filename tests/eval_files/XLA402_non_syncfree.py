@@ -1,0 +1,53 @@
+"""Eval file for XLA402 (non-syncfree optimizer under a GradScaler)."""
+import torch
+import torch.optim as optim
+import torch_xla
+from torch_xla.amp import syncfree
+from transformers import AdamW
+
+device = torch_xla.device()
+
+
+def plain(model, loss):
+    optimizer = optim.SGD(model.parameters(), lr=0.1)  # error: XLA402
+    scaler = torch.amp.GradScaler("xla")
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+
+def chosen(model, loss, flags):
+    optim_cls = syncfree.SGD if flags.syncfree else optim.SGD  # error: XLA402
+    optimizer = optim_cls(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("xla")
+
+    def train_step():
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+
+    train_step()
+
+
+def hf_adamw(model, loss):
+    opt = AdamW(model.parameters())  # error: XLA402
+    scaler = torch.amp.GradScaler("xla")
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+
+
+# Traps.
+def syncfree_ok(model, loss):
+    optimizer = syncfree.AdamW(model.parameters())
+    scaler = torch.amp.GradScaler("xla")
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+
+
+def bf16_without_scaler(model, x):
+    optimizer = optim.AdamW(model.parameters())
+    with torch.autocast("xla", dtype=torch.bfloat16):
+        loss = model(x)
+    loss.backward()
+    optimizer.step()
+    torch_xla.sync()

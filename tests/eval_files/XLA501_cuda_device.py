@@ -1,0 +1,41 @@
+"""Eval file for XLA501 (hard-coded CUDA device)."""
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+def setup(model, batch):
+    device = torch.device("cuda")  # error: XLA501
+    model = model.cuda()  # error: XLA501
+    batch = batch.to("cuda:0")  # error: XLA501
+    noise = torch.randn(4, device="cuda")  # error: XLA501
+    return device, model, batch, noise
+
+
+def sample(n, device="cuda"):  # error: XLA501
+    return torch.randn(n, device=device)
+
+
+def guarded_but_not_overwritten():
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+    return device
+
+
+# Traps.
+def guarded_and_overwritten(args):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    if args.tpu:
+        device = xm.xla_device()
+    return device
+
+
+def only_on_gpu(model):
+    if torch.cuda.is_available():
+        model = model.cuda()
+    return model
+
+
+def xla_device(model):
+    device = torch_xla.device()
+    torch.cuda.empty_cache()
+    return model.to(device), torch.cuda.is_available()

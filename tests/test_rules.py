@@ -1,0 +1,162 @@
+"""Rule tests: eval files with inline expectations, and the checks/ pairs.
+
+An eval file in tests/eval_files/ marks every expected finding with a trailing
+``# error: XLAnnn`` comment on its line; every unmarked line is a true negative.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+from flake8_xla.context import Options
+from flake8_xla.engine import lint_source
+from flake8_xla.rules import ALL_RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+EVAL_DIR = Path(__file__).resolve().parent / "eval_files"
+CHECKS = ROOT / "checks"
+MARK = re.compile(r"#\s*error:\s*(XLA\d{3}(?:\s*,\s*XLA\d{3})*)")
+
+
+def expected_findings(path: Path) -> set[tuple[int, str]]:
+    """(line, code) pairs marked with ``# error: CODE`` in an eval file."""
+    out = set()
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = MARK.search(line)
+        if m:
+            out |= {(lineno, code.strip()) for code in m.group(1).split(",")}
+    return out
+
+
+def actual_findings(path: Path, options: Options | None = None) -> set[tuple[int, str]]:
+    found = lint_source(path.read_text(encoding="utf-8"), str(path), options or Options())
+    return {(f.line, f.code) for f in found}
+
+
+EVAL_FILES = sorted(EVAL_DIR.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", EVAL_FILES, ids=lambda p: p.stem)
+def test_eval_file(path: Path) -> None:
+    expected = expected_findings(path)
+    actual = actual_findings(path)
+    assert expected, f"{path.name} marks no expected finding"
+    missing = sorted(expected - actual)
+    extra = sorted(actual - expected)
+    assert not missing and not extra, f"missing={missing} unexpected={extra}"
+
+
+def test_every_rule_has_an_eval_file() -> None:
+    stems = {p.stem.split("_", 1)[0] for p in EVAL_FILES}
+    assert {r.code for r in ALL_RULES} <= stems
+
+
+CASES = sorted(p for p in CHECKS.iterdir() if (p / "case.toml").exists())
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_checks_pair(case: Path) -> None:
+    spec = tomllib.loads((case / "case.toml").read_text(encoding="utf-8"))
+    expected = {(e["line"], e["code"]) for e in spec["expect"]}
+    assert actual_findings(case / "flagged.py") == expected
+    assert actual_findings(case / "fixed.py") == set()
+
+
+def test_every_rule_has_a_checks_pair() -> None:
+    assert {r.code for r in ALL_RULES} <= {c.name for c in CASES}
+
+
+def test_flake8_reports_checks_at_case_lines() -> None:
+    """The user-facing command of the README: flake8 --select=XLA over checks/."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select=XLA", str(CHECKS)],
+        capture_output=True, text=True, cwd=ROOT, check=False)
+    got = set()
+    for line in proc.stdout.splitlines():
+        path, lineno, _col, rest = line.split(":", 3)
+        got.add((Path(path).parent.name, Path(path).name, int(lineno), rest.split()[0]))
+    want = set()
+    for case in CASES:
+        spec = tomllib.loads((case / "case.toml").read_text(encoding="utf-8"))
+        want |= {(case.name, "flagged.py", e["line"], e["code"]) for e in spec["expect"]}
+    assert got == want, proc.stderr
+    assert proc.returncode == 1
+
+
+def test_auto_target_skips_files_without_xla() -> None:
+    src = "import torch\nfor x in loader:\n    loss = model(x)\n    loss.backward()\n    opt.step()\n"
+    assert lint_source(src, "t.py", Options(target="auto")) == []
+    assert [f.code for f in lint_source(src, "t.py", Options(target="all"))] == ["XLA301"]
+
+
+def test_xla_device_string_enables_auto_target() -> None:
+    src = ("import torch\ndevice = torch.device('xla')\nm = torch.nn.Linear(2, 2).cuda()\n")
+    assert [f.code for f in lint_source(src, "t.py")] == ["XLA501"]
+
+
+@pytest.mark.parametrize(("version", "spelling"), [((2, 9), "torch_xla.sync()"),
+                                                   ((2, 7), "xm.mark_step()")])
+def test_messages_follow_target_version(version: tuple[int, int], spelling: str) -> None:
+    found = lint_source((CHECKS / "XLA301" / "flagged.py").read_text(), "f.py",
+                        Options(version=version))
+    assert found and spelling in found[0].message
+
+
+def test_noqa_and_extend_ignore() -> None:
+    src = ("import torch, torch_xla\n"
+           "a = torch.device('cuda')  # noqa: XLA501\n"
+           "b = torch.device('cuda')\n")
+    args = [sys.executable, "-m", "flake8", "--select=XLA", "-"]
+    proc = subprocess.run(args, input=src, capture_output=True, text=True, check=False)
+    assert [ln.split(":")[1] for ln in proc.stdout.splitlines()] == ["3"]
+    assert proc.returncode == 1
+    proc = subprocess.run(args + ["--extend-ignore=XLA501"], input=src, capture_output=True,
+                          text=True, check=False)
+    assert proc.stdout == "" and proc.returncode == 0
+
+
+def test_xla_target_from_config(tmp_path: Path) -> None:
+    (tmp_path / "helper.py").write_text(
+        "def train(model, loader, opt):\n"
+        "    for x in loader:\n"
+        "        model(x).backward()\n"
+        "        opt.step()\n")
+    (tmp_path / "setup.cfg").write_text("[flake8]\nselect = XLA\nxla-target = all\n")
+    proc = subprocess.run([sys.executable, "-m", "flake8", "helper.py"], cwd=tmp_path,
+                          capture_output=True, text=True, check=False)
+    assert "XLA301" in proc.stdout, proc.stderr
+
+
+def test_linting_imports_neither_torch_nor_checked_code(tmp_path: Path) -> None:
+    marker = tmp_path / "executed"
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import torch_xla\nimport pathlib\n"
+        f"pathlib.Path({str(marker)!r}).write_text('ran')\n"
+        "import local_side_effect\n")
+    (tmp_path / "local_side_effect.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('imported')\n")
+    code = (
+        "import sys\n"
+        "from flake8.main.cli import main\n"
+        "try:\n"
+        f"    main(['--select=XLA', {str(script)!r}, {str(CHECKS)!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "bad = [m for m in ('torch', 'torch_xla', 'transformers', 'local_side_effect') "
+        "if m in sys.modules]\n"
+        "print('IMPORTED', bad)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, check=False)
+    assert "IMPORTED []" in proc.stdout, proc.stdout + proc.stderr
+    assert not marker.exists()
