@@ -121,8 +121,11 @@ class NonSyncfreeOptimizerWithScaler(Rule):
     code = "XLA402"
     name = "non-syncfree-optimizer-with-grad-scaler"
     message = ("non-syncfree optimizer under a GradScaler: {what} makes every scaler.step() read "
-               "found_inf back to the host (one device-to-host sync per step); use "
-               "torch_xla.amp.syncfree.SGD, Adam or AdamW")
+               "found_inf back to the host (one device-to-host sync per step); {fix}")
+    FIX_OLD = "use torch_xla.amp.syncfree.SGD, Adam or AdamW with torch_xla.amp.GradScaler"
+    FIX_29 = ("use torch_xla.amp.syncfree.SGD, Adam or AdamW and pass "
+              "found_inf to optimizer.step(found_inf=...), or drop the scaler: bfloat16 "
+              "autocast needs no loss scaling")
     explanation = """\
 A GradScaler skips the optimizer step when gradients overflowed. With a regular
 `torch.optim` optimizer it decides on the host: `scaler.step()` reads `found_inf`
@@ -138,12 +141,24 @@ device-to-host read per step for the flagged script, none for the fixed one.
 optimizer = torch.optim.AdamW(model.parameters())
 scaler.step(optimizer)
 ```
-**Use instead**
+**Use instead** (torch_xla before 2.9, whose `torch_xla.amp.GradScaler` feeds
+`found_inf` to syncfree optimizers)
 ```python
 from torch_xla.amp import syncfree
 optimizer = syncfree.AdamW(model.parameters())
 ```
-Not reported: bfloat16 autocast without a GradScaler, which needs no loss scaling.
+From torch_xla 2.9 on, `torch_xla.amp.GradScaler` is removed and
+`torch.amp.GradScaler("xla").step()` does not pass `found_inf` to a syncfree
+optimizer, so hand it over yourself (see `checks/XLA402/fixed.py`):
+```python
+scaler.unscale_(optimizer)
+found_inf = sum(scaler._found_inf_per_device(optimizer).values())
+optimizer.step(found_inf=found_inf)
+scaler.update()
+```
+or drop the scaler: `torch.autocast("xla", dtype=torch.bfloat16)` needs no loss scaling.
+
+Not reported: bfloat16 autocast without a GradScaler.
 """
     source = (
         "https://docs.pytorch.org/xla/master/perf/amp.html",
@@ -168,7 +183,8 @@ Not reported: bfloat16 autocast without a GradScaler, which needs no loss scalin
                     key = (cls.lineno, cls.col_offset)
                     if key not in seen:
                         seen.add(key)
-                        yield self.finding(cls, what=q)
+                        fix = self.FIX_29 if self.ctx.options.version >= (2, 9) else self.FIX_OLD
+                        yield self.finding(cls, what=q, fix=fix)
 
     def _is_scaler(self, node: nodes.NodeNG) -> bool:
         an = self.ctx.analyzer
