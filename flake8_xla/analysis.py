@@ -25,6 +25,7 @@ MAX_DEPTH = 12          # nesting of value resolution before giving up ("unknown
 MAX_CALL_DEPTH = 3      # same-module calls followed from a step loop
 
 Env = frozenset  # frozenset[tuple[int, str]]: (id(FunctionDef), tainted param name)
+NO_ENV: Env = Env()
 
 # Tensor methods whose result lives on the host, not on the XLA device.
 HOST_RESULT_METHODS = frozenset({
@@ -127,6 +128,8 @@ class Analyzer:
         self.imports = imports
         self._tensor_memo: dict[tuple[int, Env], bool] = {}
         self._bindings_memo: dict[int, list[nodes.NodeNG]] = {}
+        self._region: list[tuple[nodes.NodeNG, Env, bool]] | None = None
+        self._closures: set[int] | None = None
         self._in_progress: set[tuple[int, Env]] = set()
         self._calls_by_name: dict[str, list[nodes.Call]] | None = None
         self._model_keys: set[str] | None = None
@@ -382,7 +385,7 @@ class Analyzer:
         return bool(key) and key in self.model_keys() and "optim" not in key.lower()
 
     # ---------------------------------------------------------------- tensors
-    def is_tensor(self, node: nodes.NodeNG | None, env: Env = Env(), depth: int = 0) -> bool:
+    def is_tensor(self, node: nodes.NodeNG | None, env: Env = NO_ENV, depth: int = 0) -> bool:
         """True when ``node`` evaluates to a lazy XLA tensor (or a container of them).
 
         ``env`` holds ``(id(FunctionDef), param)`` pairs bound to lazy tensors by
@@ -650,6 +653,83 @@ class Analyzer:
         if self.is_training_loop(loop):
             return True
         return any(self.is_barrier_call(c) for c in self.calls_in(loop, into_loops=False))
+
+    def step_region(self) -> Iterator[tuple[nodes.NodeNG, Env, bool]]:
+        """Every node that runs once per training/evaluation step, with its binding env.
+
+        Yields ``(node, env, per_parameter)``: the nodes of step loops and of the
+        same-module functions they call (params bound from the call site), and,
+        with ``per_parameter=True``, the nodes of loops and comprehensions over a
+        model's parameters or state dict. Code inside step closures, arguments
+        of ``xm.add_step_closure`` and callees that have step loops of their own
+        are left out. Computed once per module.
+        """
+        if self._region is None:
+            self._closures = self.step_closure_functions()
+            region: list[tuple[nodes.NodeNG, Env, bool]] = []
+            for loop in self.module.nodes_of_class((nodes.For, nodes.While)):
+                if self.is_step_loop(loop):
+                    self._collect(list(self.body_nodes(loop, into_loops=True)), NO_ENV, 0,
+                                  region)
+            for holder in self.module.nodes_of_class((nodes.For, nodes.Comprehension)):
+                if not self.iterates_parameters(holder.iter):
+                    continue
+                if isinstance(holder, nodes.For):
+                    body = list(self.body_nodes(holder, into_loops=True))
+                else:
+                    comp = holder.parent
+                    parts = [comp.key, comp.value] if isinstance(comp, nodes.DictComp) \
+                        else [comp.elt]
+                    body = [n for p in parts for n in p.nodes_of_class(nodes.NodeNG)]
+                region.extend((n, NO_ENV, True) for n in body if not self.in_step_closure(n))
+            self._region = region
+        yield from self._region
+
+    def _collect(self, body: list[nodes.NodeNG], env: Env, depth: int,
+                 out: list[tuple[nodes.NodeNG, Env, bool]]) -> None:
+        for node in body:
+            if self.in_step_closure(node):
+                continue
+            out.append((node, env, False))
+            if isinstance(node, nodes.Call) and depth < MAX_CALL_DEPTH:
+                target = self.resolve_function(node.func)
+                if target is None or id(target) in self._closures or \
+                        self._has_own_step_loop(target):
+                    continue
+                bound = self.bind_args(target, node, env, 0)
+                inner = [n for stmt in target.body for n in [stmt, *self.walk_shallow(stmt)]]
+                self._collect(inner, bound, depth + 1, out)
+
+    def iterates_parameters(self, it: nodes.NodeNG) -> bool:
+        """``model.parameters()``, ``named_parameters()``, ``state_dict()`` (or their items)."""
+        if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute):
+            if it.func.attrname in ("items", "values", "keys"):
+                return self.iterates_parameters(it.func.expr)
+            return it.func.attrname in PARAM_CONTAINERS
+        if isinstance(it, nodes.Name):
+            return any(self.iterates_parameters(v) for v in self.values_of(it))
+        return False
+
+    def _has_own_step_loop(self, func: nodes.FunctionDef) -> bool:
+        """A callee with step loops of its own (an evaluate() run from the training loop).
+
+        Its loops are checked on their own; the code around them runs once per call.
+        """
+        return any(self.is_step_loop(lp) for lp in func.nodes_of_class(
+            (nodes.For, nodes.While), skip_klass=(nodes.FunctionDef, nodes.ClassDef)))
+
+    def in_step_closure(self, node: nodes.NodeNG) -> bool:
+        """Inside a step closure, or an argument handed to ``xm.add_step_closure``."""
+        if self._closures is None:
+            self._closures = self.step_closure_functions()
+        cur = node.parent
+        while cur is not None:
+            if id(cur) in self._closures:
+                return True
+            if isinstance(cur, nodes.Call) and self.qualname(cur.func) == STEP_CLOSURE:
+                return True
+            cur = cur.parent
+        return False
 
     def step_closure_functions(self) -> set[int]:
         """ids of FunctionDefs/Lambdas handed to ``xm.add_step_closure``."""

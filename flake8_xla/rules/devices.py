@@ -8,8 +8,8 @@ from astroid import nodes
 
 from flake8_xla.analysis import const_str, keyword, mentions
 from flake8_xla.context import Finding
-from flake8_xla.rules.base import Rule
 from flake8_xla.rules.amp import _guarded_by_cuda
+from flake8_xla.rules.base import Rule
 
 
 def _is_cuda(value: str | None) -> bool:

@@ -8,13 +8,9 @@ from astroid import nodes
 
 from flake8_xla.analysis import (
     LOG_METHODS,
-    MAX_CALL_DEPTH,
-    PARAM_CONTAINERS,
     SCALAR_SYNC_METHODS,
-    STEP_CLOSURE,
     SYNC_BUILTINS,
     SYNC_METHODS,
-    Analyzer,
     Env,
     const_str,
     source_key,
@@ -72,70 +68,12 @@ tensors and Python numbers.
         if an is None:
             return
         self.an = an
-        self.closures = an.step_closure_functions()
-        self.reported: set[tuple[int, int]] = set()
-        loops = [lp for lp in an.module.nodes_of_class((nodes.For, nodes.While))]
-        for loop in loops:
-            if an.is_step_loop(loop):
-                yield from self._scan(list(an.body_nodes(loop, into_loops=True)), Env(), 0,
-                                      scalar_only=False)
-        # N syncs per call: a scalar read per parameter of a model.
-        for holder in an.module.nodes_of_class((nodes.For, nodes.Comprehension)):
-            if self._iterates_parameters(holder.iter):
-                if isinstance(holder, nodes.For):
-                    body = list(an.body_nodes(holder, into_loops=True))
-                else:
-                    comp = holder.parent
-                    parts = [comp.key, comp.value] if isinstance(comp, nodes.DictComp) \
-                        else [comp.elt]
-                    body = [n for p in parts for n in p.nodes_of_class(nodes.NodeNG)]
-                yield from self._scan(body, Env(), 0, scalar_only=True)
-
-    def _iterates_parameters(self, it: nodes.NodeNG) -> bool:
-        if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute):
-            if it.func.attrname in ("items", "values", "keys"):
-                return self._iterates_parameters(it.func.expr)
-            return it.func.attrname in PARAM_CONTAINERS
-        if isinstance(it, nodes.Name):
-            return any(self._iterates_parameters(v) for v in self.an.values_of(it))
-        return False
-
-    def _has_own_step_loop(self, func: nodes.FunctionDef) -> bool:
-        """A callee with step loops of its own (an evaluate() run from the training loop).
-
-        Its loops are checked on their own; the code around them runs once per call.
-        """
-        return any(self.an.is_step_loop(lp) for lp in func.nodes_of_class(
-            (nodes.For, nodes.While), skip_klass=(nodes.FunctionDef, nodes.ClassDef)))
-
-    def _exempt(self, node: nodes.NodeNG) -> bool:
-        """Inside a step closure, or an argument handed to ``xm.add_step_closure``."""
-        cur = node.parent
-        while cur is not None:
-            if id(cur) in self.closures:
-                return True
-            if isinstance(cur, nodes.Call) and self.an.qualname(cur.func) == STEP_CLOSURE:
-                return True
-            cur = cur.parent
-        return False
-
-    def _scan(self, body: list[nodes.NodeNG], env: Env, depth: int, *, scalar_only: bool
-              ) -> Iterator[Finding]:
-        an: Analyzer = self.an
-        for node in body:
+        reported: set[tuple[int, int]] = set()
+        for node, env, scalar_only in an.step_region():
             what = self._sync_kind(node, env, scalar_only)
-            if what and not self._exempt(node):
-                key = (node.lineno, node.col_offset)
-                if key not in self.reported:
-                    self.reported.add(key)
-                    yield self.finding(node, what=what)
-            if isinstance(node, nodes.Call) and depth < MAX_CALL_DEPTH and not scalar_only:
-                target = an.resolve_function(node.func)
-                if target is not None and id(target) not in self.closures and \
-                        not self._exempt(node) and not self._has_own_step_loop(target):
-                    bound = an.bind_args(target, node, env, 0)
-                    inner = [n for stmt in target.body for n in [stmt, *an.walk_shallow(stmt)]]
-                    yield from self._scan(inner, bound, depth + 1, scalar_only=False)
+            if what and (node.lineno, node.col_offset) not in reported:
+                reported.add((node.lineno, node.col_offset))
+                yield self.finding(node, what=what)
 
     def _sync_kind(self, node: nodes.NodeNG, env: Env, scalar_only: bool) -> str | None:
         an = self.an
@@ -165,9 +103,9 @@ tensors and Python numbers.
                 return "str.format() of a tensor"
         if scalar_only:
             return None
-        if isinstance(node, nodes.JoinedStr):
-            if any(isinstance(v, nodes.FormattedValue) and t(v.value, env) for v in node.values):
-                return "an f-string of a tensor"
+        if isinstance(node, nodes.JoinedStr) and any(
+                isinstance(v, nodes.FormattedValue) and t(v.value, env) for v in node.values):
+            return "an f-string of a tensor"
         if isinstance(node, nodes.BinOp) and node.op == "%" and const_str(node.left) is not None:
             right = node.right
             items = right.elts if isinstance(right, nodes.Tuple) else [right]
