@@ -216,7 +216,13 @@ class Analyzer:
             if isinstance(b, nodes.AssignName):
                 stmt = b.assign_type()
                 if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) and stmt.value is not None:
-                    out.append(stmt.value)
+                    value = stmt.value
+                    holder = b.parent
+                    # ``a, b = x, y``: a names x.
+                    if isinstance(holder, nodes.Tuple) and isinstance(value, nodes.Tuple) and \
+                            len(holder.elts) == len(value.elts) and holder.parent is stmt:
+                        value = value.elts[holder.elts.index(b)]
+                    out.append(value)
         return out
 
     def calls_named(self, name: str) -> list[nodes.Call]:
@@ -433,6 +439,8 @@ class Analyzer:
         if isinstance(node, nodes.UnaryOp):
             return node.op != "not" and t(node.operand, env, d)
         if isinstance(node, nodes.Compare):
+            if all(op in ("is", "is not", "in", "not in") for op, _ in node.ops):
+                return False  # identity and membership give Python bools, no value read
             return t(node.left, env, d) or any(t(n, env, d) for _, n in node.ops)
         if isinstance(node, nodes.BoolOp):
             return any(t(v, env, d) for v in node.values)
@@ -467,6 +475,9 @@ class Analyzer:
                 names = [a.name for a in stmt.args]
                 if names and names[0] == b.name and self.is_legacy_loop_fn(func):
                     return False  # the module object itself
+                ann = stmt.annotations[names.index(b.name)] if b.name in names else None
+                if ann is not None and (self.qualname(ann) or "") == "torch.Tensor":
+                    return True
                 return self.param_is(use, lambda a, dd: t(a, Env(), dd), d, legacy_index=-99)
             return False
         if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)):

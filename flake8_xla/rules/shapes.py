@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import const_str, keyword, mentions, source_key
+from flake8_xla.analysis import NO_ENV, const_str, keyword, mentions, source_key
 from flake8_xla.context import Finding
 from flake8_xla.rules.base import Rule
 
@@ -145,3 +145,284 @@ A conditional whose XLA branch picks a static strategy
             if fn is not None and an.resolve_function(fn) is func:
                 return True
         return False
+
+
+DYNAMIC_SHAPE_FUNCS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
+                                 "argwhere"})
+
+
+class RaggedLastBatch(Rule):
+    """XLA102: a DataLoader on the XLA path that yields a smaller last batch.
+
+    Source: PyTorch/XLA "Known performance caveats" (every new input shape is a
+    new graph) and the torch.utils.data.DataLoader docs (``drop_last``).
+    """
+
+    code = "XLA102"
+    name = "ragged-last-batch"
+    message = ("ragged last batch: {what} yields a smaller final batch, a new input shape that "
+               "XLA compiles again each epoch; pass drop_last=True (or pad the last batch)")
+    explanation = """\
+A `DataLoader` without `drop_last=True` ends each epoch with a shorter batch when the
+dataset size is not a multiple of the batch size. That batch has a new shape, so
+XLA traces and compiles the whole step graph again for it (and, in evaluation,
+for the smaller eval batch too). The Trainer's `dataloader_drop_last` does the
+same for Hugging Face scripts.
+
+Measured (checks/XLA102, PJRT_DEVICE=CPU): one extra uncached compilation per
+ragged batch for the flagged script.
+
+**Example**
+```python
+loader = DataLoader(ds, batch_size=32, sampler=sampler)
+for x, y in pl.MpDeviceLoader(loader, device): ...
+```
+**Use instead**
+```python
+loader = DataLoader(ds, batch_size=32, sampler=sampler, drop_last=True)
+```
+Reported only when the loader reaches an XLA loader (`MpDeviceLoader`,
+`ParallelLoader`) or a training step loop, and `drop_last` is absent or literally
+`False`. Not reported with accelerate, whose prepared loaders even out the
+batches across processes (`even_batches=True`).
+"""
+    source = (
+        "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
+        "https://docs.pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader",
+    )
+
+    def check(self) -> Iterator[Finding]:
+        an = self.ctx.analyzer
+        if an is None or an.imports.imports_prefix("accelerate"):
+            return
+        for call in an.module.nodes_of_class(nodes.Call):
+            q = an.qualname(call.func) or ""
+            if q == "transformers.TrainingArguments":
+                drop = keyword(call, "dataloader_drop_last")
+                if drop is None or (isinstance(drop, nodes.Const) and drop.value is False):
+                    yield self.finding(call, what="TrainingArguments without "
+                                                  "dataloader_drop_last=True")
+                continue
+            if not q.endswith("DataLoader") or not q.startswith("torch"):
+                continue
+            drop = keyword(call, "drop_last")
+            if drop is not None and not (isinstance(drop, nodes.Const) and drop.value is False):
+                continue
+            if keyword(call, "batch_sampler") is not None:
+                continue
+            batch = keyword(call, "batch_size")
+            if batch is None and len(call.args) < 2:
+                continue  # batch_size defaults to 1: no ragged batch
+            if isinstance(batch, nodes.Const) and batch.value in (1, None):
+                continue
+            if self._on_xla_path(call):
+                yield self.finding(call, what="this DataLoader")
+
+    def _on_xla_path(self, call: nodes.Call) -> bool:
+        """The loader reaches an XLA loader or a training step loop."""
+        an = self.ctx.analyzer
+        uses: list[nodes.NodeNG] = [call]
+        stmt = call.parent
+        if isinstance(stmt, nodes.Assign) and stmt.value is call:
+            names = {t.name for t in stmt.targets if isinstance(t, nodes.AssignName)}
+            attrs = {t.attrname for t in stmt.targets if isinstance(t, nodes.AssignAttr)}
+            scope = stmt.scope()
+            for node in scope.nodes_of_class((nodes.Name, nodes.Attribute)):
+                if isinstance(node, nodes.Name) and node.name in names or isinstance(node, nodes.Attribute) and node.attrname in attrs:
+                    uses.append(node)
+        for use in uses:
+            parent = use.parent
+            while isinstance(parent, nodes.Call) and (
+                    an.qualname(parent.func) or source_key(parent.func) or "") in (
+                    "enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter"):
+                use, parent = parent, parent.parent
+            if isinstance(parent, nodes.Call) and use in parent.args and (
+                    (an.qualname(parent.func) or "").startswith(
+                        "torch_xla.distributed.parallel_loader.")):
+                return True
+            if isinstance(parent, nodes.For) and parent.iter is use and \
+                    an.is_training_loop(parent):
+                return True
+        return False
+
+
+def _bool_mask(an, node: nodes.NodeNG, env) -> bool:
+    """A lazy boolean tensor: a comparison of a lazy tensor, or a name bound to one."""
+    if isinstance(node, nodes.Compare):
+        return an.is_tensor(node, env)
+    if isinstance(node, nodes.UnaryOp) and node.op == "~":
+        return _bool_mask(an, node.operand, env)
+    if isinstance(node, nodes.BinOp) and node.op in ("&", "|"):
+        return _bool_mask(an, node.left, env) or _bool_mask(an, node.right, env)
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
+            node.func.attrname in ("isnan", "isinf", "isfinite", "eq", "ne", "gt", "lt", "ge",
+                                   "le", "logical_and", "logical_or", "logical_not", "bool"):
+        return an.is_tensor(node, env)
+    if isinstance(node, nodes.Name):
+        return any(isinstance(v, (nodes.Compare, nodes.UnaryOp, nodes.BinOp, nodes.Call))
+                   and _bool_mask(an, v, env) for v in an.values_of(node))
+    return False
+
+
+class DataDependentControlFlow(Rule):
+    """XLA103: Python control flow on the value of a lazy XLA tensor.
+
+    Source: PyTorch/XLA "Known performance caveats" (data-dependent control flow
+    forces execution) and the PyTorch/XLA dynamic shape notes.
+    """
+
+    code = "XLA103"
+    name = "data-dependent-control-flow"
+    message = ("data-dependent control flow: {what} needs the value of a lazy XLA tensor, so "
+               "the pending graph executes and the result is copied to the host each step; keep "
+               "the decision on the device with torch.where or a mask")
+    explanation = """\
+`if loss > x:`, `while not done:`, `assert (t >= 0).all()`, or `a if flag else b`
+where the test is a lazy XLA tensor: Python needs a bool, so torch_xla executes
+the graph up to that point and copies the answer to the host, inside every step.
+Each branch taken can also trace a different graph.
+
+Measured (checks/XLA103, PJRT_DEVICE=CPU): one extra execution and one
+device-to-host transfer per step for the flagged script.
+
+**Example**
+```python
+if torch.isnan(loss).any():
+    continue
+```
+**Use instead**
+```python
+loss = torch.where(torch.isnan(loss), torch.zeros_like(loss), loss)
+```
+Reported inside training, evaluation and generation step loops. Not reported:
+`is None` tests, shapes, Python numbers, CPU tensors.
+"""
+    source = (
+        "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
+        "https://docs.pytorch.org/xla/master/learn/dynamic_shape.html",
+    )
+
+    def check(self) -> Iterator[Finding]:
+        an = self.ctx.analyzer
+        if an is None:
+            return
+        seen: set[int] = set()
+        tests: list[tuple[nodes.NodeNG, object, str]] = []
+        for node, env, per_param in an.step_region():
+            if per_param:
+                continue
+            if isinstance(node, (nodes.If, nodes.While, nodes.IfExp)):
+                tests.append((node.test, env, type(node).__name__.lower().replace("ifexp",
+                                                                                  "a conditional")))
+            elif isinstance(node, nodes.Assert):
+                tests.append((node.test, env, "assert"))
+        for loop in an.module.nodes_of_class(nodes.While):
+            if an.is_step_loop(loop):
+                tests.append((loop.test, NO_ENV, "while"))
+        for test, env, kind in tests:
+            if id(test) in seen:
+                continue
+            seen.add(id(test))
+            if self._reads_value(test, env):
+                word = kind if kind == "a conditional" else f"`{kind}`"
+                yield self.finding(test, what=f"{word} on {test.as_string()[:40]}")
+
+    def _reads_value(self, test: nodes.NodeNG, env) -> bool:
+        an = self.ctx.analyzer
+        if isinstance(test, nodes.BoolOp):
+            return any(self._reads_value(v, env) for v in test.values)
+        if isinstance(test, nodes.UnaryOp) and test.op == "not":
+            return self._reads_value(test.operand, env)
+        if isinstance(test, nodes.Compare):
+            return an.is_tensor(test, env)
+        if isinstance(test, nodes.Call):
+            f = test.func
+            q = an.qualname(f) or ""
+            if isinstance(f, nodes.Attribute) and f.attrname in ("any", "all") and \
+                    an.is_tensor(f.expr, env):
+                return True
+            return q in ("torch.any", "torch.all", "torch.equal", "torch.allclose") and \
+                any(an.is_tensor(a, env) for a in test.args)
+        if isinstance(test, nodes.Name):
+            return _bool_mask(an, test, env)
+        return False
+
+
+class DynamicShapeOp(Rule):
+    """XLA104: an op whose output shape depends on tensor values.
+
+    Source: PyTorch/XLA dynamic shape docs (``nonzero``, ``masked_select`` and
+    boolean indexing have data-dependent output shapes) and "Known performance
+    caveats".
+    """
+
+    code = "XLA104"
+    name = "dynamic-shape-op"
+    message = ("dynamic-shape op: {what} has an output shape that depends on tensor values, so "
+               "XLA must execute to learn the shape and compiles a new graph per size; use "
+               "fixed-size masks (torch.where, multiply by the mask) instead")
+    explanation = """\
+`torch.nonzero`, `masked_select`, `unique`, boolean-mask indexing `t[t > 0]` and
+slicing by a tensor value `t[:n_tensor]` produce outputs whose size depends on the
+data. XLA compiles for static shapes: it has to execute the pending graph to learn
+the size, and every new size is a new graph to compile.
+
+Measured (checks/XLA104, PJRT_DEVICE=CPU): extra executions and compilations per
+step for the flagged script.
+
+**Example**
+```python
+positives = logits[labels > 0]
+loss = positives.mean()
+```
+**Use instead**
+```python
+mask = (labels > 0).float()
+loss = (logits * mask).sum() / mask.sum()
+```
+Reported inside step loops. Not reported on CPU tensors (for example in
+`Dataset.__getitem__` or a collate function).
+"""
+    source = (
+        "https://docs.pytorch.org/xla/master/learn/dynamic_shape.html",
+        "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
+    )
+
+    def check(self) -> Iterator[Finding]:
+        an = self.ctx.analyzer
+        if an is None:
+            return
+        seen: set[tuple[int, int]] = set()
+        for node, env, per_param in an.step_region():
+            if per_param:
+                continue
+            what = self._kind(node, env)
+            if what and (node.lineno, node.col_offset) not in seen:
+                seen.add((node.lineno, node.col_offset))
+                yield self.finding(node, what=what)
+
+    def _kind(self, node: nodes.NodeNG, env) -> str | None:
+        an = self.ctx.analyzer
+        if isinstance(node, nodes.Call):
+            f = node.func
+            q = an.qualname(f) or ""
+            short = q.rsplit(".", 1)[-1]
+            if q.startswith("torch.") and short in DYNAMIC_SHAPE_FUNCS and node.args and \
+                    an.is_tensor(node.args[0], env):
+                return f"torch.{short}"
+            if q == "torch.where" and len(node.args) == 1 and an.is_tensor(node.args[0], env):
+                return "torch.where(cond) with one argument"
+            if isinstance(f, nodes.Attribute) and f.attrname in DYNAMIC_SHAPE_FUNCS and \
+                    not q and an.is_tensor(f.expr, env):
+                return f".{f.attrname}()"
+        if isinstance(node, nodes.Subscript) and an.is_tensor(node.value, env):
+            index = node.slice
+            if _bool_mask(an, index, env):
+                return "boolean-mask indexing"
+            parts = index.elts if isinstance(index, nodes.Tuple) else [index]
+            for part in parts:
+                if isinstance(part, nodes.Slice) and any(
+                        b is not None and an.is_tensor(b, env)
+                        for b in (part.lower, part.upper)):
+                    return "slicing by a tensor value"
+        return None

@@ -97,3 +97,65 @@ whose XLA loaders place the barrier.
             return any(isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments)
                        for b in an.bindings(it))
         return isinstance(it, nodes.Attribute)
+
+
+class PlainDataLoaderInStep(Rule):
+    """XLA302: a training loop that moves each batch of a plain DataLoader itself.
+
+    Source: PyTorch/XLA "PyTorch on XLA Devices" (``pl.MpDeviceLoader`` loads
+    batches onto the device in the background and marks the step).
+    """
+
+    code = "XLA302"
+    name = "plain-dataloader-in-step"
+    message = ("plain DataLoader in the training loop: each batch is copied to the XLA device "
+               "inside the step, so the copy is not overlapped with compute; iterate "
+               "pl.MpDeviceLoader(loader, device) instead (it also places the step barrier)")
+    explanation = """`for batch in loader: batch = batch.to(device)` copies each batch to the device
+synchronously at the start of the step. `torch_xla.distributed.parallel_loader.
+MpDeviceLoader` prefetches batches onto the device in background threads and calls
+`torch_xla.sync()` after each one, so input transfer overlaps the previous step.
+
+**Example**
+```python
+for x, y in loader:
+    x, y = x.to(device), y.to(device)
+    ...
+    torch_xla.sync()
+```
+**Use instead**
+```python
+for x, y in pl.MpDeviceLoader(loader, device):
+    ...
+```
+Reported only for loops over a `torch.utils.data.DataLoader` that run backward or
+an optimizer step and call `.to()` with the XLA device. A loop without any
+barrier is reported as XLA301 instead.
+"""
+    source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
+
+    def check(self) -> Iterator[Finding]:
+        an = self.ctx.analyzer
+        if an is None or an.managed:
+            return
+        for loop in an.module.nodes_of_class(nodes.For):
+            if not self._is_torch_loader(loop.iter) or not an.is_training_loop(loop):
+                continue
+            if not an.has_barrier(loop):
+                continue  # XLA301's finding
+            moves = any(isinstance(c.func, nodes.Attribute) and c.func.attrname == "to"
+                        and c.args and an.is_xla_device(c.args[0])
+                        for c in an.calls_in(loop, into_loops=False))
+            if moves:
+                yield self.finding(loop)
+
+    def _is_torch_loader(self, it: nodes.NodeNG) -> bool:
+        an = self.ctx.analyzer
+        if isinstance(it, nodes.Call):
+            q = an.qualname(it.func) or source_key(it.func) or ""
+            if q in LOOP_WRAPPERS and it.args:
+                return self._is_torch_loader(it.args[0])
+            return q == "torch.utils.data.DataLoader"
+        if isinstance(it, (nodes.Name, nodes.Attribute)):
+            return any(self._is_torch_loader(v) for v in an.values_of(it))
+        return False

@@ -42,21 +42,21 @@ def via_helper(model, dataset, optimizer):
 
 # Traps below: every loop has a barrier.
 def with_sync(model, dataset, optimizer):
-    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):  # error: XLA302
         model(batch.to(device)).backward()
         optimizer.step()
         torch_xla.sync()
 
 
 def with_mark_step(model, dataset, optimizer):
-    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):  # error: XLA302
         model(batch.to(device)).backward()
         optimizer.step()
-        xm.mark_step()
+        xm.mark_step()  # error: XLA508
 
 
 def with_barrier_true(model, dataset, optimizer):
-    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):  # error: XLA302
         model(batch.to(device)).backward()
         xm.optimizer_step(optimizer, barrier=True)
 
@@ -81,7 +81,7 @@ def sync_in_helper(model, dataset, optimizer):
         optimizer.step()
         torch_xla.sync()
 
-    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):  # error: XLA302
         step(batch.to(device))
 
 
@@ -101,7 +101,7 @@ def compiled_epoch(model, batches, optimizer):
 
 
 def step_context(model, dataset, optimizer):
-    for batch in DataLoader(dataset, batch_size=4, drop_last=True):
+    for batch in DataLoader(dataset, batch_size=4, drop_last=True):  # error: XLA302
         with torch_xla.step():
             model(batch.to(device)).backward()
             optimizer.step()

@@ -25,7 +25,7 @@ def guarded_but_not_overwritten():
 def guarded_and_overwritten(args):
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if args.tpu:
-        device = xm.xla_device()
+        device = xm.xla_device()  # error: XLA508
     return device
 
 
