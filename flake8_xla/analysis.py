@@ -68,6 +68,8 @@ COMPILE_WRAPPERS = frozenset({"torch_xla.compile", "torch_xla.step",
                               "torch_xla.experimental.compile", "torch.compile"})
 LOOP_WRAPPERS = frozenset({"builtins.enumerate", "enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm",
                            "itertools.islice", "zip", "iter", "tqdm.trange"})
+MODEL_NAMES = frozenset({"model", "net", "network", "module", "encoder", "decoder",
+                         "generator", "discriminator", "backbone", "classifier"})
 # Imported callables that build objects, never lazy tensors.
 OBJECT_FACTORIES = ("torch.optim", "torch.utils", "transformers", "accelerate", "datasets",
                     "torch_xla.distributed", "torch_xla.amp", "tqdm", "itertools",
@@ -386,9 +388,17 @@ class Analyzer:
         return self._model_keys
 
     def is_model_call(self, call: nodes.Call) -> bool:
-        """True for ``model(...)``/``self.model(...)`` where that object is an nn.Module."""
+        """True for ``model(...)``/``self.model(...)`` where that object is an nn.Module.
+
+        An object is a module when the file calls a module method on it
+        (``.parameters()``, ``.train()``, ``.state_dict()`` ...) or when it is named
+        like one (``model``, ``self.net``, ``teacher_model``).
+        """
         key = source_key(call.func)
-        return bool(key) and key in self.model_keys() and "optim" not in key.lower()
+        if not key or "optim" in key.lower():
+            return False
+        last = key.rsplit(".", 1)[-1].lower()
+        return key in self.model_keys() or last in MODEL_NAMES or last.endswith("_model")
 
     # ---------------------------------------------------------------- tensors
     def is_tensor(self, node: nodes.NodeNG | None, env: Env = NO_ENV, depth: int = 0) -> bool:

@@ -198,6 +198,8 @@ batches across processes (`even_batches=True`).
         for call in an.module.nodes_of_class(nodes.Call):
             q = an.qualname(call.func) or ""
             if q == "transformers.TrainingArguments":
+                if any(k.arg is None for k in call.keywords or ()):
+                    continue  # **kwargs may set it
                 drop = keyword(call, "dataloader_drop_last")
                 if drop is None or (isinstance(drop, nodes.Const) and drop.value is False):
                     yield self.finding(call, what="TrainingArguments without "

@@ -1,0 +1,36 @@
+"""Eval file for XLA102 (ragged last batch)."""
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+from torch.utils.data import DataLoader
+from transformers import TrainingArguments
+
+device = torch_xla.device()
+
+
+def train(model, dataset, optimizer, sampler, flags):
+    loader = DataLoader(dataset, batch_size=32, sampler=sampler)  # error: XLA102
+    for x in pl.MpDeviceLoader(loader, device):
+        model(x).backward()
+        optimizer.step()
+    eval_loader = DataLoader(dataset, batch_size=64, drop_last=False)  # error: XLA102
+    for x in pl.MpDeviceLoader(eval_loader, device):
+        model(x)
+    # Traps: drop_last set, a flag we cannot know, batch size 1, not on the XLA path.
+    ok = DataLoader(dataset, batch_size=32, drop_last=True)
+    for x in pl.MpDeviceLoader(ok, device):
+        model(x)
+    flag = DataLoader(dataset, batch_size=32, drop_last=flags.drop_last)
+    for x in pl.MpDeviceLoader(flag, device):
+        model(x)
+    single = DataLoader(dataset)
+    for x in pl.MpDeviceLoader(single, device):
+        model(x)
+    cpu_only = DataLoader(dataset, batch_size=32)
+    return [len(b) for b in cpu_only]
+
+
+def hf_args():
+    a = TrainingArguments("out", optim="adamw_torch_xla", dataloader_num_workers=4)  # error: XLA102
+    b = TrainingArguments("out", optim="adamw_torch_xla", dataloader_num_workers=4,
+                          dataloader_drop_last=True)
+    return a, b

@@ -1,0 +1,52 @@
+"""Eval file for XLA103 (data-dependent control flow)."""
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+
+device = torch_xla.device()
+
+
+def train(model, loader, optimizer, threshold):
+    best = None
+    for x, y in pl.MpDeviceLoader(loader, device):
+        loss = model(x, y)
+        if torch.isnan(loss).any():  # error: XLA103
+            continue
+        if loss > threshold:  # error: XLA103
+            loss = loss * 0.5
+        done = loss < 0.01
+        if done:  # error: XLA103
+            break
+        assert (loss >= 0).all()  # error: XLA103
+        scale = 2.0 if loss.sum() > 1 else 1.0  # error: XLA103
+        (loss * scale).backward()
+        optimizer.step()
+        # Traps: identity tests, Python numbers, shapes, host values.
+        if best is None:
+            best = threshold
+        if x.shape[0] > 1 and threshold > 0:
+            pass
+        if len(y) == 0:
+            continue
+    # Trap: once, after the loop.
+    if loss > threshold:
+        print("done")
+
+
+def generate(model, idx, steps, eos_id):
+    for _ in range(steps):
+        logits = model(idx)
+        nxt = torch.argmax(logits, dim=-1)
+        idx = torch.cat([idx, nxt], dim=-1)
+        torch_xla.sync()
+        if nxt == eos_id:  # error: XLA103
+            break
+    return idx
+
+
+def collate(samples):
+    # Trap: CPU tensors in a collate function.
+    batch = torch.stack(samples)
+    if batch.sum() > 0:
+        return batch
+    return batch

@@ -1,0 +1,37 @@
+"""Eval file for XLA104 (dynamic-shape ops)."""
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+
+device = torch_xla.device()
+
+
+def train(model, loader, optimizer, k):
+    for x, y in pl.MpDeviceLoader(loader, device):
+        logits = model(x)
+        positives = logits[y > 0]  # error: XLA104
+        idx = torch.nonzero(y)  # error: XLA104
+        picked = torch.masked_select(logits, y > 0)  # error: XLA104
+        uniq = y.unique()  # error: XLA104
+        n = (y > 0).sum()
+        head = logits[:n]  # error: XLA104
+        mask = y != 0
+        kept = logits[mask]  # error: XLA104
+        # Traps: static-shape alternatives.
+        masked = logits * (y > 0).float()
+        chosen = torch.where(y > 0, logits, torch.zeros_like(logits))
+        first = logits[:k]
+        cols = logits[:, 0]
+        gathered = logits[y]
+        loss = (masked.sum() + chosen.sum() + first.sum() + cols.sum() + gathered.sum()
+                + positives.sum() + idx.sum() + picked.sum() + uniq.sum() + head.sum()
+                + kept.sum())
+        loss.backward()
+        optimizer.step()
+
+
+class Dataset:
+    def __getitem__(self, i):
+        # Trap: CPU tensors in a dataset.
+        t = torch.arange(10)
+        return t[t > i]

@@ -1,0 +1,26 @@
+"""Eval file for XLA503 (torch.save of XLA tensors)."""
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+device = torch_xla.device()
+
+
+def save(model, optimizer, args, epoch, path):
+    model.to(device)
+    torch.save(model.state_dict(), path)  # error: XLA503
+    torch.save(optimizer.state_dict(), path)  # error: XLA503
+    torch.save({"model": model.state_dict(), "epoch": epoch}, path)  # error: XLA503
+    weights = torch.ones(3, device=device)
+    torch.save(weights, path)  # error: XLA503
+    # Traps: xm.save, CPU copies, non-tensor objects.
+    xm.save(model.state_dict(), path)
+    torch.save(args, path)
+    torch.save(xm._maybe_convert_to_cpu(model.state_dict()), path)
+    torch.save(weights.cpu(), path)
+    torch.save({"epoch": epoch, "features": [1, 2, 3]}, path)
+
+
+def save_cpu(model, path):
+    model.cpu()
+    torch.save(model.state_dict(), path)

@@ -1,0 +1,16 @@
+"""Eval file for XLA506 (Trainer settings on XLA)."""
+import torch_xla  # noqa: F401
+from transformers import TrainingArguments
+
+
+def make(kwargs):
+    a = TrainingArguments("out", dataloader_drop_last=True)  # error: XLA506
+    b = TrainingArguments("out", optim="adamw_torch", dataloader_num_workers=4,  # error: XLA506
+                          dataloader_drop_last=True)
+    c = TrainingArguments("out", optim="adamw_torch_xla", dataloader_num_workers=0,  # error: XLA506
+                          dataloader_drop_last=True)
+    # Traps.
+    d = TrainingArguments("out", optim="adamw_torch_xla", dataloader_num_workers=4,
+                          dataloader_drop_last=True)
+    e = TrainingArguments("out", **kwargs)
+    return a, b, c, d, e
