@@ -44,7 +44,10 @@ def read_source(filename: str) -> str | None:
 
 def _char_col(line_text: str, byte_col: int) -> int:
     """0-based character column of the 0-based UTF-8 byte offset ``byte_col`` in a line."""
-    return len(line_text.encode("utf-8")[:max(byte_col, 0)].decode("utf-8", errors="ignore"))
+    encoded = line_text.encode("utf-8")
+    if byte_col > len(encoded):  # past the end of the line (or unknown text): keep the offset
+        return len(line_text) + byte_col - len(encoded)
+    return len(encoded[:max(byte_col, 0)].decode("utf-8", errors="ignore"))
 
 
 class SourceSpans:
