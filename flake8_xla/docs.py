@@ -240,10 +240,10 @@ def rule_markdown(rule: type[Rule], checks_dir: Path | None = CHECKS_DIR) -> str
     """
     parts = split_explanation(rule)
     what = summary(rule)
-    doc_source = _docstring_parts(rule)[1]
+    raw_summary, doc_source = _docstring_parts(rule)  # as the author wrote it ("a ...")
     out = [f"## {rule.code}", "", f"Name: `{rule.name}`", "",
            "### What it does", "",
-           f"Reports {what[:1].lower() + what[1:]}" if what else "", "",
+           f"Reports {raw_summary}" if raw_summary else what, "",
            _message_intro(rule), "",
            "```text", message_template(rule), "```", "",
            "### Why is this bad?", "", parts["why"] or "_Not documented yet._"]

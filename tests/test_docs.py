@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 import pytest
@@ -36,8 +37,10 @@ by_code = pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
 
 def test_rules_md_is_up_to_date() -> None:
     assert DOCS.is_file(), f"docs/rules.md is missing; {REGENERATE}"
-    assert DOCS.read_text(encoding="utf-8") == rules_markdown(), \
-        f"docs/rules.md is out of date; {REGENERATE}"
+    current, generated = DOCS.read_text(encoding="utf-8"), rules_markdown()
+    diff = "".join(list(difflib.unified_diff(current.splitlines(True), generated.splitlines(True),
+                                             "docs/rules.md", "generated"))[:40])
+    assert current == generated, f"docs/rules.md is out of date; {REGENERATE}\n{diff}"
 
 
 @by_code
