@@ -107,5 +107,8 @@ class ModuleContext:
 
     @property
     def device_api(self) -> str:
-        """The XLA device getter of the targeted torch_xla: ``torch_xla.device()`` from 2.7 on."""
-        return "torch_xla.device()" if self.options.version >= (2, 7) else "xm.xla_device()"
+        """The XLA device getter of the targeted torch_xla: ``torch_xla.device()`` from 2.8 on.
+
+        2.8 is the release that deprecated ``xm.xla_device`` (see XLA508).
+        """
+        return "torch_xla.device()" if self.options.version >= (2, 8) else "xm.xla_device()"

@@ -12,6 +12,14 @@ from flake8_xla.context import TARGETS, Options, installed_xla_version, parse_ve
 from flake8_xla.engine import lint_tree
 
 
+def _version_arg(text: str) -> tuple[int, int]:
+    """argparse type for ``--xla-version``: ``'2.9'`` -> ``(2, 9)``; bad input is a usage error."""
+    try:
+        return parse_version(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 class Plugin:
     """The flake8 plugin: one instance per checked file.
 
@@ -37,7 +45,7 @@ class Plugin:
             help="auto (default): check files that import torch_xla or use the 'xla' device; "
                  "all: treat every file as XLA code (for helper modules)")
         parser.add_option(
-            "--xla-version", default=None, parse_from_config=True,
+            "--xla-version", default=None, parse_from_config=True, type=_version_arg,
             help="torch_xla version the advice targets, e.g. 2.9 "
                  "(default: the installed torch_xla, else 2.9)")
 
@@ -45,7 +53,8 @@ class Plugin:
     def parse_options(cls, options: argparse.Namespace) -> None:
         """Store the parsed options. Raises ValueError for a malformed --xla-version."""
         raw = getattr(options, "xla_version", None)
-        version = parse_version(raw) if raw else installed_xla_version()
+        version = raw if isinstance(raw, tuple) else (
+            parse_version(raw) if raw else installed_xla_version())
         cls.options = Options(target=getattr(options, "xla_target", "auto") or "auto",
                               version=version)
 

@@ -147,6 +147,9 @@ A conditional whose XLA branch picks a static strategy
         return False
 
 
+BOOL_FUNCS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "any", "all",
+                        "eq", "ne", "gt", "lt", "ge", "le", "logical_and", "logical_or",
+                        "logical_not", "is_nonzero"})
 DYNAMIC_SHAPE_FUNCS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
                                  "argwhere"})
 
@@ -343,8 +346,13 @@ Reported inside training, evaluation and generation step loops. Not reported:
             if isinstance(f, nodes.Attribute) and f.attrname in ("any", "all") and \
                     an.is_tensor(f.expr, env):
                 return True
-            return q in ("torch.any", "torch.all", "torch.equal", "torch.allclose") and \
-                any(an.is_tensor(a, env) for a in test.args)
+            if q in ("torch.equal", "torch.allclose"):
+                return any(an.is_tensor(a, env) for a in test.args)
+            # torch.isnan(loss), torch.any(t), loss.isfinite(): a lazy bool tensor.
+            if q.startswith("torch.") and q.rsplit(".", 1)[-1] in BOOL_FUNCS:
+                return any(an.is_tensor(a, env) for a in test.args)
+            return isinstance(f, nodes.Attribute) and f.attrname in BOOL_FUNCS and \
+                an.is_tensor(f.expr, env)
         if isinstance(test, nodes.Name):
             return _bool_mask(an, test, env)
         return False

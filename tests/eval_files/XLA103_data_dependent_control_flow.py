@@ -50,3 +50,15 @@ def collate(samples):
     if batch.sum() > 0:
         return batch
     return batch
+
+
+def guards(model, loader, optimizer):
+    for x in pl.MpDeviceLoader(loader, device):
+        loss = model(x)
+        if torch.isnan(loss):  # error: XLA103
+            continue
+        assert torch.isfinite(loss)  # error: XLA103
+        if loss.isnan().any():  # error: XLA103
+            continue
+        loss.backward()
+        optimizer.step()
