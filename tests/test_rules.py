@@ -160,3 +160,37 @@ def test_linting_imports_neither_torch_nor_checked_code(tmp_path: Path) -> None:
                           cwd=tmp_path, check=False)
     assert "IMPORTED []" in proc.stdout, proc.stdout + proc.stderr
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_case_names_match_rules(case: Path) -> None:
+    from flake8_xla.rules import RULES_BY_CODE
+
+    spec = tomllib.loads((case / "case.toml").read_text(encoding="utf-8"))
+    assert spec["rule"] == case.name
+    assert spec["name"] == RULES_BY_CODE[case.name].name
+
+
+def test_device_advice_follows_version() -> None:
+    src = "import torch, torch_xla\nd = torch.device('cuda')\n"
+    new = lint_source(src, "t.py", Options(version=(2, 9)))
+    old = lint_source(src, "t.py", Options(version=(2, 7)))
+    assert "torch_xla.device()" in new[0].message
+    assert "xm.xla_device()" in old[0].message
+
+
+def test_bad_xla_version_is_a_usage_error() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select=XLA", "--xla-version=banana",
+         str(CHECKS / "XLA301" / "flagged.py")], capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "--xla-version" in proc.stderr
+
+
+@pytest.mark.parametrize(("version", "expected"), [((2, 9), {"XLA507", "XLA508"}),
+                                                   ((2, 6), set())])
+def test_version_rules_follow_target(version: tuple[int, int], expected: set[str]) -> None:
+    src = ("import torch_xla.core.xla_model as xm\n"
+           "rank = xm.get_ordinal()\n"
+           "xm.mark_step()\n")
+    assert {f.code for f in lint_source(src, "t.py", Options(version=version))} == expected
