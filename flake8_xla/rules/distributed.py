@@ -281,7 +281,7 @@ Not reported when the module calls `init_process_group("xla")`.
 
 
 class SpawnEntryPoint(Rule):
-    """XLA505: the function given to the launcher must take the process index.
+    """XLA505: a launcher entry point that does not take the process index.
 
     Source: PyTorch/XLA "PyTorch on XLA Devices", multi-processing section
     (``xmp.spawn(_mp_fn, args=...)`` calls ``_mp_fn(index, *args)``) and the
