@@ -347,9 +347,45 @@ def _curve(run: ScriptRun) -> tuple[list[float], list[int]]:
     return xs, ys
 
 
+def _claim_bars(ax: Any, result: PairResult) -> None:
+    """Bars of each numeric claim metric, flagged vs fixed, scaled per metric.
+
+    The compile curve alone shows nothing for a hazard that costs executions,
+    transfers or graph size; the bars show the rule's own evidence.
+    """
+    rows = []
+    for verdict in result.claims:
+        flagged, fixed = verdict.sides.get("flagged"), verdict.sides.get("fixed")
+        values = [getattr(flagged, "value", None), getattr(fixed, "value", None)]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            rows.append((verdict.claim.metric, float(values[0]), float(values[1])))
+    if not rows:
+        ax.set_axis_off()
+        outcomes = _outcomes(result)
+        ax.text(0.5, 0.5, f"outcome\n{outcomes}", ha="center", va="center", fontsize=10)
+        return
+    rows = rows[:4]
+    for i, (metric, flagged, fixed) in enumerate(rows):
+        y = len(rows) - 1 - i
+        top = max(flagged, fixed) or 1.0
+        ax.barh(y + 0.2, flagged / top, height=0.38, color="#d62728")
+        ax.barh(y - 0.2, fixed / top, height=0.38, color="#2ca02c")
+        ax.text(flagged / top + 0.03, y + 0.2, f"{flagged:g}", va="center", fontsize=8)
+        ax.text(fixed / top + 0.03, y - 0.2, f"{fixed:g}", va="center", fontsize=8)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([m.replace("aten::", "")[:24] for m, _, _ in reversed(rows)],
+                       fontsize=8)
+    ax.set_xticks([])
+    ax.set_xlim(0, 1.35)
+    ax.set_title("claimed metrics", fontsize=9)
+    for spine in ("top", "right", "bottom"):
+        ax.spines[spine].set_visible(False)
+
+
 def render_png(results: Sequence[PairResult]) -> bytes:
-    """report.png: one panel per pair, cumulative graph compilations (UncachedCompile)
-    against step barriers for the flagged and the fixed script.
+    """report.png: one panel per pair. Left, cumulative graph compilations
+    (UncachedCompile) against step barriers for the flagged (red) and fixed (green)
+    script; right, the metrics of the pair's case.toml claims, flagged vs fixed.
 
     Raises:
         ImportError: matplotlib is not installed.
@@ -361,16 +397,16 @@ def render_png(results: Sequence[PairResult]) -> bytes:
     from matplotlib.ticker import MaxNLocator
 
     count = max(1, len(results))
-    ncols = min(3, count)
+    ncols = min(2, count)
     nrows = math.ceil(count / ncols)
-    fig = Figure(figsize=(5.2 * ncols, 3.8 * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False)
+    fig = Figure(figsize=(7.6 * ncols, 3.6 * nrows), layout="constrained")
+    cells = fig.subfigures(nrows, ncols, squeeze=False)
     styles = {"flagged": ("#d62728", "o", 1.8), "fixed": ("#2ca02c", "s", 3.5)}
-    for index, ax in enumerate(axes.flat):
+    for index, cell in enumerate(cells.flat):
         if index >= len(results):
-            ax.set_axis_off()
             continue
         result = results[index]
+        ax, bars = cell.subplots(1, 2, width_ratios=[3, 2])
         top = 1
         for side in ("fixed", "flagged"):  # flagged drawn last, on top of the wider fixed line
             run = result.runs[side]
@@ -383,7 +419,7 @@ def render_png(results: Sequence[PairResult]) -> bytes:
             noun = "compilation" if ys[-1] == 1 else "compilations"
             ax.plot(xs, ys, drawstyle="steps-post", color=color, marker=marker, markersize=4,
                     linewidth=width, label=f"{side}: {ys[-1]} graph {noun}{state}")
-        ax.set_title(f"{_label(result)}: {result.status}", fontsize=11, fontweight="bold")
+        cell.suptitle(f"{_label(result)}: {result.status}", fontsize=11, fontweight="bold")
         ax.set_xlabel("step barrier (torch_xla.sync / mark_step)")
         ax.set_ylabel("cumulative graph compilations")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -392,11 +428,12 @@ def render_png(results: Sequence[PairResult]) -> bytes:
         ax.set_xlim(left=0)
         ax.grid(alpha=0.3)
         handles, labels = ax.get_legend_handles_labels()
-        ax.legend(handles[::-1], labels[::-1], loc="upper left", fontsize=9)
+        ax.legend(handles[::-1], labels[::-1], loc="upper left", fontsize=8)
+        _claim_bars(bars, result)
     if not results:
-        axes.flat[0].text(0.5, 0.5, "no pairs", ha="center", va="center")
+        cells.flat[0].text(0.5, 0.5, "no pairs", ha="center", va="center")
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
+    fig.savefig(buffer, format="png", dpi=100)
     return buffer.getvalue()
 
 
