@@ -23,6 +23,7 @@ from flake8_xla.imports import ImportTable, canonical
 
 MAX_DEPTH = 12          # nesting of value resolution before giving up ("unknown")
 MAX_CALL_DEPTH = 3      # same-module calls followed from a step loop
+WORK_BUDGET = 400_000   # inference steps per file; past it every answer is "unknown"
 
 Env = frozenset  # frozenset[tuple[int, str]]: (id(FunctionDef), tainted param name)
 NO_ENV: Env = Env()
@@ -131,6 +132,10 @@ class Analyzer:
         self._tensor_memo: dict[tuple[int, Env], bool] = {}
         self._bindings_memo: dict[int, list[nodes.NodeNG]] = {}
         self._region: list[tuple[nodes.NodeNG, Env, bool]] | None = None
+        self._sites_memo: dict[int, list[nodes.Call]] = {}
+        self._loader_memo: dict[int, bool] = {}
+        self._loop_memo: dict[tuple[str, int], bool] = {}
+        self._work = 0
         self._closures: set[int] | None = None
         self._in_progress: set[tuple[int, Env]] = set()
         self._calls_by_name: dict[str, list[nodes.Call]] | None = None
@@ -142,6 +147,11 @@ class Analyzer:
             or (isinstance(c.func, nodes.Attribute) and c.func.attrname == "per_device_loader")
             or (self.qualname(c.func) or "").endswith("data_parallel.DataParallel")
             for c in module.nodes_of_class(nodes.Call))
+
+    def _spend(self) -> bool:
+        """Count one inference step; False once the per-file budget is spent ("unknown")."""
+        self._work += 1
+        return self._work <= WORK_BUDGET
 
     # ------------------------------------------------------------------ names
     def qualname(self, node: nodes.NodeNG) -> str | None:
@@ -303,8 +313,17 @@ class Analyzer:
         the loader handed to a legacy ``DataParallel`` loop function, or any of
         these through ``enumerate``/``tqdm``/``islice``/a name or ``self.attr``.
         """
-        if node is None or depth > MAX_DEPTH:
+        if node is None or depth > MAX_DEPTH or not self._spend():
             return False
+        key = id(node)
+        if key in self._loader_memo:
+            return self._loader_memo[key]
+        self._loader_memo[key] = False  # in progress: a cycle means "unknown"
+        result = self._is_xla_loader(node, depth)
+        self._loader_memo[key] = result
+        return result
+
+    def _is_xla_loader(self, node: nodes.NodeNG, depth: int) -> bool:
         if isinstance(node, nodes.Call):
             q = self.qualname(node.func)
             if q in XLA_LOADERS:
@@ -313,6 +332,11 @@ class Analyzer:
                 return True
             if (q in LOOP_WRAPPERS or source_key(node.func) in LOOP_WRAPPERS) and node.args:
                 return any(self.is_xla_loader(a, depth + 1) for a in node.args)
+            target = self.resolve_function(node.func)
+            if target is not None:  # a same-module factory that returns an XLA loader
+                return any(r.value is not None and self.is_xla_loader(r.value, depth + 1)
+                           for r in target.nodes_of_class(nodes.Return, skip_klass=(
+                               nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)))
             return False
         if isinstance(node, (nodes.Name, nodes.Attribute)):
             if any(self.is_xla_loader(v, depth + 1) for v in self.values_of(node)):
@@ -342,7 +366,7 @@ class Analyzer:
                 if self.is_legacy_loop_fn(func) and idx == legacy_index:
                     return True
                 offset = 1 if names and names[0] in ("self", "cls") else 0
-                for call in self.calls_named(func.name):
+                for call in self.call_sites(func):
                     arg = None
                     pos = idx - offset
                     if 0 <= pos < len(call.args):
@@ -352,6 +376,16 @@ class Analyzer:
                     if arg is not None and pred(arg, depth + 1):
                         return True
         return False
+
+    def call_sites(self, func: nodes.FunctionDef) -> list[nodes.Call]:
+        """Calls in the module that resolve to ``func`` (by name or ``self.method``)."""
+        key = id(func)
+        sites = self._sites_memo.get(key)
+        if sites is None:
+            sites = [c for c in self.calls_named(func.name)
+                     if self.resolve_function(c.func) is func]
+            self._sites_memo[key] = sites
+        return sites
 
     def is_legacy_loop_fn(self, func: nodes.FunctionDef) -> bool:
         """``fn(model, loader, device, context)`` run by torch_xla's legacy DataParallel."""
@@ -407,7 +441,7 @@ class Analyzer:
         ``env`` holds ``(id(FunctionDef), param)`` pairs bound to lazy tensors by
         the call being followed. Unknown values give False.
         """
-        if node is None or depth > MAX_DEPTH:
+        if node is None or depth > MAX_DEPTH or not self._spend():
             return False
         key = (id(node), env)
         memo = self._tensor_memo.get(key)
@@ -648,10 +682,24 @@ class Analyzer:
         return False
 
     def is_training_loop(self, loop: nodes.For | nodes.While) -> bool:
+        """Memoised :meth:`_is_training_loop`."""
+        key = ("is_training_loop", id(loop))
+        if key not in self._loop_memo:
+            self._loop_memo[key] = self._is_training_loop(loop)
+        return self._loop_memo[key]
+
+    def _is_training_loop(self, loop: nodes.For | nodes.While) -> bool:
         """A loop that runs backward or an optimizer step itself (not in an inner loop)."""
         return any(self.is_update_call(c) for c in self.calls_in(loop, into_loops=False))
 
     def has_barrier(self, loop: nodes.For | nodes.While) -> bool:
+        """Memoised :meth:`_has_barrier`."""
+        key = ("has_barrier", id(loop))
+        if key not in self._loop_memo:
+            self._loop_memo[key] = self._has_barrier(loop)
+        return self._loop_memo[key]
+
+    def _has_barrier(self, loop: nodes.For | nodes.While) -> bool:
         """A step barrier runs somewhere in the loop's iterations (inner loops included)."""
         if any(self.is_barrier_call(c) for c in self.calls_in(loop, into_loops=True)):
             return True
@@ -664,6 +712,13 @@ class Analyzer:
         return False
 
     def is_step_loop(self, loop: nodes.For | nodes.While) -> bool:
+        """Memoised :meth:`_is_step_loop`."""
+        key = ("is_step_loop", id(loop))
+        if key not in self._loop_memo:
+            self._loop_memo[key] = self._is_step_loop(loop)
+        return self._loop_memo[key]
+
+    def _is_step_loop(self, loop: nodes.For | nodes.While) -> bool:
         """A training or evaluation loop whose body runs once per step (batch)."""
         if isinstance(loop, nodes.For):
             if self.is_xla_loader(loop.iter):
