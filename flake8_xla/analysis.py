@@ -36,7 +36,9 @@ HOST_RESULT_METHODS = frozenset({
 })
 # Tensor attributes that are host metadata.
 HOST_ATTRS = frozenset({"shape", "device", "dtype", "ndim", "requires_grad", "is_leaf",
-                        "names", "layout", "is_cuda", "name"})
+                        "names", "layout", "is_cuda", "name", "training", "config",
+                        "__class__", "__name__", "grad_fn", "param_groups", "is_xla",
+                        "num_embeddings", "in_features", "out_features", "state"})
 # Builtins that return host values whatever their argument.
 HOST_BUILTINS = frozenset({"len", "str", "repr", "isinstance", "issubclass", "type", "id",
                            "hash", "print", "format", "int", "float", "bool", "round",
@@ -68,7 +70,7 @@ OPTIMIZER_STEP = "torch_xla.core.xla_model.optimizer_step"
 COMPILE_WRAPPERS = frozenset({"torch_xla.compile", "torch_xla.step",
                               "torch_xla.experimental.compile", "torch.compile"})
 LOOP_WRAPPERS = frozenset({"builtins.enumerate", "enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm",
-                           "itertools.islice", "zip", "iter", "tqdm.trange"})
+                           "itertools.islice", "itertools.cycle", "zip", "iter", "tqdm.trange"})
 MODEL_NAMES = frozenset({"model", "net", "network", "module", "encoder", "decoder",
                          "generator", "discriminator", "backbone", "classifier"})
 # Imported callables that build objects, never lazy tensors.
@@ -194,6 +196,8 @@ class Analyzer:
         cur = name.parent
         while cur is not None and cur is not frame:
             if isinstance(cur, (nodes.For, nodes.While)):
+                if self._killed_in_iteration(cur, name, out):
+                    break
                 for stmt in cur.body:
                     for an in stmt.nodes_of_class(nodes.AssignName, skip_klass=(
                             nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
@@ -202,6 +206,22 @@ class Analyzer:
             cur = cur.parent
         self._bindings_memo[key] = out
         return out
+
+    @staticmethod
+    def _killed_in_iteration(loop: nodes.For | nodes.While, use: nodes.Name,
+                             reaching: list[nodes.NodeNG]) -> bool:
+        """The name is rebound at the start of each iteration, before ``use``.
+
+        A ``for`` target, or an assignment earlier in the same loop body, kills
+        the values of the previous iteration, so later assignments cannot reach.
+        """
+        if isinstance(loop, nodes.For) and any(
+                isinstance(t, nodes.AssignName) and t.name == use.name
+                for t in loop.target.nodes_of_class(nodes.AssignName)):
+            return True
+        first, last = loop.body[0].fromlineno, loop.body[-1].tolineno
+        return any(isinstance(b, nodes.AssignName) and first <= b.lineno <= last
+                   and b.lineno < use.lineno and b.frame() is use.frame() for b in reaching)
 
     def self_attr_values(self, attr: nodes.Attribute) -> list[nodes.NodeNG]:
         """Values assigned to ``self.<attr>`` anywhere in the module's classes."""
@@ -421,6 +441,25 @@ class Analyzer:
             self._model_keys = keys
         return self._model_keys
 
+    def is_module_object(self, node: nodes.NodeNG) -> bool:
+        """``model``/``self.net``: an nn.Module (by its use in this file or its name)."""
+        key = source_key(node)
+        if not key or "optim" in key.lower():
+            return False
+        last = key.rsplit(".", 1)[-1].lower()
+        return key in self.model_keys() or last in MODEL_NAMES or last.endswith("_model")
+
+    def is_cpu_module(self, node: nodes.NodeNG) -> bool:
+        """A module bound to ``x.cpu()`` or ``x.to('cpu')``."""
+        for value in self.values_of(node):
+            if not (isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute)):
+                continue
+            f = value.func
+            if f.attrname == "cpu" or (f.attrname == "to" and value.args and
+                                       self.is_cpu_device(value.args[0])):
+                return True
+        return False
+
     def is_model_call(self, call: nodes.Call) -> bool:
         """True for ``model(...)``/``self.model(...)`` where that object is an nn.Module.
 
@@ -428,11 +467,7 @@ class Analyzer:
         (``.parameters()``, ``.train()``, ``.state_dict()`` ...) or when it is named
         like one (``model``, ``self.net``, ``teacher_model``).
         """
-        key = source_key(call.func)
-        if not key or "optim" in key.lower():
-            return False
-        last = key.rsplit(".", 1)[-1].lower()
-        return key in self.model_keys() or last in MODEL_NAMES or last.endswith("_model")
+        return self.is_module_object(call.func) and not self.is_cpu_module(call.func)
 
     # ---------------------------------------------------------------- tensors
     def is_tensor(self, node: nodes.NodeNG | None, env: Env = NO_ENV, depth: int = 0) -> bool:
@@ -534,10 +569,22 @@ class Analyzer:
                     isinstance(stmt.target, nodes.Tuple) and stmt.target.elts and \
                     stmt.target.elts[0] is b:
                 return False  # the enumerate counter
+            target = stmt.target
+            if isinstance(target, nodes.Tuple) and isinstance(it, nodes.Call) and \
+                    self.is_builtin(it.func, "zip") and len(target.elts) == len(it.args):
+                for elt, arg in zip(target.elts, it.args):
+                    if b in elt.nodes_of_class(nodes.AssignName):
+                        return not (isinstance(arg, nodes.Call) and self.is_builtin(
+                            arg.func, "range")) and (self.is_xla_loader(arg) or t(arg, env, d))
+            if isinstance(target, nodes.Tuple) and isinstance(it, nodes.Call) and \
+                    isinstance(it.func, nodes.Attribute) and it.func.attrname == "items" and \
+                    target.elts and target.elts[0] is b:
+                return False  # a dict key
             if self.is_xla_loader(it):
-                target = stmt.target
+                # (index, batch) pairs of legacy loaders: the index is a Python int.
                 return not (isinstance(target, nodes.Tuple) and len(target.elts) == 2 and
-                            target.elts[0] is b and b.name in INDEX_NAMES)
+                            target.elts[0] is b and (b.name in INDEX_NAMES or isinstance(
+                                target.elts[1], nodes.Tuple)))
             if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute) and \
                     it.func.attrname in ("items", "values") and t(it.func.expr, env, d):
                 return True
@@ -571,6 +618,9 @@ class Analyzer:
             name = func.attrname
             if name in HOST_RESULT_METHODS:
                 return False
+            if name in ("to", "cuda", "cpu", "half", "bfloat16", "float", "train", "eval") and \
+                    self.is_module_object(func.expr):
+                return False  # the module itself, not a tensor; its calls are model calls
             if name == "to":
                 dev = call.args[0] if call.args else keyword(call, "device")
                 if dev is not None and self.is_cpu_device(dev):
@@ -645,7 +695,8 @@ class Analyzer:
                 continue
             yield n
             target = self.resolve_function(n.func)
-            if target is not None and dep < MAX_CALL_DEPTH and id(target) not in seen:
+            if target is not None and dep < MAX_CALL_DEPTH and id(target) not in seen and \
+                    not self.is_compiled_function(target):
                 seen.add(id(target))
                 for stmt in target.body:
                     if not into_loops and isinstance(stmt, (nodes.For, nodes.While)):
@@ -674,12 +725,19 @@ class Analyzer:
     def is_barrier_call(self, call: nodes.Call) -> bool:
         """``torch_xla.sync()``, ``xm.mark_step()`` or ``xm.optimizer_step(..., barrier=True)``."""
         q = self.qualname(call.func)
+        if q is None and isinstance(call.func, nodes.Name):  # mark = xm.mark_step; mark()
+            q = next((self.qualname(v) for v in self.values_of(call.func)
+                      if isinstance(v, (nodes.Name, nodes.Attribute))), None)
         if q in BARRIER_CALLS:
             return True
         if q == OPTIMIZER_STEP:
             b = keyword(call, "barrier")
-            return isinstance(b, nodes.Const) and b.value is True
-        return False
+            # barrier=<expression>: may be True, so the loop is not known to lack one.
+            return b is not None and not (isinstance(b, nodes.Const) and not b.value)
+        if self.is_builtin(call.func, "next") and call.args and self.is_xla_loader(call.args[0]):
+            return True  # MpDeviceLoader's __next__ marks the step
+        target = self.resolve_function(call.func)
+        return target is not None and self.is_compiled_function(target)
 
     def is_training_loop(self, loop: nodes.For | nodes.While) -> bool:
         """Memoised :meth:`_is_training_loop`."""
@@ -707,7 +765,8 @@ class Analyzer:
             if isinstance(n, nodes.With):
                 for expr, _ in n.items:
                     if isinstance(expr, nodes.Call) and self.qualname(expr.func) in (
-                            "torch_xla.step", "torch_xla.compile"):
+                            "torch_xla.step", "torch_xla.compile",
+                            "torch_xla.debug.profiler.StepTrace"):
                         return True
         return False
 
@@ -821,6 +880,18 @@ class Analyzer:
                 if target is not None:
                     out.add(id(target))
         return out
+
+    def is_compiled_function(self, func: nodes.FunctionDef) -> bool:
+        """Decorated with, or handed to, ``torch_xla.compile``/``torch_xla.step``."""
+        for dec in func.decorators.nodes if func.decorators else ():
+            target = dec.func if isinstance(dec, nodes.Call) else dec
+            if self.qualname(target) in COMPILE_WRAPPERS:
+                return True
+        for call in self.calls_named("compile") + self.calls_named("step"):
+            if self.qualname(call.func) in COMPILE_WRAPPERS and call.args and \
+                    self.resolve_function(call.args[0]) is func:
+                return True
+        return False
 
     def in_compiled_function(self, node: nodes.NodeNG) -> bool:
         """True when ``node`` sits in a function wrapped by ``torch_xla.compile``/``step``."""
