@@ -143,12 +143,29 @@ class Analyzer:
         self._calls_by_name: dict[str, list[nodes.Call]] | None = None
         self._model_keys: set[str] | None = None
         self._self_attrs: dict[str, list[nodes.NodeNG]] | None = None
-        self.managed = any(imports.imports_prefix(m) for m in MANAGED_FRAMEWORKS)
+        self.managed = self._uses_managed_framework()
         self.builds_xla_loader = any(
             self.qualname(c.func) in XLA_LOADERS
             or (isinstance(c.func, nodes.Attribute) and c.func.attrname == "per_device_loader")
             or (self.qualname(c.func) or "").endswith("data_parallel.DataParallel")
             for c in module.nodes_of_class(nodes.Call))
+
+    def _uses_managed_framework(self) -> bool:
+        """The file drives training with accelerate, Lightning or Fabric (not just a seed)."""
+        if not any(self.imports.imports_prefix(m) for m in MANAGED_FRAMEWORKS):
+            return False
+        for call in self.module.nodes_of_class(nodes.Call):
+            q = self.qualname(call.func) or ""
+            if q.startswith(MANAGED_FRAMEWORKS) and q.rsplit(".", 1)[-1] in (
+                    "Accelerator", "Fabric", "Trainer", "LightningModule"):
+                return True
+            if isinstance(call.func, nodes.Attribute) and call.func.attrname in (
+                    "prepare", "setup_dataloaders", "backward") and \
+                    "accelerator" in (source_key(call.func.expr) or "") + "fabric":
+                return True
+        return any(isinstance(c, nodes.ClassDef) and any(
+            (self.qualname(b) or "").endswith("LightningModule") for b in c.bases)
+            for c in self.module.nodes_of_class(nodes.ClassDef))
 
     def _spend(self) -> bool:
         """Count one inference step; False once the per-file budget is spent ("unknown")."""
@@ -714,7 +731,7 @@ class Analyzer:
         if isinstance(func, nodes.Attribute):
             if func.attrname == "backward":
                 return True
-            if func.attrname == "step" and not call.args and not call.keywords:
+            if func.attrname == "step" and len(call.args) <= 1 and not call.keywords:
                 key = (source_key(func.expr) or "").lower()
                 return "optim" in key or key.endswith("opt")
             if func.attrname == "step" and len(call.args) == 1:

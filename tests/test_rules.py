@@ -94,7 +94,8 @@ def test_flake8_reports_checks_at_case_lines() -> None:
 
 
 def test_auto_target_skips_files_without_xla() -> None:
-    src = "import torch\nfor x in loader:\n    loss = model(x)\n    loss.backward()\n    opt.step()\n"
+    src = ("import torch\nloader = torch.utils.data.DataLoader(ds)\nfor x in loader:\n"
+           "    loss = model(x)\n    loss.backward()\n    opt.step()\n")
     assert lint_source(src, "t.py", Options(target="auto")) == []
     assert [f.code for f in lint_source(src, "t.py", Options(target="all"))] == ["XLA301"]
 
@@ -127,8 +128,9 @@ def test_noqa_and_extend_ignore() -> None:
 
 def test_xla_target_from_config(tmp_path: Path) -> None:
     (tmp_path / "helper.py").write_text(
-        "def train(model, loader, opt):\n"
-        "    for x in loader:\n"
+        "from torch.utils.data import DataLoader\n"
+        "def train(model, dataset, opt):\n"
+        "    for x in DataLoader(dataset, batch_size=4):\n"
         "        model(x).backward()\n"
         "        opt.step()\n")
     (tmp_path / "setup.cfg").write_text("[flake8]\nselect = XLA\nxla-target = all\n")

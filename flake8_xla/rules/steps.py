@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import LOOP_WRAPPERS, source_key
+from flake8_xla.analysis import LOOP_WRAPPERS, keyword, source_key
 from flake8_xla.context import Finding
 from flake8_xla.rules.base import Rule
 
@@ -66,37 +66,109 @@ whose XLA loaders place the barrier.
                 continue
             if isinstance(loop, nodes.For) and an.is_xla_loader(loop.iter):
                 continue
-            if an.in_compiled_function(loop) or self._outer_loop_has_barrier(loop):
+            if an.in_compiled_function(loop) or self._runs_inside_a_step(loop):
                 continue
-            if self._loader_unknown(loop):
-                continue
+            if not self._data_is_plain(loop):
+                continue  # the batches may come from an XLA loader we cannot see
             yield self.finding(loop)
 
-    def _outer_loop_has_barrier(self, loop: nodes.NodeNG) -> bool:
-        """An inner (e.g. gradient-accumulation) loop of a loop that has a barrier."""
+    def _runs_inside_a_step(self, loop: nodes.NodeNG) -> bool:
+        """A micro-batch loop (not over a data loader) inside a step that has a barrier.
+
+        That is an inner loop of a loop with a barrier or an XLA loader, or a loop in
+        a function called from such a loop: gradient accumulation, not a step loop.
+        """
         an = self.ctx.analyzer
-        cur = loop.parent
-        while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
-            if isinstance(cur, (nodes.For, nodes.While)) and (
-                    an.has_barrier(cur) or (isinstance(cur, nodes.For) and an.is_xla_loader(
-                        cur.iter))):
-                return True
-            cur = cur.parent
+        if isinstance(loop, nodes.For) and an.is_plainly_loader(loop.iter):
+            return False  # a loop over the data is the step loop itself
+        if isinstance(loop, nodes.While) and not loop.test.as_string().startswith("True") \
+                and any(self._next_arg(c) is not None for c in an.calls_in(loop,
+                                                                           into_loops=False)):
+            return False
+        seen: set[int] = set()
+        todo = [loop]
+        while todo:
+            node = todo.pop()
+            cur = node.parent
+            while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+                if isinstance(cur, (nodes.For, nodes.While)) and (an.has_barrier(cur) or (
+                        isinstance(cur, nodes.For) and an.is_xla_loader(cur.iter))):
+                    return True
+                cur = cur.parent
+            if isinstance(cur, nodes.FunctionDef) and id(cur) not in seen and len(seen) < 20:
+                seen.add(id(cur))
+                todo.extend(an.call_sites(cur))
         return False
 
-    def _loader_unknown(self, loop: nodes.NodeNG) -> bool:
-        """The loop iterates a parameter whose loader may be an XLA one built elsewhere."""
+    @staticmethod
+    def _next_arg(call: nodes.Call) -> nodes.NodeNG | None:
+        if isinstance(call.func, nodes.Name) and call.func.name == "next" and call.args:
+            return call.args[0]
+        return None
+
+    def _data_is_plain(self, loop: nodes.NodeNG) -> bool:
+        """The loop's batches come from a source known not to place a barrier.
+
+        A ``for`` over a DataLoader, a list, ``range`` or a same-module function
+        that returns one of those; a ``while`` loop whose ``next()`` calls read such
+        a source (or that makes its batches itself). Parameters with no visible
+        call site, subscripts and foreign calls are unknown: no finding.
+        """
         an = self.ctx.analyzer
-        if not an.builds_xla_loader or not isinstance(loop, nodes.For):
+        if isinstance(loop, nodes.For):
+            return self._plain(loop.iter, 0)
+        sources = [self._next_arg(c) for c in an.calls_in(loop, into_loops=False)]
+        return all(self._plain(src, 0) for src in sources if src is not None)
+
+    def _plain(self, node: nodes.NodeNG | None, depth: int) -> bool:
+        an = self.ctx.analyzer
+        if node is None or depth > 8:
             return False
-        it = loop.iter
-        while isinstance(it, nodes.Call) and it.args and (
-                an.qualname(it.func) in LOOP_WRAPPERS or source_key(it.func) in LOOP_WRAPPERS):
-            it = it.args[0]
-        if isinstance(it, nodes.Name):
-            return any(isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments)
-                       for b in an.bindings(it))
-        return isinstance(it, nodes.Attribute)
+        if isinstance(node, (nodes.List, nodes.Tuple, nodes.ListComp, nodes.GeneratorExp,
+                             nodes.Const)):
+            return True
+        if isinstance(node, nodes.Call):
+            q = an.qualname(node.func) or source_key(node.func) or ""
+            if q.endswith("DataLoader") or q in ("range", "list", "sorted", "reversed"):
+                return True
+            if q in LOOP_WRAPPERS:
+                return bool(node.args) and all(self._plain(a, depth + 1) for a in node.args)
+            if isinstance(node.func, nodes.Attribute) and node.func.attrname in (
+                    "chunk", "split", "items", "values", "keys"):
+                return True
+            target = an.resolve_function(node.func)
+            if target is None or any(True for _ in target.nodes_of_class(
+                    (nodes.Yield, nodes.YieldFrom), skip_klass=(nodes.FunctionDef,
+                                                                nodes.Lambda))):
+                return False
+            returns = [r.value for r in target.nodes_of_class(nodes.Return, skip_klass=(
+                nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)) if r.value is not None]
+            return bool(returns) and all(self._plain(r, depth + 1) for r in returns)
+        if isinstance(node, (nodes.Name, nodes.Attribute)):
+            values = an.values_of(node)
+            if values:
+                return all(self._plain(v, depth + 1) for v in values)
+            return self._param_plain(node, depth)
+        return False
+
+    def _param_plain(self, node: nodes.NodeNG, depth: int) -> bool:
+        """A parameter whose every call site passes a plain source."""
+        an = self.ctx.analyzer
+        if not isinstance(node, nodes.Name):
+            return False
+        for b in an.bindings(node):
+            if isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments) and \
+                    isinstance(b.parent.parent, nodes.FunctionDef):
+                func = b.parent.parent
+                names = [a.name for a in b.parent.args]
+                offset = 1 if names and names[0] in ("self", "cls") else 0
+                idx = names.index(b.name) - offset if b.name in names else -1
+                sites = an.call_sites(func)
+                args = [c.args[idx] if 0 <= idx < len(c.args) else keyword(c, b.name)
+                        for c in sites]
+                return bool(sites) and all(a is not None and self._plain(a, depth + 1)
+                                           for a in args)
+        return False
 
 
 class PlainDataLoaderInStep(Rule):

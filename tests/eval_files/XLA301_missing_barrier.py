@@ -23,7 +23,8 @@ def optimizer_step_without_barrier(model, dataset, optimizer):
         xm.optimizer_step(optimizer)
 
 
-def while_loop(model, it, optimizer):
+def while_loop(model, dataset, optimizer):
+    it = iter(DataLoader(dataset, batch_size=8, drop_last=True))
     while True:  # error: XLA301
         batch = next(it)
         model(batch.to(device)).backward()
@@ -112,3 +113,39 @@ def no_training(model, dataset):
         for batch in DataLoader(dataset, batch_size=4, drop_last=True):
             model(batch.to(device))
     torch_xla.sync()
+
+
+def unknown_source(model, loader, optimizer):
+    # Trap: a loader parameter with no visible call site may be an MpDeviceLoader.
+    for batch in loader:
+        model(batch).backward()
+        optimizer.step()
+
+
+def epoch_barrier_only(model, dataset, optimizer):
+    loader = DataLoader(dataset, batch_size=8, drop_last=True)
+    for _ in range(3):
+        for batch in loader:  # error: XLA301
+            model(batch.to(device)).backward()
+            optimizer.step()
+        torch_xla.sync()
+
+
+def micro_steps(model, batch, optimizer, k):
+    # Trap: gradient accumulation inside a step whose caller places the barrier.
+    for micro in batch.chunk(k):
+        model(micro).backward()
+    optimizer.step()
+
+
+def caller(model, loader, optimizer):
+    for batch in pl.MpDeviceLoader(loader, device):
+        micro_steps(model, batch, optimizer, 4)
+
+
+def next_of_device_loader(model, loader, optimizer, steps):
+    # Trap: MpDeviceLoader.__next__ marks the step.
+    it = iter(pl.MpDeviceLoader(loader, device))
+    for _ in range(steps):
+        model(next(it)).backward()
+        optimizer.step()
