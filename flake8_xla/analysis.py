@@ -14,6 +14,7 @@ cannot be resolved, a recursion cycle or a depth limit gives ``False``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import astroid
@@ -109,15 +110,57 @@ def keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
     return None
 
 
-def mentions(node: nodes.NodeNG, *words: str) -> bool:
-    """True when an identifier or string literal under ``node`` contains one of ``words``."""
+_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def words_of(node: nodes.NodeNG) -> set[str]:
+    """Lower-case words of the identifiers and string literals under ``node``.
+
+    ``args.use_tpu`` gives {args, use, tpu}; ``torch.cuda.is_available()`` gives
+    {torch, cuda, is, available}; ``num_samples`` does not contain "amp".
+    """
+    out: set[str] = set()
     for sub in node.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Const)):
         text = (sub.name if isinstance(sub, nodes.Name)
                 else sub.attrname if isinstance(sub, nodes.Attribute)
                 else sub.value if isinstance(sub.value, str) else "")
-        low = text.lower()
-        if any(w in low for w in words):
-            return True
+        if isinstance(sub, nodes.Const) and text.isupper():
+            # 'CUDA'/'TPU' as returned by xm.xla_device_hw(): XLA hardware kinds.
+            out.update("xla_hw_" + w.lower() for w in _WORD_SPLIT.split(text) if w)
+            continue
+        out.update(w.lower() for w in _WORD_SPLIT.split(text) if w)
+    return out
+
+
+def mentions(node: nodes.NodeNG, *words: str) -> bool:
+    """True when a word of ``node`` (see :func:`words_of`) is one of ``words`` or its plural."""
+    found = words_of(node)
+    return any(w in found or w + "s" in found for w in words)
+
+
+XLA_WORDS = ("xla", "tpu", "trainium", "neuron", "xla_hw_tpu", "xla_hw_neuron")
+
+
+def guarded(node: nodes.NodeNG, *, cuda_kinds: tuple[type, ...] = (nodes.If, nodes.IfExp)
+            ) -> bool:
+    """True when the XLA path does not reach ``node``.
+
+    That is a branch of an ``if`` (of ``cuda_kinds``) whose test asks about CUDA
+    or a GPU, or the non-XLA branch of an ``if``/ternary whose test asks about
+    XLA, a TPU or Neuron (``else`` of ``if args.tpu:``, body of ``if not use_xla:``).
+    """
+    child, cur = node, node.parent
+    while cur is not None and not isinstance(cur, nodes.Module):
+        if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
+            if isinstance(cur, cuda_kinds) and mentions(cur.test, "cuda", "gpu"):
+                return True
+            if mentions(cur.test, *XLA_WORDS):
+                in_else = child is cur.orelse if isinstance(cur, nodes.IfExp) else \
+                    child in cur.orelse
+                negated = isinstance(cur.test, nodes.UnaryOp) and cur.test.op == "not"
+                if in_else != negated:
+                    return True
+        child, cur = cur, cur.parent
     return False
 
 
@@ -181,6 +224,12 @@ class Analyzer:
             except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
                 return None
             if assigns and all(isinstance(a, (nodes.Import, nodes.ImportFrom)) for a in assigns):
+                if len(assigns) > 1:
+                    # ``if tpu: from torch_xla.amp import autocast`` / ``else: from
+                    # torch.cuda.amp import autocast``: ambiguous, so unknown.
+                    found = {self._import_qualname(a, node.name) for a in assigns}
+                    if len(found) > 1:
+                        return None
                 return self.imports.resolve(node.name)
             if all(a.root().name == "builtins" for a in assigns):
                 return node.name  # an unshadowed builtin (astroid's stub or unknown)
@@ -188,6 +237,16 @@ class Analyzer:
         if isinstance(node, nodes.Attribute):
             base = self.qualname(node.expr)
             return canonical(f"{base}.{node.attrname}") if base else None
+        return None
+
+    @staticmethod
+    def _import_qualname(imp: nodes.NodeNG, local: str) -> str | None:
+        """The qualified name that one import statement binds to ``local``."""
+        for name, asname in imp.names:
+            if (asname or name.split(".", 1)[0]) == local:
+                if isinstance(imp, nodes.ImportFrom):
+                    return canonical(f"{imp.modname}.{name}")
+                return canonical(name if asname else name.split(".", 1)[0])
         return None
 
     def is_builtin(self, node: nodes.NodeNG, name: str) -> bool:

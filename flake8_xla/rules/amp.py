@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import const_str, keyword, mentions
+from flake8_xla.analysis import const_str, guarded, keyword
 from flake8_xla.context import Finding
 from flake8_xla.rules.base import Rule
 
@@ -20,19 +20,11 @@ NON_SYNCFREE_PREFIXES = ("torch.optim.", "transformers.AdamW", "transformers.Ada
                          "apex.optimizers.")
 
 
-def _guarded_by_cuda(node: nodes.NodeNG, kinds: tuple[type, ...] = (nodes.If, nodes.IfExp)
-                     ) -> bool:
-    """True inside ``if``/ternary branches whose test asks about CUDA.
-
-    Such code runs only when CUDA is present, so the XLA path does not reach it.
-    """
-    child, cur = node, node.parent
-    while cur is not None and not isinstance(cur, nodes.Module):
-        if isinstance(cur, kinds) and child is not cur.test and \
-                mentions(cur.test, "cuda", "gpu", "fp16", "apex", "amp"):
-            return True
-        child, cur = cur, cur.parent
-    return False
+def _disabled(node: nodes.NodeNG) -> bool:
+    """``autocast(enabled=False)`` / ``GradScaler(enabled=False)``: switched off."""
+    call = node if isinstance(node, nodes.Call) else None
+    flag = keyword(call, "enabled") if call is not None else None
+    return isinstance(flag, nodes.Const) and flag.value is False
 
 
 class CudaAmpOnXla(Rule):
@@ -89,7 +81,7 @@ Not reported: code under an `if` that tests for CUDA, GPU, fp16 or apex.
             return
         for node in an.module.nodes_of_class((nodes.Call, nodes.Attribute, nodes.Name)):
             what = self._kind(node)
-            if what and not _guarded_by_cuda(node):
+            if what and not guarded(node) and not _disabled(node):
                 why = self.WHY_SCALER if "GradScaler" in what else self.WHY_AUTOCAST
                 yield self.finding(node, what=what, why=why)
 
@@ -195,9 +187,11 @@ Not reported: bfloat16 autocast without a GradScaler.
                         yield self.finding(cls, what=q, fix=fix)
 
     def _is_scaler(self, node: nodes.NodeNG) -> bool:
+        """An enabled GradScaler that the XLA path reaches."""
         an = self.ctx.analyzer
         for value in an.values_of(node):
-            if isinstance(value, nodes.Call) and (an.qualname(value.func) or "") in SCALERS:
+            if isinstance(value, nodes.Call) and (an.qualname(value.func) or "") in SCALERS \
+                    and not _disabled(value) and not guarded(value):
                 return True
         return False
 
@@ -207,8 +201,17 @@ Not reported: bfloat16 autocast without a GradScaler.
         if depth > 6:
             return []
         if isinstance(node, nodes.Call):
-            return self._optimizer_classes(node.func, depth + 1) if not an.qualname(
-                node.func) else [node.func]
+            if an.qualname(node.func):
+                return [node.func]
+            target = an.resolve_function(node.func)
+            if target is not None:  # build_optimizer(model): follow its returns
+                out: list[nodes.NodeNG] = []
+                for ret in target.nodes_of_class(nodes.Return, skip_klass=(
+                        nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
+                    if ret.value is not None:
+                        out += self._optimizer_classes(ret.value, depth + 1)
+                return out
+            return self._optimizer_classes(node.func, depth + 1)
         if isinstance(node, nodes.IfExp):
             return self._optimizer_classes(node.body, depth + 1) + self._optimizer_classes(
                 node.orelse, depth + 1)

@@ -6,14 +6,27 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import const_str, keyword, mentions
+from flake8_xla.analysis import const_str, guarded, keyword, mentions
 from flake8_xla.context import Finding
-from flake8_xla.rules.amp import _guarded_by_cuda
 from flake8_xla.rules.base import Rule
 
 
 def _is_cuda(value: str | None) -> bool:
     return value is not None and (value == "cuda" or value.startswith("cuda:"))
+
+
+def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
+    """The ``'cuda'``/``'cuda:0'``/``f'cuda:{rank}'`` literal in ``node`` (or a ternary of it)."""
+    if node is None:
+        return None
+    if _is_cuda(const_str(node)):
+        return node
+    if isinstance(node, nodes.JoinedStr) and node.values and _is_cuda(
+            (const_str(node.values[0]) or "").split("{")[0] or None):
+        return node
+    if isinstance(node, nodes.IfExp):
+        return _cuda_literal(node.body) or _cuda_literal(node.orelse)
+    return None
 
 
 class HardcodedCudaDevice(Rule):
@@ -59,7 +72,7 @@ XLA device.
             return
         for node in an.module.nodes_of_class((nodes.Call, nodes.Arguments, nodes.Assign)):
             for target, what in self._kinds(node):
-                if _guarded_by_cuda(target, (nodes.If,)) or self._overwritten_guard(target):
+                if guarded(target, cuda_kinds=(nodes.If,)) or self._overwritten_guard(target):
                     continue
                 yield self.finding(target, what=what)
 
@@ -68,30 +81,35 @@ XLA device.
         if isinstance(node, nodes.Call):
             func = node.func
             q = an.qualname(func) or ""
-            if q == "torch.device" and node.args and _is_cuda(const_str(node.args[0])):
-                yield node, f"torch.device({node.args[0].as_string()})"
+            if q == "torch.device" and node.args and _cuda_literal(node.args[0]) is not None:
+                yield _cuda_literal(node.args[0]), f"torch.device({node.args[0].as_string()})"
                 return
             if isinstance(func, nodes.Attribute) and func.attrname == "cuda" and \
                     not (an.qualname(func.expr) or "").startswith("torch"):
                 yield node, ".cuda()"
                 return
             if isinstance(func, nodes.Attribute) and func.attrname == "to" and node.args and \
-                    _is_cuda(const_str(node.args[0])):
+                    _cuda_literal(node.args[0]) is not None and not isinstance(
+                        node.args[0], nodes.IfExp):
                 yield node, f".to({node.args[0].as_string()})"
                 return
-            dev = keyword(node, "device")
-            if dev is not None and _is_cuda(const_str(dev)):
-                yield dev, f"device={dev.as_string()}"
+            for name in ("device", "map_location"):
+                dev = keyword(node, name)
+                if dev is not None and not isinstance(dev, nodes.IfExp) and \
+                        _cuda_literal(dev) is not None:
+                    yield dev, f"{name}={dev.as_string()}"
         elif isinstance(node, nodes.Arguments):
             params = node.args + node.kwonlyargs
             defaults = [None] * (len(node.args) - len(node.defaults)) + list(node.defaults) + \
                 list(node.kw_defaults)
             for param, default in zip(params, defaults):
                 if default is not None and "device" in param.name and \
-                        _is_cuda(const_str(default)):
+                        param.name != "device_type" and _is_cuda(const_str(default)):
                     yield default, f"the default {param.name}={default.as_string()}"
         elif isinstance(node, nodes.Assign) and any(
-                isinstance(t, nodes.AssignName) and "device" in t.name for t in node.targets):
+                (isinstance(t, nodes.AssignName) and "device" in t.name) or
+                (isinstance(t, nodes.AssignAttr) and "device" in t.attrname)
+                for t in node.targets):
             values = [node.value.body, node.value.orelse] if isinstance(
                 node.value, nodes.IfExp) else [node.value]
             for value in values:

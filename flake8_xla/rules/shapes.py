@@ -75,7 +75,18 @@ A conditional whose XLA branch picks a static strategy
                     yield self.finding(call, what="pad_sequence in a collate function")
                 continue
             pad = keyword(call, "padding")
-            if pad is None or q.startswith(("torch.", "tensorflow", "keras")):
+            if q.startswith(("torch.", "tensorflow", "keras")):
+                continue
+            multiple = keyword(call, "pad_to_multiple_of")
+            if multiple is not None and not self._may_be_none(multiple):
+                continue  # bounded: a few shapes at most
+            if pad is None:
+                # tokenizer.pad(features) pads to the longest by default.
+                f = call.func
+                if isinstance(f, nodes.Attribute) and f.attrname == "pad" and \
+                        "tok" in (source_key(f.expr) or "").lower() and \
+                        keyword(call, "max_length") is None:
+                    yield self.finding(call, what="tokenizer.pad() at its default padding=True")
                 continue
             if not self._is_tokenizer_call(call):
                 continue
@@ -134,11 +145,27 @@ A conditional whose XLA branch picks a static strategy
         return False
 
     def _in_collate_fn(self, call: nodes.Call) -> bool:
+        """``pad_sequence`` in a collate function whose batches keep the padded length.
+
+        A collate function is named like one, handed to ``collate_fn=`` (a def or a
+        lambda), or the ``__call__`` of a collator class. Not reported when the
+        function pads the result again to a fixed size (``F.pad``).
+        """
         an = self.ctx.analyzer
         func = call.frame()
+        if isinstance(func, nodes.Lambda):
+            parent = func.parent
+            return isinstance(parent, nodes.Keyword) and parent.arg == "collate_fn"
         if not isinstance(func, nodes.FunctionDef):
             return False
+        if any((an.qualname(c.func) or "") == "torch.nn.functional.pad"
+               for c in func.nodes_of_class(nodes.Call)):
+            return False
         if "collate" in func.name.lower():
+            return True
+        klass = func.parent
+        if func.name == "__call__" and isinstance(klass, nodes.ClassDef) and \
+                "collat" in klass.name.lower():
             return True
         for other in an.module.nodes_of_class(nodes.Call):
             fn = keyword(other, "collate_fn")
