@@ -138,7 +138,7 @@ def mentions(node: nodes.NodeNG, *words: str) -> bool:
     return any(w in found or w + "s" in found for w in words)
 
 
-XLA_WORDS = ("xla", "tpu", "trainium", "neuron", "xla_hw_tpu", "xla_hw_neuron")
+XLA_WORDS = ("xla", "tpu", "trainium", "neuron")
 
 
 def guarded(node: nodes.NodeNG, *, cuda_kinds: tuple[type, ...] = (nodes.If, nodes.IfExp)
@@ -154,7 +154,8 @@ def guarded(node: nodes.NodeNG, *, cuda_kinds: tuple[type, ...] = (nodes.If, nod
         if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
             if isinstance(cur, cuda_kinds) and mentions(cur.test, "cuda", "gpu"):
                 return True
-            if mentions(cur.test, *XLA_WORDS):
+            # xm.xla_device_hw(device) == 'TPU' tells XLA:TPU from XLA:GPU: both XLA.
+            if mentions(cur.test, *XLA_WORDS) and not mentions(cur.test, "hw"):
                 in_else = child is cur.orelse if isinstance(cur, nodes.IfExp) else \
                     child in cur.orelse
                 negated = isinstance(cur.test, nodes.UnaryOp) and cur.test.op == "not"
@@ -930,16 +931,21 @@ class Analyzer:
             (nodes.For, nodes.While), skip_klass=(nodes.FunctionDef, nodes.ClassDef)))
 
     def in_step_closure(self, node: nodes.NodeNG) -> bool:
-        """Inside a step closure, or an argument handed to ``xm.add_step_closure``."""
+        """Inside a step closure: a function handed to ``xm.add_step_closure``.
+
+        The closure's ``args=(...)`` are evaluated now, in the step, so a sync
+        there (``args=(loss.item(),)``) is not exempt.
+        """
         if self._closures is None:
             self._closures = self.step_closure_functions()
-        cur = node.parent
+        child, cur = node, node.parent
         while cur is not None:
             if id(cur) in self._closures:
                 return True
-            if isinstance(cur, nodes.Call) and self.qualname(cur.func) == STEP_CLOSURE:
+            if isinstance(cur, nodes.Call) and cur.args and child is cur.args[0] and \
+                    self.qualname(cur.func) == STEP_CLOSURE:
                 return True
-            cur = cur.parent
+            child, cur = cur, cur.parent
         return False
 
     def step_closure_functions(self) -> set[int]:

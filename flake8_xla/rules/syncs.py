@@ -18,6 +18,10 @@ from flake8_xla.analysis import (
 from flake8_xla.context import Finding
 from flake8_xla.rules.base import Rule
 
+# Calls that turn a tensor argument into a Python number or array on the host.
+HOST_LOGGERS = frozenset({"wandb.log", "mlflow.log_metric", "mlflow.log_metrics"})
+HOST_LOGGER_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "set_postfix",
+                                 "set_postfix_str", "log_metrics", "log_metric"})
 LOGGER_NAMES = ("logger", "log", "logging", "_logger", "LOGGER", "LOG")
 
 
@@ -101,6 +105,17 @@ tensors and Python numbers.
             if isinstance(func, nodes.Attribute) and func.attrname == "format" and \
                     const_str(func.expr) is not None and any(t(a, env) for a in args):
                 return "str.format() of a tensor"
+            if isinstance(func, nodes.Name) and func.name in ("str", "repr", "format") and \
+                    an.is_builtin(func, func.name) and node.args and t(node.args[0], env):
+                return f"{func.name}() of a tensor"
+            q = an.qualname(func) or ""
+            if q.startswith(("numpy.", "math.")) and any(t(a, env) for a in node.args):
+                return f"{q.replace('numpy.', 'np.')}() of a tensor"
+            if (q in HOST_LOGGERS or (isinstance(func, nodes.Attribute) and
+                                      func.attrname in HOST_LOGGER_METHODS)) and \
+                    any(t(a, env) for a in args):
+                name = q or f".{func.attrname}"
+                return f"{name}() with a tensor (it converts the value on the host)"
         if scalar_only:
             return None
         if isinstance(node, nodes.JoinedStr) and any(
