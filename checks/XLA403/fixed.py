@@ -48,7 +48,9 @@ def _mp_fn(index):
             loss = loss_fn(model(x), y)
         scaler.scale(loss).backward()
         xm.reduce_gradients(optimizer)
-        scaler.step(optimizer)
+        scaler.unscale_(optimizer)
+        found_inf = sum(scaler._found_inf_per_device(optimizer).values())
+        optimizer.step(found_inf=found_inf)
         scaler.update()
 
     checksum = sum(p.sum() for p in model.parameters())

@@ -46,7 +46,9 @@ def _mp_fn(index):
         with torch.autocast("xla", dtype=torch.float16):
             loss = loss_fn(model(x), y)
         scaler.scale(loss).backward()
-        scaler.step(optimizer)
+        scaler.unscale_(optimizer)
+        found_inf = sum(scaler._found_inf_per_device(optimizer).values())
+        optimizer.step(found_inf=found_inf)
         scaler.update()
 
     checksum = sum(p.sum() for p in model.parameters())

@@ -157,6 +157,8 @@ optimizer.step(found_inf=found_inf)
 scaler.update()
 ```
 or drop the scaler: `torch.autocast("xla", dtype=torch.bfloat16)` needs no loss scaling.
+For the same reason, from 2.9 on `scaler.step(syncfree_optimizer)` through
+`torch.amp.GradScaler` is reported too: it still reads `found_inf` every step.
 
 Not reported: bfloat16 autocast without a GradScaler.
 """
@@ -177,7 +179,16 @@ Not reported: bfloat16 autocast without a GradScaler.
                 continue
             if not self._is_scaler(func.expr):
                 continue
-            for cls in self._optimizer_classes(call.args[0], 0):
+            classes = self._optimizer_classes(call.args[0], 0)
+            if self.ctx.options.version >= (2, 9) and self._is_torch_scaler(func.expr) and any(
+                    (an.qualname(c) or "").startswith(SYNCFREE) for c in classes):
+                key = (call.lineno, call.col_offset)
+                if key not in seen:
+                    seen.add(key)
+                    yield self.finding(call, what="scaler.step() of torch.amp.GradScaler (it "
+                                       "does not pass found_inf to syncfree optimizers)",
+                                       fix=self.FIX_29)
+            for cls in classes:
                 q = an.qualname(cls) or ""
                 if q.startswith(NON_SYNCFREE_PREFIXES) and not q.startswith(SYNCFREE):
                     key = (cls.lineno, cls.col_offset)
@@ -194,6 +205,12 @@ Not reported: bfloat16 autocast without a GradScaler.
                     and not _disabled(value) and not guarded(value):
                 return True
         return False
+
+    def _is_torch_scaler(self, node: nodes.NodeNG) -> bool:
+        """A torch (not torch_xla) GradScaler: its step() reads found_inf on the host."""
+        an = self.ctx.analyzer
+        return any(isinstance(v, nodes.Call) and (an.qualname(v.func) or "").startswith(
+            ("torch.amp.", "torch.cuda.amp.")) for v in an.values_of(node))
 
     def _optimizer_classes(self, node: nodes.NodeNG, depth: int) -> list[nodes.NodeNG]:
         """Class expressions an optimizer value may be constructed from."""

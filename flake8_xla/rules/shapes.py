@@ -190,8 +190,9 @@ class RaggedLastBatch(Rule):
 
     code = "XLA102"
     name = "ragged-last-batch"
-    message = ("ragged last batch: {what} yields a smaller final batch, a new input shape that "
-               "XLA compiles again each epoch; pass drop_last=True (or pad the last batch)")
+    message = ("ragged last batch: {what} yields a smaller final batch, a new input shape for "
+               "which XLA compiles the whole step graph again; pass drop_last=True (or pad the "
+               "last batch)")
     explanation = """\
 A `DataLoader` without `drop_last=True` ends each epoch with a shorter batch when the
 dataset size is not a multiple of the batch size. That batch has a new shape, so
@@ -199,8 +200,9 @@ XLA traces and compiles the whole step graph again for it (and, in evaluation,
 for the smaller eval batch too). The Trainer's `dataloader_drop_last` does the
 same for Hugging Face scripts.
 
-Measured (checks/XLA102, PJRT_DEVICE=CPU): one extra uncached compilation per
-ragged batch for the flagged script.
+Measured (checks/XLA102, PJRT_DEVICE=CPU, 2 epochs of 4 steps): 2 uncached
+compilations for the flagged script against 1; the ragged graph compiles once per
+process (and per distinct ragged size), then hits the cache.
 
 **Example**
 ```python
@@ -314,8 +316,8 @@ where the test is a lazy XLA tensor: Python needs a bool, so torch_xla executes
 the graph up to that point and copies the answer to the host, inside every step.
 Each branch taken can also trace a different graph.
 
-Measured (checks/XLA103, PJRT_DEVICE=CPU): one extra execution and one
-device-to-host transfer per step for the flagged script.
+Measured (checks/XLA103, PJRT_DEVICE=CPU, 8 steps): 16 graph executions and 9
+scalar reads (`aten::_local_scalar_dense`) for the flagged script against 8 and 1.
 
 **Example**
 ```python
@@ -404,8 +406,9 @@ slicing by a tensor value `t[:n_tensor]` produce outputs whose size depends on t
 data. XLA compiles for static shapes: it has to execute the pending graph to learn
 the size, and every new size is a new graph to compile.
 
-Measured (checks/XLA104, PJRT_DEVICE=CPU): extra executions and compilations per
-step for the flagged script.
+Measured (checks/XLA104, PJRT_DEVICE=CPU, 8 steps): 8 uncached compilations, 32
+executions and 24 `aten::nonzero` CPU fallbacks for the flagged script against 1,
+8 and 0.
 
 **Example**
 ```python

@@ -23,7 +23,7 @@ def chosen(model, loss, flags):
 
     def train_step():
         scaler.scale(loss).backward()
-        scaler.step(optimizer)
+        scaler.step(optimizer)  # error: XLA402
         scaler.update()
 
     train_step()
@@ -41,7 +41,9 @@ def syncfree_ok(model, loss):
     optimizer = syncfree.AdamW(model.parameters())
     scaler = torch.amp.GradScaler("xla")
     scaler.scale(loss).backward()
-    scaler.step(optimizer)
+    scaler.unscale_(optimizer)
+    found_inf = sum(scaler._found_inf_per_device(optimizer).values())
+    optimizer.step(found_inf=found_inf)
 
 
 def bf16_without_scaler(model, x):
@@ -51,3 +53,18 @@ def bf16_without_scaler(model, x):
     loss.backward()
     optimizer.step()
     torch_xla.sync()
+
+
+def syncfree_through_torch_scaler(model, loss):
+    # torch_xla 2.9: torch.amp.GradScaler.step() ignores the syncfree protocol.
+    optimizer = syncfree.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("xla")
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)  # error: XLA402
+    scaler.update()
+
+
+def disabled_scaler(model, loss):
+    optimizer = optim.AdamW(model.parameters())
+    scaler = torch.amp.GradScaler("xla", enabled=False)
+    scaler.step(optimizer)

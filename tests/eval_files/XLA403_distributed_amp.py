@@ -14,13 +14,25 @@ def _mp_fn(index, loader):
     scaler = torch.amp.GradScaler("xla")
     for x in pl.MpDeviceLoader(loader, device):
         scaler.scale(model(x).sum()).backward()
-        scaler.step(optimizer)  # error: XLA403
+        scaler.unscale_(optimizer)
+        found_inf = sum(scaler._found_inf_per_device(optimizer).values())
+        optimizer.step(found_inf=found_inf)  # error: XLA403
         scaler.update()
     for x in pl.MpDeviceLoader(loader, device):
         scaler.scale(model(x).sum()).backward()
         gradients = xm._fetch_gradients(optimizer)
         xm.all_reduce("sum", gradients, scale=1.0 / xr.world_size())
-        scaler.step(optimizer)
+        scaler.unscale_(optimizer)
+        found_inf = sum(scaler._found_inf_per_device(optimizer).values())
+        optimizer.step(found_inf=found_inf)
+        scaler.update()
+
+
+def cuda_scaler_step(model, loader, optimizer):
+    scaler = torch.amp.GradScaler("xla")
+    for x in pl.MpDeviceLoader(loader, torch_xla.device()):
+        scaler.scale(model(x).sum()).backward()
+        scaler.step(optimizer)  # error: XLA403
         scaler.update()
 
 
