@@ -34,9 +34,11 @@ class HostSync(Rule):
 
     code = "XLA201"
     name = "host-sync-in-step"
-    message = ("host sync in the step loop: {what} copies a lazy XLA tensor to the host, which "
-               "executes the pending graph mid-step and stalls the device; log it inside "
-               "xm.add_step_closure(...) or read it once after the loop")
+    message = ("host sync {where}: {what} copies a lazy XLA tensor to the host, which "
+               "executes the pending graph and stalls the device; {fix}")
+    FIX_STEP = "log it inside xm.add_step_closure(...) or read it once after the loop"
+    FIX_PARAM = ("reduce on the device first (e.g. torch.stack([...]).tolist() once) instead "
+                 "of one read per parameter")
     explanation = """\
 A lazy XLA tensor has no value until its graph runs. `.item()`, `.tolist()`, `.cpu()`,
 `.numpy()`, `float(t)`, `print(t)`, a logging call, an f-string or `%`/`str.format`
@@ -77,7 +79,12 @@ tensors and Python numbers.
             what = self._sync_kind(node, env, scalar_only)
             if what and (node.lineno, node.col_offset) not in reported:
                 reported.add((node.lineno, node.col_offset))
-                yield self.finding(node, what=what)
+                if scalar_only:
+                    yield self.finding(node, what=what, where="per model parameter",
+                                       fix=self.FIX_PARAM)
+                else:
+                    yield self.finding(node, what=what, where="in the step loop",
+                                       fix=self.FIX_STEP)
 
     def _sync_kind(self, node: nodes.NodeNG, env: Env, scalar_only: bool) -> str | None:
         an = self.an
