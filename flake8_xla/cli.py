@@ -228,6 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
         return _main(args)
+    except SystemExit as exc:  # flake8 rejected an option from the config (message printed)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except UsageError as exc:
         print(f"flake8-xla: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
