@@ -32,6 +32,7 @@ NO_ENV: Env = Env()
 # Tensor methods whose result lives on the host, not on the XLA device.
 HOST_RESULT_METHODS = frozenset({
     "item", "tolist", "cpu", "numpy", "size", "dim", "numel", "nelement", "stride",
+    "decode", "batch_decode",
     "is_contiguous", "data_ptr", "get_device", "element_size", "ndimension",
     "storage_offset", "is_floating_point", "is_complex", "__len__", "keys",
 })
@@ -179,6 +180,7 @@ class Analyzer:
         self._bindings_memo: dict[int, list[nodes.NodeNG]] = {}
         self._region: list[tuple[nodes.NodeNG, Env, bool]] | None = None
         self._sites_memo: dict[int, list[nodes.Call]] = {}
+        self.model_loop_nodes: set[int] = set()
         self._loader_memo: dict[int, bool] = {}
         self._loop_memo: dict[tuple[str, int], bool] = {}
         self._work = 0
@@ -523,8 +525,13 @@ class Analyzer:
         key = source_key(node)
         if not key or "optim" in key.lower():
             return False
-        last = key.rsplit(".", 1)[-1].lower()
-        return key in self.model_keys() or last in MODEL_NAMES or last.endswith("_model")
+        if key in self.model_keys():
+            return True
+        parts = key.split(".")
+        if len(parts) > 2 or (len(parts) == 2 and parts[0] != "self"):
+            return False  # accelerator.unwrap_model(...) is a method, not a module
+        last = parts[-1].lower()
+        return last in MODEL_NAMES or last.endswith("_model")
 
     def is_cpu_module(self, node: nodes.NodeNG) -> bool:
         """A module bound to ``x.cpu()`` or ``x.to('cpu')``."""
@@ -879,10 +886,23 @@ class Analyzer:
         if self._region is None:
             self._closures = self.step_closure_functions()
             region: list[tuple[nodes.NodeNG, Env, bool]] = []
+            model_loops = []
             for loop in self.module.nodes_of_class((nodes.For, nodes.While)):
                 if self.is_step_loop(loop):
                     self._collect(list(self.body_nodes(loop, into_loops=True)), NO_ENV, 0,
                                   region)
+                elif isinstance(loop, nodes.For) and self._calls_model(loop):
+                    model_loops.append(loop)
+            # Loops that run the model once per iteration over something other than a
+            # loader (``for k in range(eval_iters): loss = model(*get_batch())``).
+            stepped = {id(n) for n, _, _ in region}
+            for loop in model_loops:
+                if id(loop) in stepped:
+                    continue
+                before = len(region)
+                self._collect(list(self.body_nodes(loop, into_loops=True)), NO_ENV, 0,
+                              region)
+                self.model_loop_nodes.update(id(n) for n, _, _ in region[before:])
             for holder in self.module.nodes_of_class((nodes.For, nodes.Comprehension)):
                 if not self.iterates_parameters(holder.iter):
                     continue
@@ -896,6 +916,10 @@ class Analyzer:
                 region.extend((n, NO_ENV, True) for n in body if not self.in_step_closure(n))
             self._region = region
         yield from self._region
+
+    def _calls_model(self, loop: nodes.For) -> bool:
+        """The loop body itself (not an inner loop) calls a model on the XLA device."""
+        return any(self.is_model_call(c) for c in self.calls_in(loop, into_loops=False))
 
     def _collect(self, body: list[nodes.NodeNG], env: Env, depth: int,
                  out: list[tuple[nodes.NodeNG, Env, bool]]) -> None:

@@ -18,6 +18,7 @@ from flake8_xla.analysis import (
 from flake8_xla.context import Finding
 from flake8_xla.rules.base import Rule
 
+BULK_KINDS = frozenset({".cpu()", ".numpy()", ".to('cpu')"})
 # Calls that turn a tensor argument into a Python number or array on the host.
 HOST_LOGGERS = frozenset({"wandb.log", "mlflow.log_metric", "mlflow.log_metrics"})
 HOST_LOGGER_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "set_postfix",
@@ -77,6 +78,8 @@ tensors and Python numbers.
         reported: set[tuple[int, int]] = set()
         for node, env, scalar_only in an.step_region():
             what = self._sync_kind(node, env, scalar_only)
+            if what in BULK_KINDS and id(node) in an.model_loop_nodes:
+                continue  # a batch copied out of an inference loop: the transfer is the point
             if what and (node.lineno, node.col_offset) not in reported:
                 reported.add((node.lineno, node.col_offset))
                 if scalar_only:

@@ -91,3 +91,27 @@ def plain_cpu_loop(data):
     for row in data:
         out.append(torch.tensor(row).sum().item())
     return out
+
+
+@torch.no_grad()
+def estimate_loss(model, get_batch, eval_iters):
+    # The model runs once per iteration of a plain range: a scalar read each time.
+    out = {}
+    model.eval()
+    for split in ["train", "val"]:
+        losses = torch.zeros(eval_iters)
+        for k in range(eval_iters):
+            x, y = get_batch(split)
+            logits, loss = model(x, y)
+            losses[k] = loss.item()  # error: XLA201
+        out[split] = losses.mean()
+    model.train()
+    return out
+
+
+def sample_images(model, z, n):
+    # Trap: copying generated batches out is the point of an inference loop.
+    images = []
+    for _ in range(n):
+        images.append(model(z).cpu())
+    return images
