@@ -180,6 +180,7 @@ class Analyzer:
         self._bindings_memo: dict[int, list[nodes.NodeNG]] = {}
         self._region: list[tuple[nodes.NodeNG, Env, bool]] | None = None
         self._sites_memo: dict[int, list[nodes.Call]] = {}
+        self._qual_memo: dict[int, str | None] = {}
         self.model_loop_nodes: set[int] = set()
         self._loader_memo: dict[int, bool] = {}
         self._loop_memo: dict[tuple[str, int], bool] = {}
@@ -220,7 +221,13 @@ class Analyzer:
 
     # ------------------------------------------------------------------ names
     def qualname(self, node: nodes.NodeNG) -> str | None:
-        """Qualified name of a Name/Attribute that refers to an imported object."""
+        """Qualified name of a Name/Attribute that refers to an imported object (memoised)."""
+        key = id(node)
+        if key not in self._qual_memo:
+            self._qual_memo[key] = self._qualname(node)
+        return self._qual_memo[key]
+
+    def _qualname(self, node: nodes.NodeNG) -> str | None:
         if isinstance(node, nodes.Name):
             try:
                 _, assigns = node.lookup(node.name)
@@ -534,7 +541,17 @@ class Analyzer:
         return last in MODEL_NAMES or last.endswith("_model")
 
     def is_cpu_module(self, node: nodes.NodeNG) -> bool:
-        """A module bound to ``x.cpu()`` or ``x.to('cpu')``."""
+        """A module bound to ``x.cpu()``/``x.to('cpu')``, or moved by such a statement."""
+        key = source_key(node)
+        if key is not None:
+            for stmt in node.scope().nodes_of_class(nodes.Expr):
+                call = stmt.value
+                if isinstance(call, nodes.Call) and isinstance(call.func, nodes.Attribute) and \
+                        source_key(call.func.expr) == key and stmt.lineno <= node.lineno and (
+                        call.func.attrname == "cpu" or (call.func.attrname == "to" and
+                                                        call.args and
+                                                        self.is_cpu_device(call.args[0]))):
+                    return True
         for value in self.values_of(node):
             if not (isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute)):
                 continue
@@ -690,6 +707,7 @@ class Analyzer:
         if q is not None:
             if q.startswith("torch_xla") and q.rsplit(".", 1)[-1] in (
                     "mesh_reduce", "master_print", "add_step_closure", "is_master_ordinal",
+                    "_maybe_convert_to_cpu",
                     "xla_device", "device", "get_ordinal", "xrt_world_size", "world_size"):
                 return False
             if q.startswith(("torch.", "torch_xla.")) and "device" in {k.arg for k in

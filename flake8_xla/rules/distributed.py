@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import Analyzer, const_str, keyword, source_key
+from flake8_xla.analysis import Analyzer, const_str, guarded, keyword, source_key
 from flake8_xla.context import Finding
 from flake8_xla.rules.base import Rule
 
@@ -15,13 +15,17 @@ WRAPPERS = ("DistributedDataParallel", "FullyShardedDataParallel", "XlaFullyShar
             "ZeroRedundancyOptimizer", "FSDP", "DDP", "SpmdFullyShardedDataParallel")
 REDUCERS = frozenset({"torch_xla.core.xla_model.reduce_gradients",
                       "torch_xla.core.xla_model.all_reduce",
-                      "torch_xla.core.xla_model.optimizer_step"})
+                      "torch_xla.core.xla_model.optimizer_step",
+                      "torch.distributed.all_reduce"})
+# Objects whose state_dict() holds Python numbers, not device tensors.
+HOST_STATE_OWNERS = ("sched", "scaler", "sampler", "rng", "lr_", "loader", "meter", "tracker",
+                     "metric", "stopper", "logger", "writer")
 MANAGED = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed")
 
 
 def launcher_calls(an: Analyzer) -> list[nodes.Call]:
     """``xmp.spawn(fn, ...)`` and ``torch_xla.launch(fn, ...)`` calls of the module."""
-    return [c for c in an.module.nodes_of_class(nodes.Call)
+    return [c for name in ("spawn", "launch") for c in an.calls_named(name)
             if (an.qualname(c.func) or "") in LAUNCHERS]
 
 
@@ -86,7 +90,8 @@ scripts.
             if not an.is_training_loop(loop):
                 continue
             calls = list(an.calls_in(loop, into_loops=False))
-            if any((an.qualname(c.func) or "") in REDUCERS for c in calls):
+            if any((an.qualname(c.func) or "") in REDUCERS
+                   for c in an.calls_in(loop, into_loops=True)):
                 continue
             for call in calls:
                 f = call.func
@@ -137,7 +142,8 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
             return
         for loop in an.module.nodes_of_class((nodes.For, nodes.While)):
             calls = list(an.calls_in(loop, into_loops=False))
-            if any((an.qualname(c.func) or "") in REDUCERS for c in calls):
+            if any((an.qualname(c.func) or "") in REDUCERS
+                   for c in an.calls_in(loop, into_loops=True)):
                 continue
             for call in calls:
                 f = call.func
@@ -160,9 +166,10 @@ class TorchSaveXla(Rule):
 
     code = "XLA503"
     name = "torch-save-xla"
-    message = ("torch.save of XLA tensors: {what} holds tensors on the XLA device, which pickle "
-               "with their device and every replica writes the file; use xm.save(...) (it moves "
-               "them to the CPU first and saves on the master ordinal)")
+    message = ("torch.save of XLA tensors: {what} holds tensors on the XLA device, which are "
+               "copied to the host one by one and pickled with their device (and under "
+               "xmp.spawn every replica writes the file); use xm.save(...), which moves them to "
+               "the CPU at once and saves on the master ordinal")
     explanation = """\
 `torch.save` of a state dict whose tensors live on the XLA device serialises XLA
 tensors: each one is transferred to the host one by one, loading needs an XLA
@@ -198,46 +205,64 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
                 yield self.finding(call, what=what)
 
     def _xla_payload(self, node: nodes.NodeNG, depth: int) -> str | None:
+        """What in ``node`` holds XLA tensors, or None (CPU data, or unknown)."""
         an = self.ctx.analyzer
         if depth > 4:
             return None
         if isinstance(node, nodes.Call):
             f = node.func
             if isinstance(f, nodes.Attribute) and f.attrname == "state_dict":
-                if self._moved_to_cpu(f.expr, node):
+                owner = f.expr
+                if self._on_cpu(owner, node):
                     return None
-                return f"{f.expr.as_string()}.state_dict()"
+                key = (source_key(owner) or "").lower()
+                if any(word in key for word in HOST_STATE_OWNERS):
+                    return None  # a scheduler's, scaler's or sampler's state: Python numbers
+                return f"{owner.as_string()}.state_dict()"
             if isinstance(f, nodes.Attribute) and f.attrname in ("cpu", "numpy", "tolist"):
                 return None
-            q = an.qualname(f) or ""
-            if q.endswith("_maybe_convert_to_cpu"):
+            if (an.qualname(f) or "").endswith("_maybe_convert_to_cpu"):
                 return None
+            return None
         if isinstance(node, nodes.Dict):
             for _, value in node.items:
                 found = self._xla_payload(value, depth + 1)
                 if found:
                     return found
             return None
-        if isinstance(node, nodes.Name):
-            for value in an.values_of(node):
-                found = self._xla_payload(value, depth + 1)
-                if found:
-                    return found
-        if an.is_tensor(node) and not isinstance(node, nodes.Call):
+        if isinstance(node, (nodes.Name, nodes.Attribute)):
+            values = an.values_of(node)
+            if values:
+                for value in values:
+                    found = self._xla_payload(value, depth + 1)
+                    if found:
+                        return found
+                if an.is_module_object(node):
+                    # torch.save(model) of a model moved to the XLA device
+                    return node.as_string()[:40] if self._moved_to_xla(values) else None
+                tensors = [v for v in values if not isinstance(v, nodes.Dict) and an.is_tensor(v)]
+                return node.as_string()[:40] if tensors else None
+        if an.is_tensor(node):
             return node.as_string()[:40]
         return None
 
-    def _moved_to_cpu(self, module: nodes.NodeNG, before: nodes.NodeNG) -> bool:
-        key = source_key(module)
-        if key is None:
-            return False
-        for call in before.scope().nodes_of_class(nodes.Call):
-            f = call.func
-            if isinstance(f, nodes.Attribute) and source_key(f.expr) == key and call.lineno <= \
-                    before.lineno and (f.attrname == "cpu" or (
-                        f.attrname == "to" and call.args and const_str(call.args[0]) == "cpu")):
-                return True
-        return False
+    def _moved_to_xla(self, values: list[nodes.NodeNG]) -> bool:
+        an = self.ctx.analyzer
+        return any(isinstance(v, nodes.Call) and isinstance(v.func, nodes.Attribute) and
+                   v.func.attrname == "to" and v.args and an.is_xla_device(v.args[0])
+                   for v in values)
+
+    def _on_cpu(self, owner: nodes.NodeNG, at: nodes.NodeNG) -> bool:
+        """The module was moved to the CPU: ``model.cpu().state_dict()``, or before."""
+        an = self.ctx.analyzer
+        if isinstance(owner, nodes.Call) and isinstance(owner.func, nodes.Attribute) and (
+                owner.func.attrname == "cpu" or (owner.func.attrname == "to" and owner.args and
+                                                 an.is_cpu_device(owner.args[0]))):
+            return True
+        if isinstance(owner, nodes.Attribute) and owner.attrname == "module":
+            owner = owner.expr  # model.module.state_dict() of a wrapped model
+        return an.is_cpu_module(owner) if isinstance(owner, (nodes.Name, nodes.Attribute)) \
+            else False
 
 
 class SamplerWithoutReplicaInfo(Rule):
@@ -280,13 +305,16 @@ Not reported when the module calls `init_process_group("xla")`.
             return
         for call in an.calls_named("init_process_group"):
             backend = call.args[0] if call.args else keyword(call, "backend")
-            if const_str(backend) == "xla":
-                return
+            method = const_str(keyword(call, "init_method")) or ""
+            if const_str(backend) in ("xla", None) or method.startswith("xla"):
+                return  # an XLA (or configurable) process group gives the sampler its rank
         for call in an.module.nodes_of_class(nodes.Call):
             q = an.qualname(call.func) or ""
             if not q.endswith("DistributedSampler"):
                 continue
             missing = keyword(call, "num_replicas") is None or keyword(call, "rank") is None
+            if any(k.arg is None for k in call.keywords or ()) or guarded(call):
+                continue
             if missing and len(call.args) < 3:
                 yield self.finding(call)
 
@@ -338,8 +366,12 @@ xmp.spawn(_mp_fn)
             extra = keyword(call, "args")
             n_extra = len(extra.elts) if isinstance(extra, nodes.Tuple) else 0
             params = target.args.posonlyargs + target.args.args
-            if target.args.vararg is None and len(params) < 1 + n_extra:
-                yield self.finding(fn, what=f"{target.name}() does not take the process index")
+            if target.args.vararg is None and len(params) < 1 + n_extra and not (
+                    extra is not None and not isinstance(extra, nodes.Tuple)):
+                what = (f"{target.name}() does not take the process index" if not params else
+                        f"{target.name}() takes {len(params)} argument(s) but gets the process "
+                        f"index plus {n_extra} from args=")
+                yield self.finding(fn, what=what)
 
 
 class TrainerXlaSettings(Rule):
@@ -385,18 +417,22 @@ Reported only for explicit `TrainingArguments(...)` calls in XLA code.
         if an is None:
             return
         for call in an.module.nodes_of_class(nodes.Call):
-            if (an.qualname(call.func) or "") != "transformers.TrainingArguments":
+            if (an.qualname(call.func) or "") not in (
+                    "transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments"):
                 continue
             if any(k.arg is None for k in call.keywords or ()):
                 continue  # **kwargs: the settings may be in there
             optim = keyword(call, "optim")
             workers = keyword(call, "dataloader_num_workers")
             problems = []
-            if optim is None or (const_str(optim) is not None and
-                                 "xla" not in (const_str(optim) or "")):
-                problems.append("optim is not 'adamw_torch_xla'")
-            if workers is None or (isinstance(workers, nodes.Const) and workers.value == 0):
-                problems.append("dataloader_num_workers is 0")
+            if optim is None:
+                problems.append("optim is not set (the default is the fused AdamW)")
+            elif const_str(optim) == "adamw_torch_fused":
+                problems.append("optim='adamw_torch_fused'")
+            if workers is None:
+                problems.append("dataloader_num_workers is not set (defaults to 0)")
+            elif isinstance(workers, nodes.Const) and workers.value == 0:
+                problems.append("dataloader_num_workers=0")
             if problems:
                 yield self.finding(call, what=" and ".join(problems))
 
@@ -437,14 +473,19 @@ Reported at the `Trainer(...)` call of a script with a `__main__` block.
 
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
-        if an is None or "_mp_fn" in an.module.locals:
-            return
+        if an is None or "_mp_fn" in an.module.locals or launcher_calls(an) or \
+                an.calls_named("use_spmd"):
+            return  # launches itself, or a single-process SPMD script
         has_main = any(isinstance(n, nodes.If) and "__main__" in n.test.as_string()
                        for n in an.module.body)
         if not has_main:
             return
+        trainers = {"transformers.Trainer", "transformers.Seq2SeqTrainer"}
+        subclasses = {c.name for c in an.module.nodes_of_class(nodes.ClassDef)
+                      if any((an.qualname(b) or "") in trainers for b in c.bases)}
         for call in an.module.nodes_of_class(nodes.Call):
             q = an.qualname(call.func) or ""
-            if q in ("transformers.Trainer", "transformers.Seq2SeqTrainer"):
+            if q in trainers or (isinstance(call.func, nodes.Name) and
+                                 call.func.name in subclasses):
                 yield self.finding(call)
                 return

@@ -174,6 +174,8 @@ A conditional whose XLA branch picks a static strategy
         return False
 
 
+TRAINING_ARGUMENTS = frozenset({"transformers.TrainingArguments",
+                                "transformers.Seq2SeqTrainingArguments"})
 BOOL_FUNCS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "any", "all",
                         "eq", "ne", "gt", "lt", "ge", "le", "logical_and", "logical_or",
                         "logical_not", "is_nonzero"})
@@ -191,8 +193,10 @@ class RaggedLastBatch(Rule):
     code = "XLA102"
     name = "ragged-last-batch"
     message = ("ragged last batch: {what} yields a smaller final batch, a new input shape for "
-               "which XLA compiles the whole step graph again; pass drop_last=True (or pad the "
-               "last batch)")
+               "which XLA compiles the whole step graph again; {fix}")
+    FIX_LOADER = ("pass drop_last=True for training (pad the last batch instead where every "
+                  "sample must count, as in evaluation)")
+    FIX_TRAINER = "set dataloader_drop_last=True"
     explanation = """\
 A `DataLoader` without `drop_last=True` ends each epoch with a shorter batch when the
 dataset size is not a multiple of the batch size. That batch has a new shape, so
@@ -229,28 +233,30 @@ batches across processes (`even_batches=True`).
             return
         for call in an.module.nodes_of_class(nodes.Call):
             q = an.qualname(call.func) or ""
-            if q == "transformers.TrainingArguments":
+            if q in TRAINING_ARGUMENTS:
                 if any(k.arg is None for k in call.keywords or ()):
                     continue  # **kwargs may set it
                 drop = keyword(call, "dataloader_drop_last")
                 if drop is None or (isinstance(drop, nodes.Const) and drop.value is False):
-                    yield self.finding(call, what="TrainingArguments without "
-                                                  "dataloader_drop_last=True")
+                    yield self.finding(call, what=f"{q.rsplit('.', 1)[-1]} without "
+                                                  "dataloader_drop_last=True",
+                                       fix=self.FIX_TRAINER)
                 continue
             if not q.endswith("DataLoader") or not q.startswith("torch"):
                 continue
             drop = keyword(call, "drop_last")
             if drop is not None and not (isinstance(drop, nodes.Const) and drop.value is False):
                 continue
-            if keyword(call, "batch_sampler") is not None:
-                continue
+            if keyword(call, "batch_sampler") is not None or any(
+                    k.arg is None for k in call.keywords or ()):
+                continue  # the batch sampler or **kwargs decide
             batch = keyword(call, "batch_size")
             if batch is None and len(call.args) < 2:
                 continue  # batch_size defaults to 1: no ragged batch
             if isinstance(batch, nodes.Const) and batch.value in (1, None):
                 continue
             if self._on_xla_path(call):
-                yield self.finding(call, what="this DataLoader")
+                yield self.finding(call, what="this DataLoader", fix=self.FIX_LOADER)
 
     def _on_xla_path(self, call: nodes.Call) -> bool:
         """The loader reaches an XLA loader or a training step loop."""

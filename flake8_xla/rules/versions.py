@@ -8,6 +8,7 @@ from typing import ClassVar
 from astroid import nodes
 
 from flake8_xla.context import Finding
+from flake8_xla.imports import canonical
 from flake8_xla.rules.base import Rule
 
 # qualified name -> (torch_xla version that removed it, replacement)
@@ -40,7 +41,10 @@ class _VersionRule(Rule):
         for node in an.module.nodes_of_class((nodes.Attribute, nodes.ImportFrom)):
             if isinstance(node, nodes.ImportFrom):
                 for name, _ in node.names:
-                    q = an.imports.resolve(name) if name != "*" else None
+                    # This statement's own module, not the file-wide table: a name
+                    # imported twice (try/except shims, branches) stays apart.
+                    q = canonical(f"{node.modname}.{name}") if name != "*" and \
+                        not node.level else None
                     hit = self._match(q or "", target) if q else None
                     if hit:
                         yield self.finding(node, what=hit[0], since=hit[1], fix=hit[2])

@@ -24,3 +24,17 @@ def save(model, optimizer, args, epoch, path):
 def save_cpu(model, path):
     model.cpu()
     torch.save(model.state_dict(), path)
+
+
+def save_converted(model, scheduler, scaler, path):
+    model.to(device)
+    cpu_state = xm._maybe_convert_to_cpu(model.state_dict())
+    torch.save(cpu_state, path)
+    torch.save(model.cpu().state_dict(), path)
+    torch.save(scheduler.state_dict(), path)
+    torch.save(scaler.state_dict(), path)
+
+
+def save_module(net, path):
+    net = net.to(device)
+    torch.save(net, path)  # error: XLA503
