@@ -58,6 +58,15 @@ _STEP_METRICS = frozenset({"CompileTime", "ExecuteTime", "TransferFromDeviceTime
 #: At most this many step snapshots are kept (the rest are counted, not stored).
 MAX_STEP_SNAPSHOTS = 100_000
 _TRACEBACK_LINES = 40
+#: Longer exception messages and traceback lines are cut in the middle in the JSON.
+MAX_TEXT_CHARS = 2000
+
+
+def _clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]} [... {len(text) - 2 * half} characters cut ...] {text[-half:]}"
 
 
 def _metric_count(met: ModuleType, name: str) -> int:
@@ -211,6 +220,31 @@ class Probe:
             inner.sync = self.wrap_barrier(inner.sync)  # used by torch_xla.compile/step
         xm.mark_step = self.wrap_barrier(xm.mark_step)  # noqa: XLA508 - wraps the legacy barrier
         self._block_persistent_cache()
+        self._note_child_processes()
+
+    def _note_child_processes(self) -> None:
+        """Note when ``torch_xla.launch``/``xmp.spawn`` runs the steps in child processes.
+
+        The figures are read in this process only, so they then miss the steps;
+        the note says so in the report instead of a silent row of zeros.
+        """
+        try:
+            from torch_xla._internal import pjrt
+        except ImportError:
+            return
+        original = getattr(pjrt, "run_multiprocess", None)
+        if original is None:
+            return
+        note = ("the script ran its steps in child processes (torch_xla.launch / xmp.spawn): "
+                "the figures are those of the launching process only, not of its replicas")
+
+        @functools.wraps(original)
+        def run_multiprocess(*args: Any, **kwargs: Any) -> Any:
+            if note not in self.notes:
+                self.notes.append(note)
+            return original(*args, **kwargs)
+
+        pjrt.run_multiprocess = run_multiprocess
 
     def _block_persistent_cache(self) -> None:
         try:
@@ -237,8 +271,9 @@ class Probe:
         text = "".join(lines)
         self.exception = {
             "type": type(exc).__name__,
-            "message": str(exc),
-            "traceback": text.rstrip("\n").splitlines()[-_TRACEBACK_LINES:],
+            "message": _clip(str(exc)),
+            "traceback": [_clip(line)
+                          for line in text.rstrip("\n").splitlines()[-_TRACEBACK_LINES:]],
         }
         sys.stderr.write(text)
         sys.stderr.flush()

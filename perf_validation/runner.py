@@ -6,6 +6,7 @@ the probe's JSON.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -25,6 +26,10 @@ DEVICES: tuple[str, ...] = ("CPU", "CUDA", "TPU", "NEURON")
 #: Seconds between SIGTERM (the probe saves its figures) and SIGKILL on timeout.
 KILL_GRACE_S = 5.0
 _TAIL_LINES = 25
+#: A longer output or traceback line is cut in the middle (a script may print megabytes).
+MAX_LINE_CHARS = 2000
+_PR_SET_CHILD_SUBREAPER = 36  # prctl option (Linux >= 3.4)
+_subreaper: bool | None = None
 #: Probe statuses meaning the script itself ran to its end (returned, raised or exited).
 _FINISHED = frozenset({"ok", "exception", "exit"})
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
@@ -107,6 +112,14 @@ def child_env(
     return env
 
 
+def clip_line(line: str, limit: int = MAX_LINE_CHARS) -> str:
+    """``line`` cut in the middle to at most about ``limit`` characters."""
+    if len(line) <= limit:
+        return line
+    half = limit // 2
+    return f"{line[:half]} [... {len(line) - 2 * half} characters cut ...] {line[-half:]}"
+
+
 def _tail(path: Path, lines: int = _TAIL_LINES) -> list[str]:
     try:
         with path.open("rb") as fh:
@@ -116,7 +129,8 @@ def _tail(path: Path, lines: int = _TAIL_LINES) -> list[str]:
             text = fh.read().decode("utf-8", errors="replace")
     except OSError:
         return []
-    return text.rstrip("\n").splitlines()[-lines:] if text.strip() else []
+    return [clip_line(line) for line in text.rstrip("\n").splitlines()[-lines:]] \
+        if text.strip() else []
 
 
 def _stderr_traceback(stderr_tail: list[str]) -> list[str]:
@@ -125,6 +139,91 @@ def _stderr_traceback(stderr_tail: list[str]) -> list[str]:
         if stderr_tail[index].startswith("Traceback (most recent call last)"):
             return stderr_tail[index:]
     return stderr_tail
+
+
+def _become_subreaper() -> bool:
+    """Make this process adopt the orphans of its descendants (Linux only).
+
+    A script may move a child out of its process group (``setsid``, a daemon);
+    killing the group then misses it, and without this it would be adopted by
+    init and run on. As a subreaper, this process adopts it instead, and
+    :func:`_stop_strays` finds it among its own children.
+    """
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        if sys.platform.startswith("linux"):
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+            except (OSError, AttributeError):
+                _subreaper = False
+    return _subreaper
+
+
+def _processes() -> dict[int, tuple[str, int, int]]:
+    """``pid -> (state, parent pid, process group)`` from /proc (empty without /proc)."""
+    out: dict[int, tuple[str, int, int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        fields = data.rsplit(b")", 1)[-1].split()  # the command name may hold spaces
+        try:
+            out[int(name)] = (fields[0].decode(), int(fields[1]), int(fields[2]))
+        except (IndexError, ValueError):
+            continue
+    return out
+
+
+def _live_group_members(pgid: int) -> int:
+    """How many live (non-zombie) processes are in process group ``pgid``."""
+    return sum(1 for state, _, group in _processes().values() if group == pgid and state != "Z")
+
+
+def _wait_group_gone(pgid: int, wait_s: float = 2.0) -> None:
+    """Wait (at most ``wait_s``) until process group ``pgid`` has no live member."""
+    deadline = time.monotonic() + wait_s
+    while _live_group_members(pgid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def _stop_strays(known: set[int], wait_s: float = 5.0) -> int:
+    """Kill and reap the children this process adopted from a script's tree.
+
+    ``known`` are the children it had before the script started (and the
+    script itself). Returns how many were still alive.
+    """
+    me = os.getpid()
+    alive: set[int] = set()
+    deadline = time.monotonic() + wait_s
+    while True:
+        strays = {pid: state for pid, (state, parent, _) in _processes().items()
+                  if parent == me and pid not in known}
+        if not strays or time.monotonic() > deadline:
+            break
+        for pid, state in strays.items():
+            if state != "Z":
+                alive.add(pid)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        time.sleep(0.02)
+        for pid in strays:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+    return len(alive)
 
 
 def _kill_group(pgid: int, sig: int) -> None:
@@ -175,6 +274,11 @@ def run_script(
         out_json = tmpdir / "probe.json"
         stdout_path, stderr_path = tmpdir / "stdout.txt", tmpdir / "stderr.txt"
         command = [sys.executable, "-m", "perf_validation.probe", str(script), str(out_json)]
+        adopting = _become_subreaper()
+        me = os.getpid()
+        known = {pid for pid, (_, parent, _) in _processes().items() if parent == me} \
+            if adopting else set()
+        leftovers = strays = 0
         started = time.perf_counter()
         with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
             proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
@@ -190,8 +294,14 @@ def run_script(
                 proc.wait()
                 raise
             finally:
-                # Leave no stray child of the script behind.
+                # Leave no stray child of the script behind: its process group, then
+                # (as a subreaper) whatever left the group.
+                if not timed_out:
+                    leftovers = _live_group_members(proc.pid)
                 _kill_group(proc.pid, signal.SIGKILL)
+                if adopting:
+                    _wait_group_gone(proc.pid)  # their orphans are adopted as they die
+                    strays = _stop_strays(known | {proc.pid})
         wall_s = time.perf_counter() - started
         probe: dict[str, Any] | None = None
         try:
@@ -201,6 +311,9 @@ def run_script(
         stdout_tail, stderr_tail = _tail(stdout_path), _tail(stderr_path)
     exit_code = None if timed_out else proc.returncode
     notes: list[str] = []
+    if leftovers or strays:
+        notes.append(f"the script left {leftovers + strays} process(es) running "
+                     f"({strays} outside its process group); they were killed")
     finished = probe is not None and probe.get("status") in _FINISHED
     if timed_out and finished:
         # The script itself returned in time; only interpreter/torch_xla shutdown was slow.
@@ -218,7 +331,8 @@ def run_script(
     if outcome == "error":
         exception = (probe or {}).get("exception")
         if exception and exception.get("traceback"):
-            traceback_tail = list(exception["traceback"])[-_TAIL_LINES:]
+            traceback_tail = [clip_line(str(line))
+                              for line in list(exception["traceback"])[-_TAIL_LINES:]]
         else:
             traceback_tail = _stderr_traceback(stderr_tail)
             if not traceback_tail:

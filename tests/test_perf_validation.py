@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from perf_validation import cli, probe, report
+from perf_validation import cli, probe, report, runner
 from perf_validation.cases import Case, UsageError, discover, load_case
 from perf_validation.claims import Claim, ClaimError, evaluate_expression, parse_condition
 from perf_validation.compare import evaluate_pair, exit_status, figures, metric_value
-from perf_validation.runner import ScriptRun, child_env
+from perf_validation.runner import ScriptRun, child_env, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "perf_fixtures"
@@ -739,3 +739,291 @@ def test_xla_checks_xla101_xla201(tmp_path: Path) -> None:
     xla101 = document["pairs"][0]
     assert xla101["figures"]["flagged"]["UncachedCompile"] >= 2
     assert xla101["figures"]["fixed"]["UncachedCompile"] <= 2
+
+
+# -- faults, fast: a stand-in torch_xla makes the probe start in a fraction of a second --
+FAKE_TORCH_XLA = {
+    "torch_xla/__init__.py": '''\
+"""Stand-in for torch_xla in perf_validation's fault tests: the probe's hooks, no device."""
+import types
+
+_counters = {"MarkStep": 0}
+_XLAC = types.SimpleNamespace()
+
+
+def sync():
+    _counters["MarkStep"] += 1
+
+
+def device():
+    return "xla:0"
+''',
+    "torch_xla/core/__init__.py": "",
+    "torch_xla/core/xla_model.py": "import torch_xla\n\n\ndef mark_step():\n"
+                                   "    torch_xla.sync()\n",
+    "torch_xla/debug/__init__.py": "",
+    "torch_xla/debug/metrics.py": '''\
+from torch_xla import _counters
+
+
+def counter_names():
+    return list(_counters)
+
+
+def counter_value(name):
+    return _counters.get(name)
+
+
+def metric_names():
+    return []
+
+
+def metric_data(name):
+    return None
+
+
+def executed_fallback_ops():
+    return []
+''',
+}
+
+
+@pytest.fixture
+def fake_xla(tmp_path: Path) -> dict[str, str]:
+    """The environment of a child that imports the stand-in torch_xla."""
+    site = tmp_path / "fake_site"
+    for name, text in FAKE_TORCH_XLA.items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    return child_env(dict(os.environ, PYTHONPATH=str(site)), None, 2)
+
+
+def _script(tmp_path: Path, text: str, name: str = "script.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def _sleeper(marker: str, new_session: bool = False) -> str:
+    """Python source that starts a 300 s sleeper whose command line holds ``marker``."""
+    return (f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)', "
+            f"{marker!r}], start_new_session={new_session})")
+
+
+def _assert_gone(*markers: str) -> None:
+    deadline = time.monotonic() + 5
+    while any(_processes_running(m) for m in markers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for marker in markers:
+        assert _processes_running(marker) == [], f"orphan processes: {marker}"
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+def test_fault_nonzero_exit(tmp_path: Path, fake_xla: dict[str, str]) -> None:
+    run = run_script(_script(tmp_path, """\
+        import sys
+        import torch_xla
+        torch_xla.sync()
+        sys.exit(3)
+        """), fake_xla, 30)
+    assert (run.outcome, run.exit_code) == ("error", 3)
+    assert run.probe is not None and run.probe["status"] == "exit"
+    assert run.probe["step_barriers"] == 1  # figures up to the exit are kept
+    assert run.traceback_tail == ["exit status 3"]
+
+
+def test_fault_hard_exit_and_kill(tmp_path: Path, fake_xla: dict[str, str]) -> None:
+    """``os._exit`` and a SIGKILL leave no probe figures: still a clear error."""
+    hard = run_script(_script(tmp_path, "import os\nos._exit(7)\n", "hard.py"), fake_xla, 30)
+    assert (hard.outcome, hard.exit_code, hard.probe) == ("error", 7, None)
+    assert "the probe wrote no figures" in hard.traceback_tail[-1]
+    killed = run_script(_script(tmp_path, "import os, signal\nos.kill(os.getpid(), "
+                                          "signal.SIGKILL)\n", "killed.py"), fake_xla, 30)
+    assert (killed.outcome, killed.exit_code) == ("error", -signal.SIGKILL)
+
+
+def test_fault_megabytes_of_output(tmp_path: Path, fake_xla: dict[str, str]) -> None:
+    """Tens of megabytes on both streams and a huge exception: bounded tails and report."""
+    run = run_script(_script(tmp_path, """\
+        import sys
+        line = "x" * 999 + "\\n"
+        for _ in range(20_000):
+            sys.stdout.write(line)
+        sys.stderr.write("y" * 5_000_000 + "\\n")
+        sys.stdout.write("z" * 3_000_000)
+        raise RuntimeError("boom " + "w" * 2_000_000)
+        """), fake_xla, 60)
+    assert run.outcome == "error"
+    assert run.traceback_tail[-1].startswith("RuntimeError: boom")
+    for tail in (run.traceback_tail, run.stdout_tail, run.stderr_tail):
+        assert tail and all(len(line) <= runner.MAX_LINE_CHARS + 100 for line in tail)
+    case = Case(name="loud", flagged=Path("a.py"), fixed=Path("b.py"))
+    result = evaluate_pair(case, {"flagged": run, "fixed": run}, None, 60)
+    assert result.status == "crashed"
+    text = report.render_json([result], exit_status([result]), {"pjrt_device": "CPU"})
+    assert len(text) < 500_000
+    assert "RuntimeError: boom" in report.render_markdown([result], 2, {"pjrt_device": "CPU"})
+
+
+@needs_proc
+def test_fault_children_left_running_are_killed(tmp_path: Path,
+                                               fake_xla: dict[str, str]) -> None:
+    marker_group, marker_session = f"pv-group-{os.getpid()}", f"pv-session-{os.getpid()}"
+    run = run_script(_script(tmp_path, f"""\
+        import subprocess, sys
+        {_sleeper(marker_group)}
+        {_sleeper(marker_session, new_session=True)}
+        print("started two sleepers")
+        """), fake_xla, 30)
+    assert run.outcome == "ok", run.traceback_tail
+    assert any("left 2 process(es) running (1 outside its process group)" in n
+               for n in run.notes), run.notes
+    _assert_gone(marker_group, marker_session)
+
+
+@needs_proc
+def test_fault_hang_with_children_times_out_cleanly(tmp_path: Path,
+                                                    fake_xla: dict[str, str]) -> None:
+    marker = f"pv-hang-{os.getpid()}"
+    script = _script(tmp_path, f"""\
+        import multiprocessing, subprocess, sys, time
+
+        def work():
+            {_sleeper(marker + "-grandchild", new_session=True)}
+            time.sleep(300)
+
+        if __name__ == "__main__":
+            {_sleeper(marker)}
+            ctx = multiprocessing.get_context("fork")
+            workers = [ctx.Process(target=work) for _ in range(2)]
+            for w in workers:
+                w.start()
+            time.sleep(300)
+        """, "hang_children.py")
+    started = time.monotonic()
+    run = run_script(script, fake_xla, 3, grace_s=1)
+    assert time.monotonic() - started < 20
+    assert run.outcome == "timeout" and run.exit_code is None
+    _assert_gone(marker, str(script))
+
+
+@needs_proc
+def test_fault_multiprocessing_pool_ok(tmp_path: Path, fake_xla: dict[str, str]) -> None:
+    script = _script(tmp_path, """\
+        import multiprocessing
+        import torch_xla
+
+        def square(x):
+            return x * x
+
+        if __name__ == "__main__":
+            with multiprocessing.get_context("spawn").Pool(2) as pool:
+                print(sum(pool.map(square, range(10))))
+            torch_xla.sync()
+        """, "pool.py")
+    run = run_script(script, fake_xla, 60)
+    assert run.outcome == "ok", run.traceback_tail
+    assert run.stdout_tail == ["285"]
+    _assert_gone(str(script))
+
+
+def _cli_env(fake_xla: dict[str, str]) -> dict[str, str]:
+    return dict(fake_xla, PYTHONPATH=os.pathsep.join([str(ROOT), fake_xla["PYTHONPATH"]]))
+
+
+def test_fault_other_pairs_still_run(tmp_path: Path, fake_xla: dict[str, str]) -> None:
+    """A crash, a hang and a silent exit in one case; the next case still runs and holds."""
+    toml = """\
+        rule = "{rule}"
+        name = "fault"
+        [run]
+        timeout = 3
+        [[claim]]
+        metric = "MarkStep"
+        flagged = ">= 1"
+        fixed = ">= 1"
+        why = "both scripts reach a barrier"
+    """
+    make_case(tmp_path / "suite", toml.format(rule="XLA901"), name="XLA901",
+              flagged="import torch_xla\ntorch_xla.sync()\nraise ValueError('bad batch')\n",
+              fixed="import time\ntime.sleep(300)\n")
+    make_case(tmp_path / "suite", toml.format(rule="XLA902"), name="XLA902",
+              flagged="import torch_xla\ntorch_xla.sync()\n",
+              fixed="import torch_xla.core.xla_model as xm\nxm.mark_step()\n")
+    out = tmp_path / "report"
+    proc = run_cli(str(tmp_path / "suite"), "--out", str(out), env=_cli_env(fake_xla),
+                   timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr  # a script crashed
+    assert "[4/4] XLA902 fixed" in proc.stdout and "Traceback" not in proc.stderr
+    pairs = {p["rule"]: p for p in json.loads((out / "report.json").read_text())["pairs"]}
+    assert pairs["XLA901"]["status"] == "crashed"
+    assert pairs["XLA901"]["flagged"]["outcome"] == "error"
+    assert pairs["XLA901"]["fixed"]["outcome"] == "timeout"
+    assert pairs["XLA902"]["status"] == "holds"
+
+
+@needs_proc
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_fault_interrupt_without_previous_report_leaves_none(
+        tmp_path: Path, fake_xla: dict[str, str], sig: int) -> None:
+    marker = f"pv-int-{os.getpid()}-{sig}"
+    script = _script(tmp_path, f"""\
+        import subprocess, sys, time
+        import torch_xla
+        {_sleeper(marker, new_session=True)}
+        torch_xla.sync()
+        print("ready", flush=True)
+        time.sleep(300)
+        """, f"interrupted_{sig}.py")
+    out = tmp_path / "report"
+    proc = subprocess.Popen([sys.executable, "-m", "perf_validation", str(script), str(script),
+                             "--out", str(out)], cwd=ROOT, env=_cli_env(fake_xla), text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not _processes_running(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _processes_running(marker), "the script should be running"
+        proc.send_signal(sig)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == cli.INTERRUPTED, stdout + stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert not out.exists()
+    _assert_gone(marker, str(script))
+
+
+@pytest.mark.xla
+@needs_torch_xla
+@needs_proc
+@pytest.mark.parametrize("hang", [False, True], ids=["returns", "hangs"])
+def test_xla_launch_children(tmp_path: Path, hang: bool) -> None:
+    """torch_xla.launch runs replicas in child processes: a note, and no orphan either way."""
+    script = _script(tmp_path, f"""\
+        import time
+        import torch
+        import torch_xla
+
+        def _mp_fn(index):
+            x = torch.ones(4, device=torch_xla.device())
+            for _ in range(2):
+                x = x * 2
+                torch_xla.sync()
+            print(f"replica {{index}} sum {{x.sum().item()}}", flush=True)
+            if {hang}:
+                time.sleep(300)
+
+        if __name__ == "__main__":
+            torch_xla.launch(_mp_fn, args=())
+        """, f"launch_{'hang' if hang else 'ok'}.py")
+    run = run_script(script, child_env(os.environ, None, 2), 30 if hang else 180, grace_s=2)
+    if hang:
+        assert run.outcome == "timeout"
+    else:
+        assert run.outcome == "ok", run.traceback_tail
+        assert run.stdout_tail[-1] == "replica 0 sum 16.0"
+        assert any("child processes" in note for note in run.probe["notes"])
+    _assert_gone(str(script))
