@@ -241,6 +241,11 @@ class Analyzer:
                     if len(found) > 1:
                         return None
                 return self.imports.resolve(node.name)
+            if not assigns and self.imports.star_modules:
+                # ``from torch_xla.core.xla_model import *``: a free name may come from it.
+                for module in self.imports.star_modules:
+                    if module.startswith(("torch_xla", "torch")):
+                        return canonical(f"{module}.{node.name}")
             if all(a.root().name == "builtins" for a in assigns):
                 return node.name  # an unshadowed builtin (astroid's stub or unknown)
             return None
@@ -954,14 +959,16 @@ class Analyzer:
                 inner = [n for stmt in target.body for n in [stmt, *self.walk_shallow(stmt)]]
                 self._collect(inner, bound, depth + 1, out)
 
-    def iterates_parameters(self, it: nodes.NodeNG) -> bool:
+    def iterates_parameters(self, it: nodes.NodeNG, depth: int = 0) -> bool:
         """``model.parameters()``, ``named_parameters()``, ``state_dict()`` (or their items)."""
+        if depth > MAX_DEPTH:
+            return False
         if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute):
             if it.func.attrname in ("items", "values", "keys"):
-                return self.iterates_parameters(it.func.expr)
+                return self.iterates_parameters(it.func.expr, depth + 1)
             return it.func.attrname in PARAM_CONTAINERS
         if isinstance(it, nodes.Name):
-            return any(self.iterates_parameters(v) for v in self.values_of(it))
+            return any(self.iterates_parameters(v, depth + 1) for v in self.values_of(it))
         return False
 
     def _has_own_step_loop(self, func: nodes.FunctionDef) -> bool:

@@ -65,6 +65,7 @@ class ImportTable:
     def __init__(self, tree: ast.AST) -> None:
         self.names: dict[str, str] = {}
         self.modules: set[str] = set()
+        self.star_modules: list[str] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -82,6 +83,8 @@ class ImportTable:
                     self.modules.add(canonical(module))
                 for alias in node.names:
                     if alias.name == "*":
+                        if node.level == 0:
+                            self.star_modules.append(canonical(module))
                         continue
                     full = canonical(f"{module}.{alias.name}" if module else alias.name)
                     self.names[alias.asname or alias.name] = full

@@ -270,13 +270,7 @@ CASES: dict[str, tuple[bytes, list[tuple[int, str]] | None]] = {
     "module_getattr": (MODULE_GETATTR.encode(), []),
 }
 # A loop whose barrier comes from the star import is not known to lack one.
-KNOWN_FALSE_POSITIVES = {
-    "star_import_from_torch_xla": "XLA301 fires: mark_step() from `from torch_xla... import *` "
-                                  "is not seen as a barrier (analysis.py, reported)",
-    "name_cycle": "RecursionError in Analyzer.iterates_parameters and XLA302's "
-                  "_is_torch_loader on a name cycle loses the file's XLA201/XLA302 "
-                  "(analysis.py, rules/steps.py, reported)",
-}
+KNOWN_FALSE_POSITIVES: dict[str, str] = {}
 
 
 def lint_like_flake8(path: Path, options: Options | None = None) -> tuple[list[Finding], float]:

@@ -225,13 +225,15 @@ barrier is reported as XLA301 instead.
             if moves:
                 yield self.finding(loop)
 
-    def _is_torch_loader(self, it: nodes.NodeNG) -> bool:
+    def _is_torch_loader(self, it: nodes.NodeNG, depth: int = 0) -> bool:
         an = self.ctx.analyzer
+        if depth > 8:
+            return False
         if isinstance(it, nodes.Call):
             q = an.qualname(it.func) or source_key(it.func) or ""
             if q in LOOP_WRAPPERS and it.args:
-                return self._is_torch_loader(it.args[0])
+                return self._is_torch_loader(it.args[0], depth + 1)
             return q == "torch.utils.data.DataLoader"
         if isinstance(it, (nodes.Name, nodes.Attribute)):
-            return any(self._is_torch_loader(v) for v in an.values_of(it))
+            return any(self._is_torch_loader(v, depth + 1) for v in an.values_of(it))
         return False
