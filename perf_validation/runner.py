@@ -253,6 +253,15 @@ def run_script(
 ) -> ScriptRun:
     """Run *script* under the probe in a new process group and collect its figures.
 
+    Whatever the script started is stopped when it ends, times out or is
+    interrupted: its process group is killed, and on Linux this process is a
+    child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``), so that processes the
+    script moved out of the group (``setsid``, daemons) are adopted, killed and
+    reaped too. A run that left processes behind gets a note saying how many.
+    The adoption assumes no other thread of this process starts children
+    meanwhile (the command line does not). Output and traceback lines longer
+    than :data:`MAX_LINE_CHARS` are cut in the middle.
+
     Args:
         script: the Python script, run unmodified as ``__main__``.
         env: the child's environment (see :func:`child_env`).

@@ -269,7 +269,8 @@ CASES: dict[str, tuple[bytes, list[tuple[int, str]] | None]] = {
     "star_import_from_torch_xla": (STAR_IMPORT.encode(), []),
     "module_getattr": (MODULE_GETATTR.encode(), []),
 }
-# A loop whose barrier comes from the star import is not known to lack one.
+# case name -> why it is expected to fail for now (strict xfail: it must be removed once
+# fixed). Empty: the star-import barrier and the name cycle were fixed in analysis.py.
 KNOWN_FALSE_POSITIVES: dict[str, str] = {}
 
 
@@ -541,6 +542,37 @@ def test_gates_never_hide_a_finding(case_files: dict[str, Path]) -> None:
         assert gated == ungated, f"{path}: the gates hid {sorted(set(ungated) - set(gated))}"
         compared += 1
     assert compared > 20
+
+
+def test_primed_import_table_equals_the_full_walk(case_files: dict[str, Path]) -> None:
+    """The import table the engine builds from the gates' walk is the context's own."""
+    from flake8_xla.context import ModuleContext
+    from flake8_xla.imports import ImportTable
+
+    nested = ast.parse(textwrap.dedent("""\
+        import torch_xla.core.xla_model as xm
+        def f():
+            import os as xm
+            from torch_xla import *
+            try:
+                import torch_xla.runtime as xr
+            except ImportError:
+                from torch_xla.core import xla_model as xr
+        class C:
+            import torch.cuda.amp as amp
+        import numpy as xr
+        """))
+    trees = [nested]
+    for path in _samples() + [p for n, p in case_files.items() if n != "megabyte_line"]:
+        try:
+            trees.append(FileProcessor(str(path), _FLAKE8_OPTIONS).build_ast())
+        except (SyntaxError, ValueError):
+            continue
+    for tree in trees:
+        ctx = ModuleContext(tree, "", "t.py", Options())
+        engine.prime_import_table(ctx, engine.FileFacts(tree))
+        assert "imports" in vars(ctx)
+        assert vars(ctx.imports) == vars(ImportTable(tree))
 
 
 def test_every_rule_fires_on_its_eval_file_through_the_gates() -> None:
