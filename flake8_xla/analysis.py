@@ -812,6 +812,13 @@ class Analyzer:
                     stack.extend((s, dep + 1) for s in self.walk_shallow(
                         stmt, into_loops=into_loops))
 
+    def _memo_loop(self, question, loop: nodes.For | nodes.While) -> bool:
+        """Answer ``question(loop)`` once per loop."""
+        key = (question.__name__, id(loop))
+        if key not in self._loop_memo:
+            self._loop_memo[key] = question(loop)
+        return self._loop_memo[key]
+
     def is_update_call(self, call: nodes.Call) -> bool:
         """``loss.backward()``, ``optimizer.step()``, ``xm.optimizer_step``, ``scaler.step``."""
         func = call.func
@@ -848,10 +855,7 @@ class Analyzer:
 
     def is_training_loop(self, loop: nodes.For | nodes.While) -> bool:
         """Memoised :meth:`_is_training_loop`."""
-        key = ("is_training_loop", id(loop))
-        if key not in self._loop_memo:
-            self._loop_memo[key] = self._is_training_loop(loop)
-        return self._loop_memo[key]
+        return self._memo_loop(self._is_training_loop, loop)
 
     def _is_training_loop(self, loop: nodes.For | nodes.While) -> bool:
         """A loop that runs backward or an optimizer step itself (not in an inner loop)."""
@@ -859,10 +863,7 @@ class Analyzer:
 
     def has_barrier(self, loop: nodes.For | nodes.While) -> bool:
         """Memoised :meth:`_has_barrier`."""
-        key = ("has_barrier", id(loop))
-        if key not in self._loop_memo:
-            self._loop_memo[key] = self._has_barrier(loop)
-        return self._loop_memo[key]
+        return self._memo_loop(self._has_barrier, loop)
 
     def _has_barrier(self, loop: nodes.For | nodes.While) -> bool:
         """A step barrier runs somewhere in the loop's iterations (inner loops included)."""
@@ -879,10 +880,7 @@ class Analyzer:
 
     def is_step_loop(self, loop: nodes.For | nodes.While) -> bool:
         """Memoised :meth:`_is_step_loop`."""
-        key = ("is_step_loop", id(loop))
-        if key not in self._loop_memo:
-            self._loop_memo[key] = self._is_step_loop(loop)
-        return self._loop_memo[key]
+        return self._memo_loop(self._is_step_loop, loop)
 
     def _is_step_loop(self, loop: nodes.For | nodes.While) -> bool:
         """A training or evaluation loop whose body runs once per step (batch)."""

@@ -34,6 +34,12 @@ def is_multi_replica(an: Analyzer) -> bool:
     return bool(launcher_calls(an))
 
 
+def reduces_gradients(an: Analyzer, loop: nodes.NodeNG) -> bool:
+    """The loop (or what it calls, inner loops included) all-reduces the gradients."""
+    return any((an.qualname(c.func) or "") in REDUCERS
+               for c in an.calls_in(loop, into_loops=True))
+
+
 def wraps_model(an: Analyzer) -> bool:
     """A DDP/FSDP/ZeRO wrapper or a framework that all-reduces gradients itself."""
     if any(an.imports.imports_prefix(m) for m in MANAGED):
@@ -89,10 +95,9 @@ scripts.
         for loop in an.module.nodes_of_class((nodes.For, nodes.While)):
             if not an.is_training_loop(loop):
                 continue
-            calls = list(an.calls_in(loop, into_loops=False))
-            if any((an.qualname(c.func) or "") in REDUCERS
-                   for c in an.calls_in(loop, into_loops=True)):
+            if reduces_gradients(an, loop):
                 continue
+            calls = list(an.calls_in(loop, into_loops=False))
             for call in calls:
                 f = call.func
                 if isinstance(f, nodes.Attribute) and f.attrname == "step" and not call.args \
@@ -141,10 +146,9 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
         if an is None or not is_multi_replica(an) or wraps_model(an):
             return
         for loop in an.module.nodes_of_class((nodes.For, nodes.While)):
-            calls = list(an.calls_in(loop, into_loops=False))
-            if any((an.qualname(c.func) or "") in REDUCERS
-                   for c in an.calls_in(loop, into_loops=True)):
+            if reduces_gradients(an, loop):
                 continue
+            calls = list(an.calls_in(loop, into_loops=False))
             for call in calls:
                 f = call.func
                 if not (isinstance(f, nodes.Attribute) and f.attrname == "step"):
