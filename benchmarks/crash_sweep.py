@@ -36,6 +36,10 @@ gate that hides a finding is a bug in flake8_xla/engine.py. Slow files are
 judged on the gated run (what users get); the slowest ungated files are listed
 for information.
 
+The flake8_xla package is copied to a temporary folder that the workers
+import from, so edits made to the working tree during a sweep cannot mix two
+versions of the code into one result.
+
 Exit status 0 when there is no internal error, no timeout, no slow file and
 no gate mismatch; 1 otherwise.
 """
@@ -47,10 +51,12 @@ import json
 import multiprocessing
 import os
 import platform
+import shutil
 import signal
 import site
 import sys
 import sysconfig
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -271,11 +277,23 @@ def main(argv: Sequence[str] | None = None) -> int:
           + ", ".join(f"{label} {n}" for label, n in per_root.items()) + ")")
     started = time.perf_counter()
     results: list[FileResult] = []
-    try:
-        results.extend(sweep(files, args.workers, args.verify_gates, args.hard_timeout))
-    except KeyboardInterrupt:
-        print(f"interrupted after {len(results)} files", file=sys.stderr)
-        return 130
+    with tempfile.TemporaryDirectory(prefix="crash_sweep-pkg-") as snapshot:
+        import flake8_xla
+
+        shutil.copytree(Path(flake8_xla.__file__).resolve().parent,
+                        Path(snapshot) / "flake8_xla",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        for name in [m for m in sys.modules if m == "flake8_xla" or
+                     m.startswith("flake8_xla.")]:
+            del sys.modules[name]
+        sys.path.insert(0, snapshot)
+        try:
+            results.extend(sweep(files, args.workers, args.verify_gates, args.hard_timeout))
+        except KeyboardInterrupt:
+            print(f"interrupted after {len(results)} files", file=sys.stderr)
+            return 130
+        finally:
+            sys.path.remove(snapshot)
     wall = time.perf_counter() - started
     return report(results, wall, args)
 

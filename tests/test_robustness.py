@@ -587,6 +587,16 @@ def test_every_rule_fires_on_its_eval_file_through_the_gates() -> None:
         assert rule.code in {f.code for f in found}, rule.code
 
 
+def test_every_rule_has_a_gate() -> None:
+    """A rule without a gate builds astroid for every file under --xla-target=all.
+
+    Add its necessary condition to ``flake8_xla.engine.GATES`` (or give it a
+    ``table`` of qualified names), and an eval file that fires through it.
+    """
+    ungated = [rule.code for rule in ALL_RULES if engine.gate_for(rule) is None]
+    assert ungated == [], f"rules without a gate in flake8_xla/engine.py: {ungated}"
+
+
 def test_gate_words_cover_analysis() -> None:
     """The gates' word lists still contain the names the shared analyses look for."""
     from flake8_xla import analysis
