@@ -41,7 +41,9 @@ Method (an honest baseline)
     measured inside the child) as a share of plain flake8's CPU time, which no
     other load on the machine can inflate. It misses only indirect costs, such
     as collecting the astroid trees' garbage after a file. A missed target whose
-    overhead is below the plain runs' own spread is printed "within noise".
+    overhead is below the plain runs' own spread while the plugin's own CPU share
+    meets it is printed "within noise": this machine cannot resolve it, and it
+    does not fail the exit status (1 when a target is missed).
 
     The flake8_xla package is copied to a temporary folder first and the
     children import that copy (``PYTHONPATH``), so edits made to the working tree
@@ -289,9 +291,24 @@ def summarize(corpus: str, series: dict[str, Series]) -> list[dict[str, object]]
                        memory_ratio=round(memory, 3), target=target,
                        meets_time=None if target is None else cpu_overhead <= target,
                        within_noise=cpu_overhead <= noise,
+                       time_verdict=_time_verdict(cpu_overhead, noise, own_share, target),
                        meets_memory=memory <= MEMORY_TARGET)
         rows.append(row)
     return rows
+
+
+def _time_verdict(overhead: float, noise: float, own_share: float | None,
+                  target: float | None) -> str | None:
+    """``met``; ``noise`` (the medians miss the target by less than the plain runs' own
+    spread while the plugin's own CPU share meets it: this machine cannot tell); or
+    ``missed``. None without a target."""
+    if target is None:
+        return None
+    if overhead <= target:
+        return "met"
+    if overhead <= noise and own_share is not None and own_share <= target:
+        return "noise"
+    return "missed"
 
 
 def markdown_table(rows: Sequence[dict[str, object]]) -> str:
@@ -309,8 +326,9 @@ def markdown_table(rows: Sequence[dict[str, object]]) -> str:
         target = row["target"]
         verdict = ""
         if target is not None:
-            verdict = f"<= {target:.0%} " + ("met" if row["meets_time"] else (
-                "MISSED (within noise)" if row["within_noise"] else "MISSED"))
+            verdict = f"<= {target:.0%} " + {
+                "met": "met", "noise": "within noise (own CPU meets it)",
+                "missed": "MISSED"}[str(row["time_verdict"])]
         memory = f"{row['memory_ratio']:.2f}x {'met' if row['meets_memory'] else 'MISSED'}"
         own = "" if row["own_share"] is None else f"{row['own_share']:.1%}"
         lines.append(f"| {row['corpus']} | --xla-target={row['variant']} | {row['cpu_s']:.2f} | "
@@ -364,10 +382,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"header": header, "rows": rows,
                                          "corpora": [c[2] for c in corpora]}, indent=2))
-    missed = [r for r in rows if r.get("meets_time") is False or r.get("meets_memory") is False]
+    missed = [r for r in rows if r.get("time_verdict") == "missed"
+              or r.get("meets_memory") is False]
+    unresolved = [r for r in rows if r.get("time_verdict") == "noise"]
     print()
-    print("every target met" if not missed else
-          "targets missed: " + ", ".join(f"{r['corpus']}/{r['variant']}" for r in missed))
+    if unresolved:
+        print("within noise (the plugin's own CPU meets the target; the medians cannot resolve "
+              "it on this machine): "
+              + ", ".join(f"{r['corpus']}/{r['variant']}" for r in unresolved))
+    print("every target met" if not missed and not unresolved else
+          "targets missed: " + (", ".join(f"{r['corpus']}/{r['variant']}" for r in missed)
+                                or "none"))
     return 1 if missed else 0
 
 
