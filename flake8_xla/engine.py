@@ -14,9 +14,17 @@ for nothing, never hide a finding. Gates rest on one fact: every qualified name
 a rule compares (``torch_xla.core.xla_model.mark_step``) ends with an
 identifier that is spelled in the file (in an import, a call or an attribute),
 since names are resolved from the file's own imports. A rule without a gate
-always runs. ``tests/test_robustness.py`` checks that gated and ungated runs
-give the same findings on every eval file, check pair and corpus script;
+always runs (and a test fails: add one to :data:`GATES` with the rule).
+``tests/test_robustness.py`` checks that gated and ungated runs give the same
+findings on every eval file, check pair and corpus script, and
+``benchmarks/crash_sweep.py --verify-gates`` does on 25,000 library files;
 ``FLAKE8_XLA_NO_GATES=1`` switches the gates off.
+
+The same walk hands the context its import table (:func:`prime_import_table`).
+While the rules run, the cyclic garbage collector is paused (astroid trees are
+large and young) and astroid gets an empty ``builtins`` module instead of
+bootstrapping the real one (:func:`stub_builtins`). The rules, and astroid with
+them, are imported on the first file that needs them.
 
 Robustness. A rule that raises on code astroid cannot handle contributes no
 finding (failure means "unknown", never a guess, never a crash).
