@@ -191,11 +191,6 @@ class Analyzer:
         self._model_keys: set[str] | None = None
         self._self_attrs: dict[str, list[nodes.NodeNG]] | None = None
         self.managed = self._uses_managed_framework()
-        self.builds_xla_loader = any(
-            self.qualname(c.func) in XLA_LOADERS
-            or (isinstance(c.func, nodes.Attribute) and c.func.attrname == "per_device_loader")
-            or (self.qualname(c.func) or "").endswith("data_parallel.DataParallel")
-            for c in module.nodes_of_class(nodes.Call))
 
     def _uses_managed_framework(self) -> bool:
         """The file drives training with accelerate, Lightning or Fabric (not just a seed)."""
