@@ -1021,15 +1021,8 @@ class Analyzer:
         """True when ``node`` sits in a function wrapped by ``torch_xla.compile``/``step``."""
         func = node.frame()
         while isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
-            if isinstance(func, nodes.FunctionDef):
-                for dec in func.decorators.nodes if func.decorators else ():
-                    target = dec.func if isinstance(dec, nodes.Call) else dec
-                    if self.qualname(target) in COMPILE_WRAPPERS:
-                        return True
-                for call in self.calls_named("compile") + self.calls_named("step"):
-                    if self.qualname(call.func) in COMPILE_WRAPPERS and call.args and \
-                            self.resolve_function(call.args[0]) is func:
-                        return True
+            if isinstance(func, nodes.FunctionDef) and self.is_compiled_function(func):
+                return True
             parent = func.parent
             func = parent.frame() if parent is not None else None
         return False
