@@ -9,6 +9,11 @@ They format any flake8 violation; XLA codes carry their rule name and a link to
 ``docs/rules.md``. Columns in these formats count characters (1-based; SARIF
 ``columnKind`` is ``unicodeCodePoints``), and every result has an end position
 computed by :mod:`flake8_xla.spans`.
+
+flake8 imports every installed report plugin on every run, whatever ``--format``
+says, so this module imports the rules (and astroid with them) and the docs
+only when a formatter of ours first needs a rule: a plain ``flake8`` run stays
+as light as the plugin's ``auto`` gate makes it.
 """
 
 from __future__ import annotations
@@ -24,8 +29,6 @@ from flake8.formatting.base import BaseFormatter
 from flake8.violation import Violation
 
 from flake8_xla import __version__
-from flake8_xla.docs import help_uri, message_template, rule_markdown, summary
-from flake8_xla.rules import ALL_RULES, RULES_BY_CODE
 from flake8_xla.spans import SourceSpans, Span, read_source
 
 SARIF_SCHEMA_URI = (
@@ -34,9 +37,16 @@ SRCROOT = "%SRCROOT%"
 DEFAULT_LEVEL = "warning"
 
 
+def _rules() -> tuple[list[type[Any]], dict[str, type[Any]]]:
+    """``ALL_RULES`` and ``RULES_BY_CODE``, imported on first use (they load astroid)."""
+    from flake8_xla.rules import ALL_RULES, RULES_BY_CODE
+
+    return list(ALL_RULES), RULES_BY_CODE
+
+
 def rule_level(code: str) -> str:
     """SARIF level of ``code``: the rule class's ``level`` attribute, else ``'warning'``."""
-    rule = RULES_BY_CODE.get(code)
+    rule = _rules()[1].get(code)
     return getattr(rule, "level", DEFAULT_LEVEL) if rule is not None else DEFAULT_LEVEL
 
 
@@ -134,10 +144,13 @@ class JsonFormatter(_DocumentFormatter):
 
     def document(self) -> list[dict[str, Any]]:
         """The findings as a list of dicts, in flake8's report order."""
+        from flake8_xla.docs import help_uri
+
+        by_code = _rules()[1]
         out = []
         for error in self.violations:
             span = self.span(error)
-            rule = RULES_BY_CODE.get(error.code)
+            rule = by_code.get(error.code)
             out.append({
                 "filename": error.filename, "line": span.line, "column": span.column,
                 "end_line": span.end_line, "end_column": span.end_column, "code": error.code,
@@ -160,7 +173,9 @@ def artifact_location(filename: str) -> dict[str, str]:
 
 def sarif_rule(code: str, docs_url: str | None = None) -> dict[str, Any]:
     """The SARIF reportingDescriptor of ``code`` (minimal for a non-XLA code)."""
-    rule = RULES_BY_CODE.get(code)
+    from flake8_xla.docs import help_uri, message_template, rule_markdown, summary
+
+    rule = _rules()[1].get(code)
     if rule is None:
         return {"id": code, "defaultConfiguration": {"level": DEFAULT_LEVEL}}
     markdown = rule_markdown(rule)
@@ -187,7 +202,7 @@ class SarifFormatter(_DocumentFormatter):
 
     def document(self) -> dict[str, Any]:
         """The SARIF log as a dict."""
-        rules = [sarif_rule(r.code, self.docs_url) for r in ALL_RULES]
+        rules = [sarif_rule(r.code, self.docs_url) for r in _rules()[0]]
         index = {r["id"]: i for i, r in enumerate(rules)}
         results = []
         for error in self.violations:
@@ -241,7 +256,7 @@ class GithubFormatter(_XlaFormatter):
     def format(self, error: Violation) -> str:
         """The workflow command for ``error``."""
         span = self.span(error)
-        rule = RULES_BY_CODE.get(error.code)
+        rule = _rules()[1].get(error.code)
         title = f"{error.code} ({rule.name})" if rule else error.code
         command = "error" if rule_level(error.code) == "error" else "warning"
         props = {"file": display_path(error.filename), "line": span.line, "col": span.column,

@@ -515,6 +515,24 @@ def test_non_xla_file_never_loads_astroid() -> None:
     assert proc.stdout.split() == ["False", "False"]
 
 
+def test_a_whole_flake8_run_without_xla_never_loads_astroid(tmp_path: Path) -> None:
+    """flake8 imports every installed plugin, report formatters included, on every run:
+    none of ours may pull in the rules or astroid until a file needs them."""
+    checked = tmp_path / "plain.py"
+    checked.write_text("import os\n\nfor x in range(3):\n    print(os.sep, x)\n")
+    script = textwrap.dedent(f"""\
+        import sys
+        from flake8.main import cli
+        code = cli.main(["--isolated", "--select=XLA,F", {str(checked)!r}])
+        print(code, "flake8_xla.plugin" in sys.modules, "flake8_xla.formatters" in sys.modules,
+              "astroid" in sys.modules, "flake8_xla.rules" in sys.modules)
+        """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=False, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["0", "True", "True", "False", "False"]
+
+
 # -- the gates are sound -----------------------------------------------------------------
 def _samples() -> list[Path]:
     files = sorted((ROOT / "tests" / "eval_files").glob("**/*.py"))
