@@ -14,11 +14,14 @@ cannot be resolved, a recursion cycle or a depth limit gives ``False``.
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import copy
 import re
 from collections.abc import Iterator
 
 import astroid
-from astroid import nodes
+from astroid import nodes, rebuilder
 
 from flake8_xla.imports import ImportTable, canonical
 
@@ -1052,11 +1055,35 @@ class _NoImportBuilder(astroid.builder.AstroidBuilder):
         return module
 
 
-def build_module(source: str, name: str) -> nodes.Module:
-    """Parse ``source`` into an astroid Module without importing or inferring anything.
+class _ReadOnlyRebuilder(rebuilder.TreeRebuilder):
+    """astroid's TreeRebuilder, except that it never changes the ast tree it reads.
 
-    Raises astroid.AstroidSyntaxError (or another astroid error) on bad input.
+    The stock one takes a docstring off by reassigning the ``body`` of the ast
+    Module/ClassDef/FunctionDef (``node.body = node.body[1:]``); on flake8's
+    tree, which pyflakes and mccabe read after us, that would hide every
+    docstring from them. Here it works on a shallow copy of such a node.
+    """
+
+    def _get_doc(self, node):  # type: ignore[no-untyped-def]
+        return super()._get_doc(copy.copy(node))
+
+
+def build_module(source: str, name: str, tree: ast.Module | None = None) -> nodes.Module:
+    """Build an astroid Module of ``source`` without importing or inferring anything.
+
+    ``tree``, when given, is ``source`` already parsed by :mod:`ast` (flake8's
+    tree): astroid rebuilds from it instead of parsing the text again, which
+    saves about a fifth of the build, and leaves it unchanged
+    (:class:`_ReadOnlyRebuilder`). If that fails, astroid parses ``source``
+    itself. Raises astroid.AstroidSyntaxError (or another astroid error) on bad
+    input.
     """
     builder = _NoImportBuilder(astroid.MANAGER, apply_transforms=False)
-    module, rebuilder = builder._data_build(source, name, None)
-    return builder._post_build(module, rebuilder, "utf-8")
+    if tree is not None:
+        # another astroid, an unexpected tree: let astroid parse the text itself
+        with contextlib.suppress(Exception):
+            tree_rebuilder = _ReadOnlyRebuilder(astroid.MANAGER, source)
+            module = tree_rebuilder.visit_module(tree, name, "<?>", False)
+            return builder._post_build(module, tree_rebuilder, "utf-8")
+    module, tree_rebuilder = builder._data_build(source, name, None)
+    return builder._post_build(module, tree_rebuilder, "utf-8")

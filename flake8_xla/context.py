@@ -94,7 +94,7 @@ class ModuleContext:
         """The astroid-backed :class:`~flake8_xla.analysis.Analyzer`, or None if astroid fails."""
         try:
             from flake8_xla.analysis import Analyzer, build_module
-            module = build_module(self.source, "flake8_xla_checked")
+            module = build_module(self.source, "flake8_xla_checked", self.tree)
             return Analyzer(module, self.imports)
         except Exception:  # noqa: BLE001 - astroid failure means "unknown", never a crash
             return None

@@ -671,3 +671,18 @@ def test_builtins_stub_changes_no_finding_and_leaves_astroid_clean() -> None:
     assert result == {"same": True, "clean": True, "inferred": 2,
                       "findings": result["findings"]}
     assert result["findings"] > 20
+
+
+def test_astroid_built_from_flake8s_tree_leaves_it_unchanged() -> None:
+    """astroid rebuilt from flake8's ast tree equals astroid's own parse, and the ast
+    tree that pyflakes and mccabe read after us keeps every docstring and position."""
+    from flake8_xla.analysis import build_module
+
+    files = _samples() + [ROOT / "flake8_xla" / "analysis.py"]
+    for path in files:
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        before = ast.dump(tree, include_attributes=True)
+        from_tree = build_module(source, "m", tree)
+        assert ast.dump(tree, include_attributes=True) == before, path
+        assert from_tree.repr_tree() == build_module(source, "m").repr_tree(), path
