@@ -15,7 +15,6 @@ cannot be resolved, a recursion cycle or a depth limit gives ``False``.
 from __future__ import annotations
 
 import ast
-import contextlib
 import copy
 import re
 from collections.abc import Iterator
@@ -1068,22 +1067,33 @@ class _ReadOnlyRebuilder(rebuilder.TreeRebuilder):
         return super()._get_doc(copy.copy(node))
 
 
-def build_module(source: str, name: str, tree: ast.Module | None = None) -> nodes.Module:
+class TreeRebuildError(RuntimeError):
+    """astroid could parse the text but not rebuild flake8's ast tree of it (a defect)."""
+
+
+def build_module(source: str, name: str, tree: ast.Module | None = None, *,
+                 strict: bool = False) -> nodes.Module:
     """Build an astroid Module of ``source`` without importing or inferring anything.
 
     ``tree``, when given, is ``source`` already parsed by :mod:`ast` (flake8's
     tree): astroid rebuilds from it instead of parsing the text again, which
     saves about a fifth of the build, and leaves it unchanged
     (:class:`_ReadOnlyRebuilder`). If that fails, astroid parses ``source``
-    itself. Raises astroid.AstroidSyntaxError (or another astroid error) on bad
-    input.
+    itself; with ``strict``, that parse succeeding raises :class:`TreeRebuildError`
+    instead, so that the crash sweep sees the rebuild fail. Raises
+    astroid.AstroidSyntaxError (or another astroid error) on bad input.
     """
     builder = _NoImportBuilder(astroid.MANAGER, apply_transforms=False)
+    rebuild_error: Exception | None = None
     if tree is not None:
-        # another astroid, an unexpected tree: let astroid parse the text itself
-        with contextlib.suppress(Exception):
+        try:
             tree_rebuilder = _ReadOnlyRebuilder(astroid.MANAGER, source)
             module = tree_rebuilder.visit_module(tree, name, "<?>", False)
             return builder._post_build(module, tree_rebuilder, "utf-8")
+        except Exception as exc:  # noqa: BLE001 - another astroid: let it parse the text
+            rebuild_error = exc
     module, tree_rebuilder = builder._data_build(source, name, None)
+    if strict and rebuild_error is not None:
+        raise TreeRebuildError(f"astroid parsed {name} but could not rebuild flake8's tree: "
+                               f"{rebuild_error!r}") from rebuild_error
     return builder._post_build(module, tree_rebuilder, "utf-8")

@@ -59,11 +59,14 @@ class ModuleContext:
     when a rule asks for them, and are None when astroid cannot build the file.
     """
 
-    def __init__(self, tree: ast.Module, source: str, filename: str, options: Options) -> None:
+    def __init__(self, tree: ast.Module, source: str, filename: str, options: Options,
+                 strict: bool = False) -> None:
         self.tree = tree
         self.source = source
         self.filename = filename
         self.options = options
+        #: engine strict mode: an astroid build that fails only from flake8's tree raises
+        self.strict = strict
 
     @cached_property
     def imports(self) -> ImportTable:
@@ -93,9 +96,14 @@ class ModuleContext:
     def analyzer(self):  # -> Analyzer | None (import kept lazy: astroid is costly to load)
         """The astroid-backed :class:`~flake8_xla.analysis.Analyzer`, or None if astroid fails."""
         try:
-            from flake8_xla.analysis import Analyzer, build_module
-            module = build_module(self.source, "flake8_xla_checked", self.tree)
+            from flake8_xla.analysis import Analyzer, TreeRebuildError, build_module
+            module = build_module(self.source, "flake8_xla_checked", self.tree,
+                                  strict=self.strict)
             return Analyzer(module, self.imports)
+        except TreeRebuildError:
+            if self.strict:
+                raise
+            return None
         except Exception:  # noqa: BLE001 - astroid failure means "unknown", never a crash
             return None
 

@@ -446,7 +446,7 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         gates = not _env_flag(NO_GATES_ENV)
     if strict is None:
         strict = _env_flag(STRICT_ENV)
-    ctx = ModuleContext(tree, source, filename, options)
+    ctx = ModuleContext(tree, source, filename, options, strict=strict)
     facts: FileFacts | None = None
     if gates and (options.target == "all" or "xla" in source):
         try:

@@ -686,3 +686,22 @@ def test_astroid_built_from_flake8s_tree_leaves_it_unchanged() -> None:
         from_tree = build_module(source, "m", tree)
         assert ast.dump(tree, include_attributes=True) == before, path
         assert from_tree.repr_tree() == build_module(source, "m").repr_tree(), path
+
+
+def test_a_failed_rebuild_falls_back_to_parsing_and_is_an_error_when_strict(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """If astroid cannot rebuild flake8's tree, the findings come from astroid's own
+    parse; the strict engine (the crash sweep's) reports the failed rebuild instead."""
+    from flake8_xla import analysis
+
+    source = (ROOT / "tests" / "eval_files" / "XLA201_host_sync.py").read_text(encoding="utf-8")
+    expected = lint_source(source, strict=True)
+    assert expected
+
+    def broken(self, *args: object) -> None:
+        raise RecursionError("simulated")
+
+    monkeypatch.setattr(analysis._ReadOnlyRebuilder, "visit_module", broken)
+    assert lint_source(source, strict=False) == expected
+    with pytest.raises(analysis.TreeRebuildError):
+        lint_source(source, strict=True)
