@@ -7,6 +7,7 @@ scripts under torch_xla on the CPU (``PJRT_DEVICE=CPU``); deselect them with
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -468,6 +470,19 @@ def test_interrupt_before_replace_keeps_previous_report(tmp_path: Path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md", "b.json"]  # no temp left
 
 
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C as in a terminal: KeyboardInterrupt in this process and the default
+    SIGINT action in children, even when pytest was started with SIGINT ignored
+    (``nohup pytest &`` in a script), which children would otherwise inherit."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c")
 def test_ctrl_c_during_replace_is_deferred(tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     report.write_atomically(tmp_path, {"a.md": b"old a", "b.json": b"old b"})
@@ -666,6 +681,13 @@ def test_xla_expected_crash_and_failing_claim(tmp_path: Path) -> None:
     assert "claim UncachedCompile fails" in proc.stdout
 
 
+def _kill_leftovers(marker: str) -> None:
+    """Test cleanup after a failure: kill whatever still runs ``marker``."""
+    for pid in _processes_running(marker):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
 def _processes_running(marker: str) -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
@@ -682,6 +704,7 @@ def _processes_running(marker: str) -> list[int]:
 @pytest.mark.xla
 @needs_torch_xla
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+@pytest.mark.usefixtures("ctrl_c")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_xla_interrupt_keeps_previous_report_and_kills_script(tmp_path: Path, sig: int) -> None:
     out = tmp_path / "report"
@@ -701,10 +724,12 @@ def test_xla_interrupt_keeps_previous_report_and_kills_script(tmp_path: Path, si
         stdout, stderr = proc.communicate(timeout=30)
     finally:
         proc.kill()
+        alive = _processes_running(str(script))
+        _kill_leftovers(str(script))
     assert proc.returncode == cli.INTERRUPTED, stdout + stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
     assert {p.name: p.read_bytes() for p in out.iterdir()} == previous
-    assert _processes_running(str(script)) == []
+    assert alive == []
 
 
 @pytest.mark.xla
@@ -965,6 +990,7 @@ def test_fault_other_pairs_still_run(tmp_path: Path, fake_xla: dict[str, str]) -
 
 
 @needs_proc
+@pytest.mark.usefixtures("ctrl_c")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_fault_interrupt_without_previous_report_leaves_none(
         tmp_path: Path, fake_xla: dict[str, str], sig: int) -> None:
@@ -988,6 +1014,10 @@ def test_fault_interrupt_without_previous_report_leaves_none(
         assert _processes_running(marker), "the script should be running"
         proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=30)
+    except BaseException:
+        _kill_leftovers(marker)
+        _kill_leftovers(str(script))
+        raise
     finally:
         proc.kill()
     assert proc.returncode == cli.INTERRUPTED, stdout + stderr
