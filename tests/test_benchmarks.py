@@ -95,8 +95,9 @@ def test_a_small_real_run_measures_the_plugin() -> None:
 
 
 def test_a_variant_that_loads_astroid_is_judged_by_the_larger_figure() -> None:
-    """Interleaving hides astroid's cost to the plain variant in the same process, so
-    such a variant's verdict must not be better than its whole-process figure."""
+    """Interleaving cannot see a cost that the plain variant in the same process
+    shares, so a variant that does real work must not be judged better than its
+    whole processes."""
     inter = lint_speed.Interleaved(cpu={"plain": [10.0], "auto": [10.1], "all": [12.0]},
                                    xla_findings={"plain": 0, "auto": 0, "all": 2})
     series = _series("transformers", {"plain": (10.0, 0), "auto": (10.2, 0), "all": (13.5, 2)})
