@@ -192,13 +192,36 @@ class Analyzer:
         self._calls_by_name: dict[str, list[nodes.Call]] | None = None
         self._model_keys: set[str] | None = None
         self._self_attrs: dict[str, list[nodes.NodeNG]] | None = None
+        self._preorder: list[nodes.NodeNG] | None = None
+        self._by_class: dict[object, list[nodes.NodeNG]] = {}
         self.managed = self._uses_managed_framework()
+
+    def module_nodes(self, klass: type | tuple[type, ...]) -> list[nodes.NodeNG]:
+        """The module's nodes of ``klass``, in the order of ``module.nodes_of_class``.
+
+        astroid's ``nodes_of_class`` is a recursive generator (a generator frame
+        per node and level); the rules ask for whole-module walks about twenty
+        times per file. Here the module is walked once, in pre-order, and each
+        answer is a filtered, cached list of that walk.
+        """
+        found = self._by_class.get(klass)
+        if found is None:
+            if self._preorder is None:
+                order: list[nodes.NodeNG] = []
+                stack: list[nodes.NodeNG] = [self.module]
+                while stack:
+                    node = stack.pop()
+                    order.append(node)
+                    stack.extend(reversed(list(node.get_children())))
+                self._preorder = order
+            found = self._by_class[klass] = [n for n in self._preorder if isinstance(n, klass)]
+        return found
 
     def _uses_managed_framework(self) -> bool:
         """The file drives training with accelerate, Lightning or Fabric (not just a seed)."""
         if not any(self.imports.imports_prefix(m) for m in MANAGED_FRAMEWORKS):
             return False
-        for call in self.module.nodes_of_class(nodes.Call):
+        for call in self.module_nodes(nodes.Call):
             q = self.qualname(call.func) or ""
             if q.startswith(MANAGED_FRAMEWORKS) and q.rsplit(".", 1)[-1] in (
                     "Accelerator", "Fabric", "Trainer", "LightningModule"):
@@ -209,7 +232,7 @@ class Analyzer:
                 return True
         return any(isinstance(c, nodes.ClassDef) and any(
             (self.qualname(b) or "").endswith("LightningModule") for b in c.bases)
-            for c in self.module.nodes_of_class(nodes.ClassDef))
+            for c in self.module_nodes(nodes.ClassDef))
 
     def _spend(self) -> bool:
         """Count one inference step; False once the per-file budget is spent ("unknown")."""
@@ -315,7 +338,7 @@ class Analyzer:
         """Values assigned to ``self.<attr>`` anywhere in the module's classes."""
         if self._self_attrs is None:
             table: dict[str, list[nodes.NodeNG]] = {}
-            for assign in self.module.nodes_of_class(nodes.AssignAttr):
+            for assign in self.module_nodes(nodes.AssignAttr):
                 if isinstance(assign.expr, nodes.Name) and assign.expr.name == "self":
                     stmt = assign.parent
                     if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) and stmt.value is not None:
@@ -349,7 +372,7 @@ class Analyzer:
         """Every call in the module whose callee is ``name`` or ``<obj>.name``."""
         if self._calls_by_name is None:
             table: dict[str, list[nodes.Call]] = {}
-            for call in self.module.nodes_of_class(nodes.Call):
+            for call in self.module_nodes(nodes.Call):
                 f = call.func
                 key = f.name if isinstance(f, nodes.Name) else (
                     f.attrname if isinstance(f, nodes.Attribute) else None)
@@ -501,7 +524,7 @@ class Analyzer:
         return len(names) >= 4 and names[-2:] == ["device", "context"] and bool(
             [c for c in self.calls_named(func.name)] or any(
                 isinstance(a, nodes.Name) and a.name == func.name
-                for c in self.module.nodes_of_class(nodes.Call) for a in c.args))
+                for c in self.module_nodes(nodes.Call) for a in c.args))
 
     def is_plainly_loader(self, node: nodes.NodeNG) -> bool:
         """True for a DataLoader-like iterable (by construction or by name)."""
@@ -520,7 +543,7 @@ class Analyzer:
         """Spellings (``model``, ``self.net``) that name a torch.nn.Module in this module."""
         if self._model_keys is None:
             keys = set()
-            for call in self.module.nodes_of_class(nodes.Call):
+            for call in self.module_nodes(nodes.Call):
                 f = call.func
                 if isinstance(f, nodes.Attribute) and f.attrname in MODULE_METHODS:
                     key = source_key(f.expr)
@@ -905,7 +928,7 @@ class Analyzer:
             self._closures = self.step_closure_functions()
             region: list[tuple[nodes.NodeNG, Env, bool]] = []
             model_loops = []
-            for loop in self.module.nodes_of_class((nodes.For, nodes.While)):
+            for loop in self.module_nodes((nodes.For, nodes.While)):
                 if self.is_step_loop(loop):
                     self._collect(list(self.body_nodes(loop, into_loops=True)), NO_ENV, 0,
                                   region)
@@ -921,7 +944,7 @@ class Analyzer:
                 self._collect(list(self.body_nodes(loop, into_loops=True)), NO_ENV, 0,
                               region)
                 self.model_loop_nodes.update(id(n) for n, _, _ in region[before:])
-            for holder in self.module.nodes_of_class((nodes.For, nodes.Comprehension)):
+            for holder in self.module_nodes((nodes.For, nodes.Comprehension)):
                 if not self.iterates_parameters(holder.iter):
                     continue
                 if isinstance(holder, nodes.For):
@@ -995,7 +1018,7 @@ class Analyzer:
     def step_closure_functions(self) -> set[int]:
         """ids of FunctionDefs/Lambdas handed to ``xm.add_step_closure``."""
         out: set[int] = set()
-        for call in self.module.nodes_of_class(nodes.Call):
+        for call in self.module_nodes(nodes.Call):
             if self.qualname(call.func) != STEP_CLOSURE or not call.args:
                 continue
             fn = call.args[0]

@@ -79,7 +79,7 @@ Not reported: code under an `if` that tests for CUDA, GPU, fp16 or apex.
         an = self.ctx.analyzer
         if an is None:
             return
-        for node in an.module.nodes_of_class((nodes.Call, nodes.Attribute, nodes.Name)):
+        for node in an.module_nodes((nodes.Call, nodes.Attribute, nodes.Name)):
             what = self._kind(node)
             if what and not guarded(node) and not _disabled(node):
                 why = self.WHY_SCALER if "GradScaler" in what else self.WHY_AUTOCAST

@@ -70,7 +70,7 @@ XLA device.
         an = self.ctx.analyzer
         if an is None:
             return
-        for node in an.module.nodes_of_class((nodes.Call, nodes.Arguments, nodes.Assign)):
+        for node in an.module_nodes((nodes.Call, nodes.Arguments, nodes.Assign)):
             for target, what in self._kinds(node):
                 if guarded(target, cuda_kinds=(nodes.If,)) or self._overwritten_guard(target):
                     continue

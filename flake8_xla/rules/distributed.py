@@ -44,7 +44,7 @@ def wraps_model(an: Analyzer) -> bool:
     """A DDP/FSDP/ZeRO wrapper or a framework that all-reduces gradients itself."""
     if any(an.imports.imports_prefix(m) for m in MANAGED):
         return True
-    for call in an.module.nodes_of_class(nodes.Call):
+    for call in an.module_nodes(nodes.Call):
         name = (an.qualname(call.func) or source_key(call.func) or "").rsplit(".", 1)[-1]
         if name in WRAPPERS:
             return True
@@ -92,7 +92,7 @@ scripts.
         an = self.ctx.analyzer
         if an is None or not is_multi_replica(an) or wraps_model(an):
             return
-        for loop in an.module.nodes_of_class((nodes.For, nodes.While)):
+        for loop in an.module_nodes((nodes.For, nodes.While)):
             if not an.is_training_loop(loop):
                 continue
             if reduces_gradients(an, loop):
@@ -145,7 +145,7 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
         an = self.ctx.analyzer
         if an is None or not is_multi_replica(an) or wraps_model(an):
             return
-        for loop in an.module.nodes_of_class((nodes.For, nodes.While)):
+        for loop in an.module_nodes((nodes.For, nodes.While)):
             if reduces_gradients(an, loop):
                 continue
             calls = list(an.calls_in(loop, into_loops=False))
@@ -201,7 +201,7 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
         an = self.ctx.analyzer
         if an is None:
             return
-        for call in an.module.nodes_of_class(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             if (an.qualname(call.func) or "") != "torch.save" or not call.args:
                 continue
             what = self._xla_payload(call.args[0], 0)
@@ -312,7 +312,7 @@ Not reported when the module calls `init_process_group("xla")`.
             method = const_str(keyword(call, "init_method")) or ""
             if const_str(backend) in ("xla", None) or method.startswith("xla"):
                 return  # an XLA (or configurable) process group gives the sampler its rank
-        for call in an.module.nodes_of_class(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if not q.endswith("DistributedSampler"):
                 continue
@@ -420,7 +420,7 @@ Reported only for explicit `TrainingArguments(...)` calls in XLA code.
         an = self.ctx.analyzer
         if an is None:
             return
-        for call in an.module.nodes_of_class(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             if (an.qualname(call.func) or "") not in (
                     "transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments"):
                 continue
@@ -485,9 +485,9 @@ Reported at the `Trainer(...)` call of a script with a `__main__` block.
         if not has_main:
             return
         trainers = {"transformers.Trainer", "transformers.Seq2SeqTrainer"}
-        subclasses = {c.name for c in an.module.nodes_of_class(nodes.ClassDef)
+        subclasses = {c.name for c in an.module_nodes(nodes.ClassDef)
                       if any((an.qualname(b) or "") in trainers for b in c.bases)}
-        for call in an.module.nodes_of_class(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if q in trainers or (isinstance(call.func, nodes.Name) and
                                  call.func.name in subclasses):

@@ -62,7 +62,7 @@ A conditional whose XLA branch picks a static strategy
         an = self.ctx.analyzer
         if an is None:
             return
-        for call in an.module.nodes_of_class(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             short = q.rsplit(".", 1)[-1] if q.startswith("transformers") else (
                 call.func.name if isinstance(call.func, nodes.Name) else "")
@@ -167,7 +167,7 @@ A conditional whose XLA branch picks a static strategy
         if func.name == "__call__" and isinstance(klass, nodes.ClassDef) and \
                 "collat" in klass.name.lower():
             return True
-        for other in an.module.nodes_of_class(nodes.Call):
+        for other in an.module_nodes(nodes.Call):
             fn = keyword(other, "collate_fn")
             if fn is not None and an.resolve_function(fn) is func:
                 return True
@@ -231,7 +231,7 @@ batches across processes (`even_batches=True`).
         an = self.ctx.analyzer
         if an is None or an.imports.imports_prefix("accelerate"):
             return
-        for call in an.module.nodes_of_class(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if q in TRAINING_ARGUMENTS:
                 if any(k.arg is None for k in call.keywords or ()):
@@ -356,7 +356,7 @@ Reported inside training, evaluation and generation step loops. Not reported:
                                                                                   "a conditional")))
             elif isinstance(node, nodes.Assert):
                 tests.append((node.test, env, "assert"))
-        for loop in an.module.nodes_of_class(nodes.While):
+        for loop in an.module_nodes(nodes.While):
             if an.is_step_loop(loop):
                 tests.append((loop.test, NO_ENV, "while"))
         for test, env, kind in tests:

@@ -61,7 +61,7 @@ whose XLA loaders place the barrier.
         an = self.ctx.analyzer
         if an is None or an.managed:
             return
-        for loop in an.module.nodes_of_class((nodes.For, nodes.While)):
+        for loop in an.module_nodes((nodes.For, nodes.While)):
             if not an.is_training_loop(loop) or an.has_barrier(loop):
                 continue
             if isinstance(loop, nodes.For) and an.is_xla_loader(loop.iter):
@@ -214,7 +214,7 @@ barrier is reported as XLA301 instead.
         an = self.ctx.analyzer
         if an is None or an.managed:
             return
-        for loop in an.module.nodes_of_class(nodes.For):
+        for loop in an.module_nodes(nodes.For):
             if not self._is_torch_loader(loop.iter) or not an.is_training_loop(loop):
                 continue
             if not an.has_barrier(loop):

@@ -38,7 +38,7 @@ class _VersionRule(Rule):
         if an is None:
             return
         target = self.ctx.options.version
-        for node in an.module.nodes_of_class((nodes.Attribute, nodes.ImportFrom)):
+        for node in an.module_nodes((nodes.Attribute, nodes.ImportFrom)):
             if isinstance(node, nodes.ImportFrom):
                 for name, _ in node.names:
                     # This statement's own module, not the file-wide table: a name
