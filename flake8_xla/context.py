@@ -100,10 +100,8 @@ class ModuleContext:
             module = build_module(self.source, "flake8_xla_checked", self.tree,
                                   strict=self.strict)
             return Analyzer(module, self.imports)
-        except TreeRebuildError:
-            if self.strict:
-                raise
-            return None
+        except TreeRebuildError:  # raised only in strict mode, to be seen
+            raise
         except Exception:  # noqa: BLE001 - astroid failure means "unknown", never a crash
             return None
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
@@ -37,16 +38,17 @@ SRCROOT = "%SRCROOT%"
 DEFAULT_LEVEL = "warning"
 
 
-def _rules() -> tuple[list[type[Any]], dict[str, type[Any]]]:
-    """``ALL_RULES`` and ``RULES_BY_CODE``, imported on first use (they load astroid)."""
-    from flake8_xla.rules import ALL_RULES, RULES_BY_CODE
+def _rules() -> ModuleType:
+    """:mod:`flake8_xla.rules` (``ALL_RULES``, ``RULES_BY_CODE``), imported on first
+    use: it loads astroid."""
+    import flake8_xla.rules
 
-    return list(ALL_RULES), RULES_BY_CODE
+    return flake8_xla.rules
 
 
 def rule_level(code: str) -> str:
     """SARIF level of ``code``: the rule class's ``level`` attribute, else ``'warning'``."""
-    rule = _rules()[1].get(code)
+    rule = _rules().RULES_BY_CODE.get(code)
     return getattr(rule, "level", DEFAULT_LEVEL) if rule is not None else DEFAULT_LEVEL
 
 
@@ -146,7 +148,7 @@ class JsonFormatter(_DocumentFormatter):
         """The findings as a list of dicts, in flake8's report order."""
         from flake8_xla.docs import help_uri
 
-        by_code = _rules()[1]
+        by_code = _rules().RULES_BY_CODE
         out = []
         for error in self.violations:
             span = self.span(error)
@@ -175,7 +177,7 @@ def sarif_rule(code: str, docs_url: str | None = None) -> dict[str, Any]:
     """The SARIF reportingDescriptor of ``code`` (minimal for a non-XLA code)."""
     from flake8_xla.docs import help_uri, message_template, rule_markdown, summary
 
-    rule = _rules()[1].get(code)
+    rule = _rules().RULES_BY_CODE.get(code)
     if rule is None:
         return {"id": code, "defaultConfiguration": {"level": DEFAULT_LEVEL}}
     markdown = rule_markdown(rule)
@@ -202,7 +204,7 @@ class SarifFormatter(_DocumentFormatter):
 
     def document(self) -> dict[str, Any]:
         """The SARIF log as a dict."""
-        rules = [sarif_rule(r.code, self.docs_url) for r in _rules()[0]]
+        rules = [sarif_rule(r.code, self.docs_url) for r in _rules().ALL_RULES]
         index = {r["id"]: i for i, r in enumerate(rules)}
         results = []
         for error in self.violations:
@@ -256,7 +258,7 @@ class GithubFormatter(_XlaFormatter):
     def format(self, error: Violation) -> str:
         """The workflow command for ``error``."""
         span = self.span(error)
-        rule = _rules()[1].get(error.code)
+        rule = _rules().RULES_BY_CODE.get(error.code)
         title = f"{error.code} ({rule.name})" if rule else error.code
         command = "error" if rule_level(error.code) == "error" else "warning"
         props = {"file": display_path(error.filename), "line": span.line, "col": span.column,
