@@ -1,50 +1,22 @@
-"""The rule registry: every rule class, in code order."""
+"""The rule registry: every rule class, in code order.
+
+Each module of this package defines rule classes; a class registers itself when its
+module is imported (:class:`~flake8_xla.rules.base.Rule`), so adding a rule touches only
+its class, its ``checks/`` pair and its eval file.
+"""
 
 from __future__ import annotations
 
-from flake8_xla.rules.amp import CudaAmpOnXla, NonSyncfreeOptimizerWithScaler
-from flake8_xla.rules.base import Rule
-from flake8_xla.rules.devices import HardcodedCudaDevice
-from flake8_xla.rules.distributed import (
-    DistributedAmpWithoutAllReduce,
-    MissingMpFn,
-    SamplerWithoutReplicaInfo,
-    SpawnEntryPoint,
-    TorchSaveXla,
-    TrainerXlaSettings,
-    UnreducedOptimizerStep,
-)
-from flake8_xla.rules.shapes import (
-    DataDependentControlFlow,
-    DynamicPadding,
-    DynamicShapeOp,
-    RaggedLastBatch,
-)
-from flake8_xla.rules.steps import MissingStepBarrier, PlainDataLoaderInStep
-from flake8_xla.rules.syncs import HostSync
-from flake8_xla.rules.versions import DeprecatedXlaApi, RemovedXlaApi
+import importlib
+import pkgutil
 
-ALL_RULES: tuple[type[Rule], ...] = (
-    DynamicPadding,
-    RaggedLastBatch,
-    DataDependentControlFlow,
-    DynamicShapeOp,
-    HostSync,
-    MissingStepBarrier,
-    PlainDataLoaderInStep,
-    CudaAmpOnXla,
-    NonSyncfreeOptimizerWithScaler,
-    DistributedAmpWithoutAllReduce,
-    HardcodedCudaDevice,
-    UnreducedOptimizerStep,
-    TorchSaveXla,
-    SamplerWithoutReplicaInfo,
-    SpawnEntryPoint,
-    TrainerXlaSettings,
-    RemovedXlaApi,
-    DeprecatedXlaApi,
-    MissingMpFn,
-)
+from flake8_xla.rules.base import REGISTRY, Rule
+
+for _info in pkgutil.iter_modules(__path__):
+    if _info.name != "base":
+        importlib.import_module(f"{__name__}.{_info.name}")
+
+ALL_RULES: tuple[type[Rule], ...] = tuple(sorted(REGISTRY, key=lambda r: r.code))
 RULES_BY_CODE: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}
 
 __all__ = ["ALL_RULES", "RULES_BY_CODE", "Rule"]

@@ -6,25 +6,20 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import const_str, guarded, keyword
+from flake8_xla.analysis import Kind, const_str, keyword
 from flake8_xla.context import Finding
+from flake8_xla.facts import FileFacts
 from flake8_xla.rules.base import Rule
 
 CUDA_AMP = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.GradScaler",
                       "torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"})
 DEVICE_AMP = frozenset({"torch.autocast", "torch.amp.GradScaler", "torch.cpu.amp.autocast"})
-SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.amp.GradScaler",
-                     "torch_xla.amp.GradScaler"})
-SYNCFREE = "torch_xla.amp.syncfree."
+APEX_ENABLE = "apex.amp.initialize"
+APEX_USE = frozenset({"apex.amp.scale_loss"})
+AMP_WORDS = frozenset({"autocast", "GradScaler", "custom_fwd", "custom_bwd", "amp"})
 NON_SYNCFREE_PREFIXES = ("torch.optim.", "transformers.AdamW", "transformers.Adafactor",
-                         "apex.optimizers.")
-
-
-def _disabled(node: nodes.NodeNG) -> bool:
-    """``autocast(enabled=False)`` / ``GradScaler(enabled=False)``: switched off."""
-    call = node if isinstance(node, nodes.Call) else None
-    flag = keyword(call, "enabled") if call is not None else None
-    return isinstance(flag, nodes.Const) and flag.value is False
+                         "apex.optimizers.", "bitsandbytes.optim.")
+SYNCFREE = "torch_xla.amp.syncfree."
 
 
 class CudaAmpOnXla(Rule):
@@ -67,7 +62,9 @@ with torch.cuda.amp.autocast():
 with torch.autocast("xla", dtype=torch.bfloat16):
     loss = model(x)
 ```
-Not reported: code under an `if` that tests for CUDA, GPU, fp16 or apex.
+Not reported: code off the XLA path (under `if torch.cuda.is_available():`, the
+`else` of `if use_tpu:`, a flag the script refuses on XLA), and `enabled=` switches
+that are false on XLA. apex is reported where it is switched on (`amp.initialize`).
 """
     source = (
         "https://docs.pytorch.org/xla/master/perf/amp.html",
@@ -75,18 +72,27 @@ Not reported: code under an `if` that tests for CUDA, GPU, fp16 or apex.
     )
     versions = "all"
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return (facts.any_ident(AMP_WORDS) and "torch" in facts.idents) or "apex" in facts.idents
+
     def check(self) -> Iterator[Finding]:
-        an = self.ctx.analyzer
+        an = self.an
         if an is None:
             return
+        enables_apex = any((an.qualname(c.func) or "") == APEX_ENABLE
+                           for c in an.calls_named("initialize"))
         for node in an.module_nodes((nodes.Call, nodes.Attribute, nodes.Name)):
-            what = self._kind(node)
-            if what and not guarded(node) and not _disabled(node):
-                why = self.WHY_SCALER if "GradScaler" in what else self.WHY_AUTOCAST
-                yield self.finding(node, what=what, why=why)
+            what = self._kind(node, enables_apex)
+            if not what or an.off_xla_path(node):
+                continue
+            if isinstance(node, nodes.Call) and an.switched_off(node):
+                continue
+            why = self.WHY_SCALER if "GradScaler" in what else self.WHY_AUTOCAST
+            yield self.finding(node, what=what, why=why)
 
-    def _kind(self, node: nodes.NodeNG) -> str | None:
-        an = self.ctx.analyzer
+    def _kind(self, node: nodes.NodeNG, enables_apex: bool) -> str | None:
+        an = self.an
         if isinstance(node, nodes.Call):
             q = an.qualname(node.func) or ""
             if q in CUDA_AMP:
@@ -95,15 +101,19 @@ Not reported: code under an `if` that tests for CUDA, GPU, fp16 or apex.
                 dev = node.args[0] if node.args else keyword(node, "device_type")
                 if dev is None and q == "torch.amp.GradScaler":
                     dev = keyword(node, "device")
-                if const_str(dev) in ("cuda",) or (
-                        q == "torch.amp.GradScaler" and dev is None):
+                text = const_str(dev)
+                if text is None and dev is not None:
+                    texts = {v.text for v in an.value(dev) if v.kind is Kind.HOST}
+                    devs = {v.device for v in an.value(dev) if v.kind is Kind.DEVICE}
+                    if texts == {"cuda"} or devs == {"cuda"}:
+                        text = "cuda"
+                if text == "cuda" or (q == "torch.amp.GradScaler" and dev is None):
                     return f"{q}('cuda')"
-            if q.startswith("apex.amp.") and q.rsplit(".", 1)[-1] in ("initialize", "scale_loss"):
+            if q == APEX_ENABLE or (q in APEX_USE and not enables_apex):
                 return q
             return None
         # Decorators such as @torch.cuda.amp.autocast() are Calls; bare ones are names.
-        parent = node.parent
-        if isinstance(parent, nodes.Decorators):
+        if isinstance(node.parent, nodes.Decorators):
             q = an.qualname(node) or ""
             if q in CUDA_AMP:
                 return q
@@ -160,7 +170,8 @@ or drop the scaler: `torch.autocast("xla", dtype=torch.bfloat16)` needs no loss 
 For the same reason, from 2.9 on `scaler.step(syncfree_optimizer)` through
 `torch.amp.GradScaler` is reported too: it still reads `found_inf` every step.
 
-Not reported: bfloat16 autocast without a GradScaler.
+Not reported: bfloat16 autocast without a GradScaler, a scaler that is switched off
+(`enabled=False`, or a flag that is false on XLA) or off the XLA path.
 """
     source = (
         "https://docs.pytorch.org/xla/master/perf/amp.html",
@@ -168,75 +179,58 @@ Not reported: bfloat16 autocast without a GradScaler.
     )
     versions = "all"
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return "GradScaler" in facts.idents and "step" in facts.call_attrs
+
     def check(self) -> Iterator[Finding]:
-        an = self.ctx.analyzer
+        an = self.an
         if an is None:
             return
         seen: set[tuple[int, int]] = set()
+        new_api = self.ctx.options.version >= (2, 9)
         for call in an.calls_named("step"):
             func = call.func
             if not isinstance(func, nodes.Attribute) or len(call.args) != 1:
                 continue
-            if not self._is_scaler(func.expr):
+            scalers = [v for v in an.value(func.expr) if v.kind is Kind.SCALER
+                       and not v.has("disabled") and v.node is not None
+                       and not an.off_xla_path(v.node)]
+            if not scalers or an.off_xla_path(call):
                 continue
-            classes = self._optimizer_classes(call.args[0], 0)
-            if self.ctx.options.version >= (2, 9) and self._is_torch_scaler(func.expr) and any(
-                    (an.qualname(c) or "").startswith(SYNCFREE) for c in classes):
+            optimizers = [v for v in an.value(call.args[0]) if v.kind is Kind.OPTIMIZER]
+            torch_scaler = any((v.qual or "").startswith(("torch.amp.", "torch.cuda.amp."))
+                               for v in scalers)
+            if new_api and torch_scaler and any(v.has("syncfree") for v in optimizers):
                 key = (call.lineno, call.col_offset)
                 if key not in seen:
                     seen.add(key)
                     yield self.finding(call, what="scaler.step() of torch.amp.GradScaler (it "
                                        "does not pass found_inf to syncfree optimizers)",
                                        fix=self.FIX_29)
-            for cls in classes:
-                q = an.qualname(cls) or ""
-                if q.startswith(NON_SYNCFREE_PREFIXES) and not q.startswith(SYNCFREE):
-                    key = (cls.lineno, cls.col_offset)
-                    if key not in seen:
-                        seen.add(key)
-                        fix = self.FIX_29 if self.ctx.options.version >= (2, 9) else self.FIX_OLD
-                        yield self.finding(cls, what=q, fix=fix)
+            for opt in optimizers:
+                q = opt.qual or ""
+                if opt.has("syncfree") or not q.startswith(NON_SYNCFREE_PREFIXES):
+                    continue
+                where = self._class_site(opt.node, q) if isinstance(opt.node, nodes.Call) \
+                    else call
+                key = (where.lineno, where.col_offset)
+                if key not in seen and not an.off_xla_path(where):
+                    seen.add(key)
+                    yield self.finding(where, what=q, fix=self.FIX_29 if new_api else
+                                       self.FIX_OLD)
 
-    def _is_scaler(self, node: nodes.NodeNG) -> bool:
-        """An enabled GradScaler that the XLA path reaches."""
-        an = self.ctx.analyzer
-        for value in an.values_of(node):
-            if isinstance(value, nodes.Call) and (an.qualname(value.func) or "") in SCALERS \
-                    and not _disabled(value) and not guarded(value):
-                return True
-        return False
-
-    def _is_torch_scaler(self, node: nodes.NodeNG) -> bool:
-        """A torch (not torch_xla) GradScaler: its step() reads found_inf on the host."""
-        an = self.ctx.analyzer
-        return any(isinstance(v, nodes.Call) and (an.qualname(v.func) or "").startswith(
-            ("torch.amp.", "torch.cuda.amp.")) for v in an.values_of(node))
-
-    def _optimizer_classes(self, node: nodes.NodeNG, depth: int) -> list[nodes.NodeNG]:
-        """Class expressions an optimizer value may be constructed from."""
-        an = self.ctx.analyzer
-        if depth > 6:
-            return []
-        if isinstance(node, nodes.Call):
-            if an.qualname(node.func):
-                return [node.func]
-            target = an.resolve_function(node.func)
-            if target is not None:  # build_optimizer(model): follow its returns
-                out: list[nodes.NodeNG] = []
-                for ret in target.nodes_of_class(nodes.Return, skip_klass=(
-                        nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
-                    if ret.value is not None:
-                        out += self._optimizer_classes(ret.value, depth + 1)
-                return out
-            return self._optimizer_classes(node.func, depth + 1)
-        if isinstance(node, nodes.IfExp):
-            return self._optimizer_classes(node.body, depth + 1) + self._optimizer_classes(
-                node.orelse, depth + 1)
-        if isinstance(node, (nodes.Name, nodes.Attribute)):
-            if an.qualname(node):
-                return [node]
-            out: list[nodes.NodeNG] = []
-            for v in an.values_of(node):
-                out += self._optimizer_classes(v, depth + 1)
-            return out
-        return []
+    def _class_site(self, call: nodes.Call, qual: str) -> nodes.NodeNG:
+        """Where the optimizer class is named: the constructor, or the expression that
+        chose the class (``optim_cls = syncfree.SGD if flag else optim.SGD``)."""
+        an = self.an
+        func = call.func
+        if an.qualname(func) == qual or not isinstance(func, nodes.Name):
+            return func
+        for b in an.ev.bindings(func):
+            stmt = b.parent
+            if isinstance(stmt, nodes.Assign):
+                for sub in stmt.value.nodes_of_class((nodes.Name, nodes.Attribute)):
+                    if an.qualname(sub) == qual:
+                        return sub
+        return func

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from flake8_xla.context import Finding, ModuleContext
+
+if TYPE_CHECKING:
+    from flake8_xla.analysis import Analyzer
+    from flake8_xla.facts import FileFacts
+
+#: Every concrete rule class, in definition order (filled by ``Rule.__init_subclass__``).
+REGISTRY: list[type[Rule]] = []
 
 
 class Rule:
@@ -16,7 +23,10 @@ class Rule:
     ``{device}`` are filled with the targeted torch_xla's spellings), the
     ``explanation`` (markdown: why it is bad, example, fix), the ``source``
     documents it rests on and the torch_xla ``versions`` it applies to, and
-    implement :meth:`check`.
+    implement :meth:`check` and :meth:`precondition`.
+
+    A concrete subclass registers itself; ``opt_in`` rules (the ``XLA9xx`` band) are
+    off unless selected.
     """
 
     code: ClassVar[str]
@@ -25,10 +35,30 @@ class Rule:
     explanation: ClassVar[str] = ""
     source: ClassVar[tuple[str, ...]] = ()
     versions: ClassVar[str] = "all"
-    needs_astroid: ClassVar[bool] = False
+    opt_in: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "code" in cls.__dict__ and not cls.__name__.startswith("_") and \
+                cls.__module__.startswith("flake8_xla.rules."):
+            REGISTRY.append(cls)
 
     def __init__(self, ctx: ModuleContext) -> None:
         self.ctx = ctx
+
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        """A cheap, syntax-only *necessary* condition for the rule to report in a file.
+
+        The engine checks it on flake8's ast tree before building anything; it may let a
+        file through for nothing but must never hide a finding. The default holds always.
+        """
+        return True
+
+    @property
+    def an(self) -> Analyzer | None:
+        """The file's analyzer (None when astroid cannot build the file)."""
+        return self.ctx.analyzer
 
     def check(self) -> Iterator[Finding]:
         """Yield the findings of this rule in ``self.ctx``."""

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import const_str, guarded, keyword, mentions
+from flake8_xla.analysis import Kind, const_str, keyword, mentions
 from flake8_xla.context import Finding
+from flake8_xla.facts import FileFacts
 from flake8_xla.rules.base import Rule
 
 
@@ -66,13 +67,20 @@ XLA device.
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
     versions = "all"
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return "cuda" in facts.call_attrs or any(s.startswith("cuda") for s in facts.strings)
+
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None:
             return
         for node in an.module_nodes((nodes.Call, nodes.Arguments, nodes.Assign)):
             for target, what in self._kinds(node):
-                if guarded(target, cuda_kinds=(nodes.If,)) or self._overwritten_guard(target):
+                # A ``"cuda" if torch.cuda.is_available() else "cpu"`` choice still counts:
+                # on an XLA host it silently trains on the CPU.
+                if an.off_xla_path(target, kinds=(nodes.If, nodes.While)) or \
+                        self._overwritten_guard(target):
                     continue
                 yield self.finding(target, what=what)
 
@@ -136,6 +144,7 @@ XLA device.
             if other is stmt:
                 continue
             if any(isinstance(t, nodes.AssignName) and t.name in names for t in other.targets) \
-                    and an.is_xla_device(other.value):
+                    and any(v.kind is Kind.DEVICE and v.device == "xla"
+                            for v in an.value(other.value)):
                 return True
         return False

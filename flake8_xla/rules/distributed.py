@@ -6,38 +6,38 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import Analyzer, const_str, guarded, keyword, source_key
+from flake8_xla.analysis import Analyzer, Kind, const_str, has_star_kwargs, keyword, source_key
+from flake8_xla.analysis import values as V
 from flake8_xla.context import Finding
+from flake8_xla.facts import FileFacts, launches, may_update
 from flake8_xla.rules.base import Rule
 
-LAUNCHERS = frozenset({"torch_xla.distributed.xla_multiprocessing.spawn", "torch_xla.launch"})
 WRAPPERS = ("DistributedDataParallel", "FullyShardedDataParallel", "XlaFullyShardedDataParallel",
             "ZeroRedundancyOptimizer", "FSDP", "DDP", "SpmdFullyShardedDataParallel")
-REDUCERS = frozenset({"torch_xla.core.xla_model.reduce_gradients",
-                      "torch_xla.core.xla_model.all_reduce",
-                      "torch_xla.core.xla_model.optimizer_step",
-                      "torch.distributed.all_reduce"})
-# Objects whose state_dict() holds Python numbers, not device tensors.
-HOST_STATE_OWNERS = ("sched", "scaler", "sampler", "rng", "lr_", "loader", "meter", "tracker",
-                     "metric", "stopper", "logger", "writer")
-MANAGED = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed")
+MANAGED = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed",
+           "ignite")
 
 
 def launcher_calls(an: Analyzer) -> list[nodes.Call]:
     """``xmp.spawn(fn, ...)`` and ``torch_xla.launch(fn, ...)`` calls of the module."""
     return [c for name in ("spawn", "launch") for c in an.calls_named(name)
-            if (an.qualname(c.func) or "") in LAUNCHERS]
+            if an.does(c, "launch")]
 
 
 def is_multi_replica(an: Analyzer) -> bool:
-    """The module starts one process per device (``xmp.spawn``/``torch_xla.launch``)."""
-    return bool(launcher_calls(an))
+    """The module starts one process per device (``xmp.spawn``/``torch_xla.launch``).
+
+    A single-process SPMD script (``xr.use_spmd()``) is not.
+    """
+    if not launcher_calls(an):
+        return False
+    return not any(an.does(c, "spmd") for c in an.calls_named("use_spmd"))
 
 
 def reduces_gradients(an: Analyzer, loop: nodes.NodeNG) -> bool:
     """The loop (or what it calls, inner loops included) all-reduces the gradients."""
-    return any((an.qualname(c.func) or "") in REDUCERS
-               for c in an.calls_in(loop, into_loops=True))
+    return any(an.does(c, "reduce_gradients", cx)
+               for c, cx in an.steps.calls_in(loop, into_loops=True))
 
 
 def wraps_model(an: Analyzer) -> bool:
@@ -45,10 +45,18 @@ def wraps_model(an: Analyzer) -> bool:
     if any(an.imports.imports_prefix(m) for m in MANAGED):
         return True
     for call in an.module_nodes(nodes.Call):
+        if an.does(call, "wraps_gradients"):
+            return True
         name = (an.qualname(call.func) or source_key(call.func) or "").rsplit(".", 1)[-1]
         if name in WRAPPERS:
             return True
     return False
+
+
+def _is_optimizer(an: Analyzer, node: nodes.NodeNG, ctx=None) -> bool:
+    """An optimizer value that is not managed by a framework."""
+    vs = an.value(node, ctx)
+    return any(v.kind is Kind.OPTIMIZER and not v.has("managed") for v in vs)
 
 
 class UnreducedOptimizerStep(Rule):
@@ -88,22 +96,90 @@ scripts.
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
 
+    SECOND_STEP = ("second optimizer step: {what} updates the parameters again after "
+                   "xm.optimizer_step already stepped them (with the all-reduced gradients); "
+                   "call only xm.optimizer_step(optimizer)")
+    CLOSURE = ("optimizer closure after the all-reduce: xm.optimizer_step reduces the gradients "
+               "before it calls optimizer.step(closure), so the gradients the closure computes "
+               "are never all-reduced; run forward and backward before xm.optimizer_step and "
+               "call it without a closure")
+
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return may_update(facts) and "step" in facts.call_attrs or "optimizer_step" in \
+            facts.idents
+
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
-        if an is None or not is_multi_replica(an) or wraps_model(an):
+        if an is None:
+            return
+        yield from self._local_after_reduce(an)
+        if not is_multi_replica(an) or wraps_model(an):
             return
         for loop in an.module_nodes((nodes.For, nodes.While)):
-            if not an.is_training_loop(loop):
+            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop):
                 continue
             if reduces_gradients(an, loop):
                 continue
-            calls = list(an.calls_in(loop, into_loops=False))
-            for call in calls:
+            for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 f = call.func
                 if isinstance(f, nodes.Attribute) and f.attrname == "step" and not call.args \
-                        and keyword(call, "found_inf") is None \
-                        and "optim" in (source_key(f.expr) or "").lower():
+                        and keyword(call, "found_inf") is None and \
+                        _is_optimizer(an, f.expr, ctx):
                     yield self.finding(call)
+
+    def _local_after_reduce(self, an: Analyzer) -> Iterator[Finding]:
+        """``xm.optimizer_step(opt)`` followed by ``opt.step()``, and closures it runs late."""
+        for call in an.calls_named("optimizer_step"):
+            if not an.does(call, "optimizer_step") or an.off_xla_path(call):
+                continue
+            args = keyword(call, "optimizer_args")
+            if isinstance(args, nodes.Dict) and any(const_str(k) == "closure"
+                                                    for k, _ in args.items):
+                yield Finding(call.lineno, call.col_offset, self.code,
+                              f"{self.code} {self.CLOSURE}")
+            if not call.args:
+                continue
+            opt = call.args[0]
+            scope = call.scope()
+            for other in an.calls_named("step"):
+                f = other.func
+                if other.scope() is not scope or other.lineno <= call.lineno or \
+                        not isinstance(f, nodes.Attribute) or other.args:
+                    continue
+                if f.expr.as_string() == opt.as_string() and _same_block(call, other) and \
+                        _loop_of(call) is _loop_of(other):
+                    yield Finding(other.lineno, other.col_offset, self.code,
+                                  f"{self.code} " + self.SECOND_STEP.format(
+                                      what=f"{f.as_string()}()"))
+
+
+def _loop_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The innermost loop of the function that holds ``node``, else None."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+        if isinstance(cur, (nodes.For, nodes.While)):
+            return cur
+        cur = cur.parent
+    return None
+
+
+def _same_block(a: nodes.NodeNG, b: nodes.NodeNG) -> bool:
+    """No ``if``/``else`` or ``try``/``except`` puts the two nodes on different paths."""
+    def branch_path(n: nodes.NodeNG) -> dict[int, int]:
+        out: dict[int, int] = {}
+        child, cur = n, n.parent
+        while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+            if isinstance(cur, (nodes.If, nodes.Try)):
+                blocks = [cur.body, cur.orelse] if isinstance(cur, nodes.If) else \
+                    [cur.body, *[[h] for h in cur.handlers], cur.orelse]
+                for i, block in enumerate(blocks):
+                    if any(s is child for s in block):
+                        out[id(cur)] = i
+            child, cur = cur, cur.parent
+        return out
+    pa, pb = branch_path(a), branch_path(b)
+    return all(pb[k] == v for k, v in pa.items() if k in pb)
 
 
 class DistributedAmpWithoutAllReduce(Rule):
@@ -141,20 +217,23 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
     source = ("https://docs.pytorch.org/xla/master/perf/amp.html",
               "https://github.com/pytorch/xla/blob/master/test/test_train_mp_imagenet_amp.py")
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return facts.has_loop and "step" in facts.call_attrs and launches(facts)
+
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None or not is_multi_replica(an) or wraps_model(an):
             return
         for loop in an.module_nodes((nodes.For, nodes.While)):
-            if reduces_gradients(an, loop):
+            if reduces_gradients(an, loop) or an.off_xla_path(loop):
                 continue
-            calls = list(an.calls_in(loop, into_loops=False))
-            for call in calls:
+            for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 f = call.func
                 if not (isinstance(f, nodes.Attribute) and f.attrname == "step"):
                     continue
-                scaler_step = len(call.args) == 1 and "scaler" in (
-                    source_key(f.expr) or "").lower()
+                scaler_step = len(call.args) == 1 and any(
+                    v.kind is Kind.SCALER for v in an.value(f.expr, ctx))
                 # The syncfree hand-off of torch_xla 2.9: optimizer.step(found_inf=...).
                 syncfree_step = keyword(call, "found_inf") is not None
                 if scaler_step or syncfree_step:
@@ -197,6 +276,15 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
 
+    LIVE_MODEL = ("torch.save of XLA tensors: {what} moves the live model to the CPU "
+                  "mid-training to checkpoint it, copying every parameter to the host and back "
+                  "(and under xmp.spawn on every replica); save with "
+                  "xm.save(model.state_dict(), path) and keep the model on the device")
+
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return "save" in facts.idents and "torch" in facts.idents
+
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None:
@@ -204,69 +292,49 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
         for call in an.module_nodes(nodes.Call):
             if (an.qualname(call.func) or "") != "torch.save" or not call.args:
                 continue
-            what = self._xla_payload(call.args[0], 0)
+            if an.off_xla_path(call):
+                continue
+            what = self._xla_payload(an.value(call.args[0]), call.args[0])
             if what:
                 yield self.finding(call, what=what)
+        yield from self._live_model_moves(an)
 
-    def _xla_payload(self, node: nodes.NodeNG, depth: int) -> str | None:
-        """What in ``node`` holds XLA tensors, or None (CPU data, or unknown)."""
-        an = self.ctx.analyzer
-        if depth > 4:
-            return None
-        if isinstance(node, nodes.Call):
-            f = node.func
-            if isinstance(f, nodes.Attribute) and f.attrname == "state_dict":
-                owner = f.expr
-                if self._on_cpu(owner, node):
-                    return None
-                key = (source_key(owner) or "").lower()
-                if any(word in key for word in HOST_STATE_OWNERS):
-                    return None  # a scheduler's, scaler's or sampler's state: Python numbers
-                return f"{owner.as_string()}.state_dict()"
-            if isinstance(f, nodes.Attribute) and f.attrname in ("cpu", "numpy", "tolist"):
-                return None
-            if (an.qualname(f) or "").endswith("_maybe_convert_to_cpu"):
-                return None
-            return None
-        if isinstance(node, nodes.Dict):
-            for _, value in node.items:
-                found = self._xla_payload(value, depth + 1)
-                if found:
-                    return found
-            return None
-        if isinstance(node, (nodes.Name, nodes.Attribute)):
-            values = an.values_of(node)
-            if values:
-                for value in values:
-                    found = self._xla_payload(value, depth + 1)
-                    if found:
-                        return found
-                if an.is_module_object(node):
-                    # torch.save(model) of a model moved to the XLA device
-                    return node.as_string()[:40] if self._moved_to_xla(values) else None
-                tensors = [v for v in values if not isinstance(v, nodes.Dict) and an.is_tensor(v)]
-                return node.as_string()[:40] if tensors else None
-        if an.is_tensor(node):
+    def _xla_payload(self, vs: frozenset[V.Value], node: nodes.NodeNG) -> str | None:
+        """What in the saved value holds XLA tensors, or None (CPU data, or unknown)."""
+        if V.holds_lazy(vs):
+            for v in vs:
+                if v.has("state_dict"):
+                    return node.as_string()[:40]
             return node.as_string()[:40]
+        for v in vs:
+            if v.kind is Kind.MODULE and v.device == "xla":
+                return f"the whole module {node.as_string()[:30]}"
         return None
 
-    def _moved_to_xla(self, values: list[nodes.NodeNG]) -> bool:
-        an = self.ctx.analyzer
-        return any(isinstance(v, nodes.Call) and isinstance(v.func, nodes.Attribute) and
-                   v.func.attrname == "to" and v.args and an.is_xla_device(v.args[0])
-                   for v in values)
-
-    def _on_cpu(self, owner: nodes.NodeNG, at: nodes.NodeNG) -> bool:
-        """The module was moved to the CPU: ``model.cpu().state_dict()``, or before."""
-        an = self.ctx.analyzer
-        if isinstance(owner, nodes.Call) and isinstance(owner.func, nodes.Attribute) and (
-                owner.func.attrname == "cpu" or (owner.func.attrname == "to" and owner.args and
-                                                 an.is_cpu_device(owner.args[0]))):
-            return True
-        if isinstance(owner, nodes.Attribute) and owner.attrname == "module":
-            owner = owner.expr  # model.module.state_dict() of a wrapped model
-        return an.is_cpu_module(owner) if isinstance(owner, (nodes.Name, nodes.Attribute)) \
-            else False
+    def _live_model_moves(self, an: Analyzer) -> Iterator[Finding]:
+        """``model.cpu()`` of a module on the device in a training step, to save it."""
+        saves_in: set[int] = set()
+        for call in an.module_nodes(nodes.Call):
+            if an.does(call, "save") or an.does(call, "xla_save"):
+                saves_in.add(id(call.scope()))
+        seen: set[int] = set()
+        for node, ctx, per_param in an.steps.step_region():
+            if per_param or not isinstance(node, nodes.Call) or id(node) in seen:
+                continue
+            f = node.func
+            if not (isinstance(f, nodes.Attribute) and f.attrname in ("cpu", "to")):
+                continue
+            if f.attrname == "to" and not (node.args and const_str(node.args[0]) == "cpu"):
+                continue
+            if id(node.scope()) not in saves_in:
+                continue
+            mods = [v for v in an.value(f.expr, ctx) if v.kind is Kind.MODULE]
+            if mods and all(v.device != "cpu" for v in mods) and \
+                    an.steps.is_training_loop_node(node):
+                seen.add(id(node))
+                yield Finding(node.lineno, node.col_offset, self.code,
+                              f"{self.code} " + self.LIVE_MODEL.format(
+                                  what=f"{f.as_string()[:40]}()"))
 
 
 class SamplerWithoutReplicaInfo(Rule):
@@ -303,24 +371,74 @@ Not reported when the module calls `init_process_group("xla")`.
               ("https://docs.pytorch.org/docs/stable/data.html#torch.utils.data.distributed."
               "DistributedSampler"))
 
+    NO_SAMPLER = ("DataLoader without a DistributedSampler in multi-replica training: every "
+                  "xmp.spawn/torch_xla.launch replica reads the whole dataset in the same order, "
+                  "so the replicas train on the same batches; pass sampler=DistributedSampler("
+                  "dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())")
+
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return launches(facts) and (facts.ident_contains("distributedsampler") or
+                                    facts.ident_contains("dataloader"))
+
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None or not is_multi_replica(an):
             return
+        if any(an.imports.imports_prefix(m) for m in MANAGED):
+            return  # accelerate/Lightning/ignite add the distributed sampler themselves
+        has_group = False
         for call in an.calls_named("init_process_group"):
             backend = call.args[0] if call.args else keyword(call, "backend")
             method = const_str(keyword(call, "init_method")) or ""
             if const_str(backend) in ("xla", None) or method.startswith("xla"):
-                return  # an XLA (or configurable) process group gives the sampler its rank
+                has_group = True  # an XLA (or configurable) process group gives the rank
         for call in an.module_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
-            if not q.endswith("DistributedSampler"):
+            if not q.endswith("DistributedSampler") or has_group:
                 continue
             missing = keyword(call, "num_replicas") is None or keyword(call, "rank") is None
-            if any(k.arg is None for k in call.keywords or ()) or guarded(call):
+            if has_star_kwargs(call) or an.off_xla_path(call):
                 continue
             if missing and len(call.args) < 3:
                 yield self.finding(call)
+        yield from self._unsharded_loaders(an)
+
+    def _unsharded_loaders(self, an: Analyzer) -> Iterator[Finding]:
+        """Plain DataLoaders with no sampler at all that feed a training loop."""
+        reported: set[int] = set()
+        for loop in an.module_nodes(nodes.For):
+            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop):
+                continue
+            for v in _plain_loaders(an.value(loop.iter), 0):
+                node = v.node
+                if not isinstance(node, nodes.Call) or id(node) in reported:
+                    continue
+                if v.has("distributed") or v.has("sampler") or v.has("sampler_unknown") or \
+                        v.has("iterable") or v.has("drop_last_unknown") and \
+                        keyword(node, "batch_sampler") is not None:
+                    continue
+                if has_star_kwargs(node) or keyword(node, "sampler") is not None:
+                    continue
+                reported.add(id(node))
+                yield Finding(node.lineno, node.col_offset, self.code,
+                              f"{self.code} {self.NO_SAMPLER}")
+
+
+def _plain_loaders(vs: frozenset[V.Value], depth: int) -> Iterator[V.Value]:
+    """The plain torch DataLoaders behind an iterable (through XLA loaders and wrappers)."""
+    if depth > 6:
+        return
+    for v in vs:
+        if v.kind is Kind.LOADER:
+            if v.has("managed"):
+                continue
+            if v.has("plain") and not v.has("custom"):
+                yield v
+            elif v.bound:
+                yield from _plain_loaders(v.bound, depth + 1)
+        elif v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
+            yield from _plain_loaders(v.bound, depth + 1)
 
 
 class SpawnEntryPoint(Rule):
@@ -358,15 +476,21 @@ xmp.spawn(_mp_fn)
               ("https://github.com/huggingface/transformers/blob/main/examples/pytorch/"
               "xla_spawn.py"))
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return launches(facts)
+
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None:
             return
         for call in launcher_calls(an):
             fn = call.args[0] if call.args else keyword(call, "fn")
-            target = an.resolve_function(fn) if fn is not None else None
-            if target is None:
+            targets = [v.node for v in an.value(fn) if v.kind is Kind.FUNCTION and
+                       isinstance(v.node, nodes.FunctionDef)] if fn is not None else []
+            if len(targets) != 1:
                 continue
+            target = targets[0]
             extra = keyword(call, "args")
             n_extra = len(extra.elts) if isinstance(extra, nodes.Tuple) else 0
             params = target.args.posonlyargs + target.args.args
@@ -415,6 +539,10 @@ Reported only for explicit `TrainingArguments(...)` calls in XLA code.
 """
     source = (("https://huggingface.co/docs/transformers/main_classes/trainer#transformers."
               "TrainingArguments"),)
+
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return "TrainingArguments" in facts.idents or "Seq2SeqTrainingArguments" in facts.idents
 
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
@@ -474,6 +602,10 @@ Reported at the `Trainer(...)` call of a script with a `__main__` block.
 """
     source = (("https://github.com/huggingface/transformers/blob/main/examples/pytorch/"
               "xla_spawn.py"),)
+
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return facts.any_ident(("Trainer", "Seq2SeqTrainer")) and "__main__" in facts.strings
 
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer

@@ -6,34 +6,64 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import NO_ENV, const_str, keyword, mentions, source_key
+from flake8_xla.analysis import Ctx, Kind, argument, has_star_kwargs, keyword
+from flake8_xla.analysis import values as V
+from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.context import Finding
+from flake8_xla.facts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
 
 TOKENIZER_METHODS = frozenset({"pad", "batch_encode_plus", "encode_plus", "prepare_seq2seq_batch",
                                "__call__", "encode", "batch_encode"})
-COLLATORS = frozenset({"DataCollatorWithPadding", "DataCollatorForSeq2Seq",
-                       "DataCollatorForTokenClassification"})
-XLA_WORDS = ("xla", "tpu", "trainium", "neuron")
+TOKENIZER_KEYWORDS = frozenset({"truncation", "return_tensors", "max_length",
+                                "return_attention_mask"})
+PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding",
+                               "transformers.DataCollatorForSeq2Seq",
+                               "transformers.DataCollatorForTokenClassification"})
+PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
+TRAINING_ARGUMENTS = frozenset({"transformers.TrainingArguments",
+                                "transformers.Seq2SeqTrainingArguments"})
+
+
+def _strategy_is_dynamic(vs: frozenset[V.Value]) -> bool:
+    """The padding strategy may be 'longest' (``True``, ``'longest'``, LONGEST)."""
+    for v in vs:
+        if v.kind is Kind.HOST and v.text in ("longest", "True"):
+            return True
+        if v.kind is Kind.REF and (v.qual or "").endswith("PaddingStrategy.LONGEST"):
+            return True
+    return False
+
+
+def _bounded(an, node: nodes.NodeNG | None) -> bool:
+    """``pad_to_multiple_of`` bounds the shapes: known, and never None."""
+    if node is None:
+        return False
+    vs = an.value(node)
+    return V.is_known(vs) and all(v.kind is Kind.HOST and v.qual != "none" for v in vs)
 
 
 class DynamicPadding(Rule):
-    """XLA101: padding to the longest sequence of each batch.
+    """XLA101: padding to the longest sequence of each batch, or batches of varying length.
 
     Source: PyTorch/XLA "Known performance caveats" (dynamic shapes cause
-    recompilation) and the transformers docs on ``padding`` / data collators
-    (``'longest'`` is the default of ``DataCollatorWithPadding``).
+    recompilation), the transformers docs on ``padding`` / data collators
+    (``'longest'`` is the default of ``DataCollatorWithPadding``) and fairseq's
+    ``data_utils.batch_by_size`` (token-budget batches of varying shape).
     """
 
     code = "XLA101"
     name = "dynamic-padding"
-    message = ("dynamic padding: {what} pads each batch to its longest sequence, so every new "
-               "length is a new graph shape and XLA recompiles; use padding='max_length' with "
-               "max_length=N (or pad_to_multiple_of to bound the shapes)")
+    message = ("dynamic padding: {what} gives each batch the length of its longest sequence, "
+               "so every new length is a new graph shape and XLA recompiles; use "
+               "padding='max_length' with max_length=N (or pad_to_multiple_of to bound the "
+               "shapes)")
     explanation = """\
 Padding to the longest sequence in each batch gives a new input shape whenever that
 length changes. XLA traces a graph per shape and compiles every new one, so a
 training run compiles again on most steps instead of reusing the cached graph.
+Token-budget batching (`batch_by_size(..., max_tokens=N)`) varies both the batch
+size and the length, with the same effect.
 
 Measured (checks/XLA101, PJRT_DEVICE=CPU): one uncached compilation per distinct
 padded length for the flagged script against at most two for the fixed one.
@@ -50,7 +80,8 @@ batch = tokenizer(texts, padding="max_length", max_length=128, truncation=True,
 collator = DataCollatorWithPadding(tokenizer, padding="max_length", max_length=128)
 ```
 A conditional whose XLA branch picks a static strategy
-(`"max_length" if use_tpu else "longest"`) is not reported.
+(`"max_length" if use_tpu else "longest"`) is not reported, nor is a
+`pad_to_multiple_of` that is never None.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -58,100 +89,91 @@ A conditional whose XLA branch picks a static strategy
     )
     versions = "all"
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return "padding" in facts.keywords or "pad" in facts.call_attrs or \
+            "pad_sequence" in facts.idents or facts.ident_contains("collat") or \
+            "batch_by_size" in facts.idents
+
     def check(self) -> Iterator[Finding]:
-        an = self.ctx.analyzer
+        an = self.an
         if an is None:
             return
+        step_calls = None
         for call in an.module_nodes(nodes.Call):
-            q = an.qualname(call.func) or ""
-            short = q.rsplit(".", 1)[-1] if q.startswith("transformers") else (
-                call.func.name if isinstance(call.func, nodes.Name) else "")
-            if short in COLLATORS and (q.startswith("transformers") or not q):
-                if self._collator_is_dynamic(call):
-                    yield self.finding(call, what=f"{short} at its default padding")
+            if an.off_xla_path(call):
                 continue
-            if q.startswith("torch.nn.utils.rnn.pad_sequence"):
-                if self._in_collate_fn(call):
-                    yield self.finding(call, what="pad_sequence in a collate function")
+            q = an.qualname(call.func) or ""
+            if q in PADDING_COLLATORS:
+                if self._collator_is_dynamic(call, q):
+                    yield self.finding(call, what=f"{q.rsplit('.', 1)[-1]} at its default "
+                                                  "padding")
+                continue
+            if q == PAD_SEQUENCE:
+                if step_calls is None:
+                    step_calls = {id(n) for n, _, pp in an.steps.step_region() if not pp}
+                if self._in_collate_fn(call) or id(call) in step_calls:
+                    yield self.finding(call, what="pad_sequence")
+                continue
+            if q.endswith("batch_by_size") and keyword(call, "max_tokens") is not None:
+                yield self.finding(call, what="token-budget batching (max_tokens)")
+                continue
+            if not self._is_tokenizer_call(call, q):
+                continue
+            if _bounded(an, keyword(call, "pad_to_multiple_of")):
                 continue
             pad = keyword(call, "padding")
-            if q.startswith(("torch.", "tensorflow", "keras")):
-                continue
-            multiple = keyword(call, "pad_to_multiple_of")
-            if multiple is not None and not self._may_be_none(multiple):
-                continue  # bounded: a few shapes at most
             if pad is None:
-                # tokenizer.pad(features) pads to the longest by default.
                 f = call.func
                 if isinstance(f, nodes.Attribute) and f.attrname == "pad" and \
-                        "tok" in (source_key(f.expr) or "").lower() and \
+                        not has_star_kwargs(call) and any(
+                            v.kind is Kind.TOKENIZER for v in an.value(f.expr)) and \
                         keyword(call, "max_length") is None:
                     yield self.finding(call, what="tokenizer.pad() at its default padding=True")
                 continue
-            if not self._is_tokenizer_call(call):
-                continue
-            if self._is_dynamic_strategy(pad, an, 0):
-                yield self.finding(pad, what=f"padding={pad.as_string()}")
+            if _strategy_is_dynamic(an.value(pad)):
+                yield self.finding(pad, what=f"padding={pad.as_string()[:40]}")
 
-    def _is_tokenizer_call(self, call: nodes.Call) -> bool:
-        func = call.func
-        if isinstance(func, nodes.Attribute) and func.attrname in TOKENIZER_METHODS:
+    def _is_tokenizer_call(self, call: nodes.Call, q: str) -> bool:
+        an = self.an
+        if any(e.tokenizer_call for e in an.entries(call)):
             return True
-        key = (source_key(func) or "").lower()
-        if "tok" in key:
-            return True
-        kws = {k.arg for k in call.keywords or ()}
-        return bool(kws & {"truncation", "return_tensors", "max_length", "return_attention_mask"})
+        if q:
+            return False  # an imported callable that is not a tokenizer
+        f = call.func
+        if isinstance(f, nodes.Attribute):
+            receiver = an.value(f.expr)
+            if any(v.kind is Kind.TOKENIZER for v in receiver):
+                return f.attrname in TOKENIZER_METHODS
+            if V.is_known(receiver):
+                return False
+            return f.attrname in TOKENIZER_METHODS
+        # A callee of unknown value given a padding *strategy* (a tokenizer's signature:
+        # layers take padding=1 or 'same', and are resolved by their qualified names).
+        callee = an.value(f)
+        return not V.is_known(callee) or any(v.kind is Kind.TOKENIZER for v in callee)
 
-    def _is_dynamic_strategy(self, node: nodes.NodeNG, an, depth: int) -> bool:
-        """True when ``node`` may select 'longest' padding on the XLA path."""
-        if depth > 6:
+    def _collator_is_dynamic(self, call: nodes.Call, q: str) -> bool:
+        an = self.an
+        if has_star_kwargs(call):
             return False
-        if isinstance(node, nodes.Const):
-            return node.value is True or node.value == "longest"
-        if isinstance(node, nodes.Attribute) and node.attrname == "LONGEST":
-            return True
-        if isinstance(node, nodes.IfExp):
-            if mentions(node.test, *XLA_WORDS):
-                branch = node.body
-                if isinstance(node.test, nodes.UnaryOp) and node.test.op == "not":
-                    branch = node.orelse
-                return self._is_dynamic_strategy(branch, an, depth + 1)
-            return self._is_dynamic_strategy(node.body, an, depth + 1) or \
-                self._is_dynamic_strategy(node.orelse, an, depth + 1)
-        if isinstance(node, nodes.Name):
-            return any(self._is_dynamic_strategy(v, an, depth + 1) for v in an.values_of(node))
-        return False
-
-    def _collator_is_dynamic(self, call: nodes.Call) -> bool:
-        an = self.ctx.analyzer
         pad = keyword(call, "padding")
-        if pad is None and len(call.args) >= 2 and const_str(call.args[0]) is None:
-            pad = call.args[1] if (an.qualname(call.func) or "").endswith("WithPadding") else None
-        multiple = keyword(call, "pad_to_multiple_of")
-        if multiple is not None and not self._may_be_none(multiple):
+        if pad is None and q.endswith("WithPadding") and len(call.args) >= 2:
+            pad = call.args[1]
+        if _bounded(an, keyword(call, "pad_to_multiple_of")):
             return False
         if pad is None:
             return True
-        return self._is_dynamic_strategy(pad, an, 0)
-
-    @staticmethod
-    def _may_be_none(node: nodes.NodeNG) -> bool:
-        if isinstance(node, nodes.Const):
-            return node.value is None
-        if isinstance(node, nodes.IfExp):
-            return DynamicPadding._may_be_none(node.body) or DynamicPadding._may_be_none(
-                node.orelse)
-        return False
+        return _strategy_is_dynamic(an.value(pad))
 
     def _in_collate_fn(self, call: nodes.Call) -> bool:
         """``pad_sequence`` in a collate function whose batches keep the padded length.
 
-        A collate function is named like one, handed to ``collate_fn=`` (a def or a
-        lambda), or the ``__call__`` of a collator class. Not reported when the
+        A collate function is handed to ``collate_fn=`` (a def, a lambda, or an instance
+        of a class whose ``__call__`` it is) or named like one. Not reported when the
         function pads the result again to a fixed size (``F.pad``).
         """
-        an = self.ctx.analyzer
+        an = self.an
         func = call.frame()
         if isinstance(func, nodes.Lambda):
             parent = func.parent
@@ -161,33 +183,27 @@ A conditional whose XLA branch picks a static strategy
         if any((an.qualname(c.func) or "") == "torch.nn.functional.pad"
                for c in func.nodes_of_class(nodes.Call)):
             return False
+        if any(kw == "collate_fn" for kw, _, _ in callback_sites(an.ev).get(id(func), [])):
+            return True
         if "collate" in func.name.lower():
             return True
         klass = func.parent
-        if func.name == "__call__" and isinstance(klass, nodes.ClassDef) and \
-                "collat" in klass.name.lower():
-            return True
-        for other in an.module_nodes(nodes.Call):
-            fn = keyword(other, "collate_fn")
-            if fn is not None and an.resolve_function(fn) is func:
+        if func.name == "__call__" and isinstance(klass, nodes.ClassDef):
+            if "collat" in klass.name.lower():
                 return True
+            for other in an.module_nodes(nodes.Keyword):
+                if other.arg == "collate_fn" and any(
+                        v.kind is Kind.OBJECT and v.node is klass for v in an.value(other.value)):
+                    return True
         return False
-
-
-TRAINING_ARGUMENTS = frozenset({"transformers.TrainingArguments",
-                                "transformers.Seq2SeqTrainingArguments"})
-BOOL_FUNCS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "any", "all",
-                        "eq", "ne", "gt", "lt", "ge", "le", "logical_and", "logical_or",
-                        "logical_not", "is_nonzero"})
-DYNAMIC_SHAPE_FUNCS = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
-                                 "argwhere"})
 
 
 class RaggedLastBatch(Rule):
     """XLA102: a DataLoader on the XLA path that yields a smaller last batch.
 
     Source: PyTorch/XLA "Known performance caveats" (every new input shape is a
-    new graph) and the torch.utils.data.DataLoader docs (``drop_last``).
+    new graph), the torch.utils.data.DataLoader docs (``drop_last``) and accelerate's
+    ``data_loader.py`` (prepared loaders even out the batches).
     """
 
     code = "XLA102"
@@ -217,98 +233,102 @@ for x, y in pl.MpDeviceLoader(loader, device): ...
 ```python
 loader = DataLoader(ds, batch_size=32, sampler=sampler, drop_last=True)
 ```
-Reported only when the loader reaches an XLA loader (`MpDeviceLoader`,
-`ParallelLoader`) or a training step loop, and `drop_last` is absent or literally
-`False`. Not reported with accelerate, whose prepared loaders even out the
-batches across processes (`even_batches=True`).
+Reported where the loader is built, when it reaches an XLA loader (`MpDeviceLoader`,
+`ParallelLoader`) or a training or evaluation step loop, and `drop_last` is absent
+or literally `False`. Not reported for loaders prepared by accelerate (whose loaders
+even out the batches across processes), batch size 1, a `batch_sampler`, and a
+dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
         "https://docs.pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader",
     )
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return "TrainingArguments" in facts.idents or "Seq2SeqTrainingArguments" in \
+            facts.idents or facts.ident_contains("dataloader") or "auto_dataloader" in \
+            facts.idents
+
     def check(self) -> Iterator[Finding]:
-        an = self.ctx.analyzer
-        if an is None or an.imports.imports_prefix("accelerate"):
+        an = self.an
+        if an is None:
             return
         for call in an.module_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if q in TRAINING_ARGUMENTS:
-                if any(k.arg is None for k in call.keywords or ()):
-                    continue  # **kwargs may set it
+                if has_star_kwargs(call):
+                    continue
                 drop = keyword(call, "dataloader_drop_last")
                 if drop is None or (isinstance(drop, nodes.Const) and drop.value is False):
                     yield self.finding(call, what=f"{q.rsplit('.', 1)[-1]} without "
                                                   "dataloader_drop_last=True",
                                        fix=self.FIX_TRAINER)
+        reported: set[int] = set()
+        for origin in self._loaders_on_xla_path():
+            if id(origin.node) in reported or not isinstance(origin.node, nodes.Call):
                 continue
-            if not q.endswith("DataLoader") or not q.startswith("torch"):
-                continue
-            drop = keyword(call, "drop_last")
-            if drop is not None and not (isinstance(drop, nodes.Const) and drop.value is False):
-                continue
-            if keyword(call, "batch_sampler") is not None or any(
-                    k.arg is None for k in call.keywords or ()):
-                continue  # the batch sampler or **kwargs decide
-            batch = keyword(call, "batch_size")
-            if batch is None and len(call.args) < 2:
-                continue  # batch_size defaults to 1: no ragged batch
-            if isinstance(batch, nodes.Const) and batch.value in (1, None):
-                continue
-            if self._on_xla_path(call):
-                yield self.finding(call, what="this DataLoader", fix=self.FIX_LOADER)
+            reported.add(id(origin.node))
+            if self._ragged(origin) and not an.off_xla_path(origin.node):
+                yield self.finding(origin.node, what="this DataLoader", fix=self.FIX_LOADER)
 
-    def _on_xla_path(self, call: nodes.Call) -> bool:
-        """The loader reaches an XLA loader or a training step loop."""
-        an = self.ctx.analyzer
-        uses: list[nodes.NodeNG] = [call]
-        stmt = call.parent
-        if isinstance(stmt, nodes.Assign) and stmt.value is call:
-            names = {t.name for t in stmt.targets if isinstance(t, nodes.AssignName)}
-            attrs = {t.attrname for t in stmt.targets if isinstance(t, nodes.AssignAttr)}
-            scope = stmt.scope()
-            for node in scope.nodes_of_class((nodes.Name, nodes.Attribute)):
-                if isinstance(node, nodes.Name) and node.name in names or isinstance(node, nodes.Attribute) and node.attrname in attrs:
-                    uses.append(node)
-        for use in uses:
-            parent = use.parent
-            while isinstance(parent, nodes.Call) and (
-                    an.qualname(parent.func) or source_key(parent.func) or "") in (
-                    "enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter"):
-                use, parent = parent, parent.parent
-            if isinstance(parent, nodes.Call) and use in parent.args and (
-                    (an.qualname(parent.func) or "").startswith(
-                        "torch_xla.distributed.parallel_loader.")):
-                return True
-            if isinstance(parent, nodes.For) and parent.iter is use and \
-                    an.is_training_loop(parent):
-                return True
-        return False
+    @staticmethod
+    def _ragged(v: V.Value) -> bool:
+        if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable"):
+            return False
+        if v.text is None:
+            return True  # a batch size that is not a literal: any size may leave a remainder
+        try:
+            batch = int(v.text)
+        except ValueError:
+            return False
+        if batch <= 1:
+            return False
+        for size in v.bound or ():
+            if size.text and size.text.isdigit() and int(size.text) % batch == 0:
+                return False
+        return True
+
+    def _loaders_on_xla_path(self) -> Iterator[V.Value]:
+        """Plain DataLoader values that reach an XLA loader or a step loop."""
+        an = self.an
+        for call in an.module_nodes(nodes.Call):
+            for v in an.value(call):
+                if v.kind is Kind.LOADER and (v.has("xla") or v.has("parallel")) and \
+                        not v.has("managed"):
+                    yield from self._plain_inside(v.bound or frozenset(), 0)
+        for loop in an.module_nodes(nodes.For):
+            if not an.steps.is_step_loop(loop):
+                continue
+            yield from self._plain_inside(an.value(loop.iter), 0)
+
+    def _plain_inside(self, vs: frozenset[V.Value], depth: int) -> Iterator[V.Value]:
+        if depth > 6:
+            return
+        for v in vs:
+            if v.kind is Kind.LOADER:
+                if v.has("managed"):
+                    continue
+                if v.has("plain") and not v.has("custom"):
+                    yield v
+                elif v.bound:
+                    yield from self._plain_inside(v.bound, depth + 1)
+            elif v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
+                yield from self._plain_inside(v.bound, depth + 1)
 
 
-def _bool_mask(an, node: nodes.NodeNG, env) -> bool:
-    """A lazy boolean tensor: a comparison of a lazy tensor, or a name bound to one."""
-    if isinstance(node, nodes.Compare):
-        return an.is_tensor(node, env)
-    if isinstance(node, nodes.UnaryOp) and node.op == "~":
-        return _bool_mask(an, node.operand, env)
-    if isinstance(node, nodes.BinOp) and node.op in ("&", "|"):
-        return _bool_mask(an, node.left, env) or _bool_mask(an, node.right, env)
-    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
-            node.func.attrname in ("isnan", "isinf", "isfinite", "eq", "ne", "gt", "lt", "ge",
-                                   "le", "logical_and", "logical_or", "logical_not", "bool"):
-        return an.is_tensor(node, env)
-    if isinstance(node, nodes.Name):
-        return any(isinstance(v, (nodes.Compare, nodes.UnaryOp, nodes.BinOp, nodes.Call))
-                   and _bool_mask(an, v, env) for v in an.values_of(node))
-    return False
+def _bool_mask(vs: frozenset[V.Value]) -> bool:
+    """A lazy boolean tensor (a comparison, ``isnan``, ``&`` of masks ...)."""
+    return any(V.lazy_value(v) and v.has("bool") for v in vs)
 
 
 class DataDependentControlFlow(Rule):
     """XLA103: Python control flow on the value of a lazy XLA tensor.
 
     Source: PyTorch/XLA "Known performance caveats" (data-dependent control flow
-    forces execution) and the PyTorch/XLA dynamic shape notes.
+    forces execution), the PyTorch/XLA dynamic shape notes, and transformers'
+    ``generation/utils.py`` (``generate()`` checks its stopping criteria on the host
+    after every token).
     """
 
     code = "XLA103"
@@ -316,11 +336,18 @@ class DataDependentControlFlow(Rule):
     message = ("data-dependent control flow: {what} needs the value of a lazy XLA tensor, so "
                "the pending graph executes and the result is copied to the host each step; keep "
                "the decision on the device with torch.where or a mask")
+    GENERATE = ("data-dependent control flow: {what} decodes token by token and tests its "
+                "stopping criteria (EOS) on the host after every token, so each token is a "
+                "graph execution and a device-to-host read, and every new length a new graph; "
+                "decode with a fixed max_new_tokens and a static cache, or outside the step "
+                "loop")
     explanation = """\
 `if loss > x:`, `while not done:`, `assert (t >= 0).all()`, or `a if flag else b`
 where the test is a lazy XLA tensor: Python needs a bool, so torch_xla executes
 the graph up to that point and copies the answer to the host, inside every step.
-Each branch taken can also trace a different graph.
+Each branch taken can also trace a different graph. Greedy decoding that stops
+when a token equals EOS, and `model.generate()` inside an evaluation loop, do the
+same once per token.
 
 Measured (checks/XLA103, PJRT_DEVICE=CPU, 8 steps): 16 graph executions and 9
 scalar reads (`aten::_local_scalar_dense`) for the flagged script against 8 and 1.
@@ -342,54 +369,60 @@ Reported inside training, evaluation and generation step loops. Not reported:
         "https://docs.pytorch.org/xla/master/learn/dynamic_shape.html",
     )
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return may_have_step_region(facts)
+
     def check(self) -> Iterator[Finding]:
-        an = self.ctx.analyzer
+        an = self.an
         if an is None:
             return
         seen: set[int] = set()
-        tests: list[tuple[nodes.NodeNG, object, str]] = []
-        for node, env, per_param in an.step_region():
+        tests: list[tuple[nodes.NodeNG, Ctx | None, str]] = []
+        for node, ctx, per_param in an.steps.step_region():
             if per_param:
                 continue
-            if isinstance(node, (nodes.If, nodes.While, nodes.IfExp)):
-                tests.append((node.test, env, type(node).__name__.lower().replace("ifexp",
-                                                                                  "a conditional")))
+            if isinstance(node, (nodes.If, nodes.While)):
+                tests.append((node.test, ctx, type(node).__name__.lower()))
+            elif isinstance(node, nodes.IfExp):
+                tests.append((node.test, ctx, "a conditional"))
             elif isinstance(node, nodes.Assert):
-                tests.append((node.test, env, "assert"))
+                tests.append((node.test, ctx, "assert"))
+            elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
+                    node.func.attrname == "generate" and id(node) not in seen and \
+                    an.steps.is_forward_call(node, ctx):
+                seen.add(id(node))
+                yield Finding(node.lineno, node.col_offset, self.code,
+                              f"{self.code} " + self.GENERATE.format(
+                                  what=f"{node.func.as_string()[:40]}()"))
         for loop in an.module_nodes(nodes.While):
-            if an.is_step_loop(loop):
-                tests.append((loop.test, NO_ENV, "while"))
-        for test, env, kind in tests:
+            if an.steps.is_step_loop(loop):
+                tests.append((loop.test, None, "while"))
+        for test, ctx, kind in tests:
             if id(test) in seen:
                 continue
             seen.add(id(test))
-            if self._reads_value(test, env):
+            if self._reads_value(test, ctx):
                 word = kind if kind == "a conditional" else f"`{kind}`"
                 yield self.finding(test, what=f"{word} on {test.as_string()[:40]}")
 
-    def _reads_value(self, test: nodes.NodeNG, env) -> bool:
-        an = self.ctx.analyzer
+    def _reads_value(self, test: nodes.NodeNG, ctx: Ctx | None) -> bool:
+        an = self.an
         if isinstance(test, nodes.BoolOp):
-            return any(self._reads_value(v, env) for v in test.values)
+            return any(self._reads_value(v, ctx) for v in test.values)
         if isinstance(test, nodes.UnaryOp) and test.op == "not":
-            return self._reads_value(test.operand, env)
+            return self._reads_value(test.operand, ctx)
         if isinstance(test, nodes.Compare):
-            return an.is_tensor(test, env)
+            if all(op in ("is", "is not", "in", "not in") for op, _ in test.ops):
+                return False
+            return an.is_lazy(test, ctx)
         if isinstance(test, nodes.Call):
-            f = test.func
-            q = an.qualname(f) or ""
-            if isinstance(f, nodes.Attribute) and f.attrname in ("any", "all") and \
-                    an.is_tensor(f.expr, env):
-                return True
-            if q in ("torch.equal", "torch.allclose"):
-                return any(an.is_tensor(a, env) for a in test.args)
-            # torch.isnan(loss), torch.any(t), loss.isfinite(): a lazy bool tensor.
-            if q.startswith("torch.") and q.rsplit(".", 1)[-1] in BOOL_FUNCS:
-                return any(an.is_tensor(a, env) for a in test.args)
-            return isinstance(f, nodes.Attribute) and f.attrname in BOOL_FUNCS and \
-                an.is_tensor(f.expr, env)
-        if isinstance(test, nodes.Name):
-            return _bool_mask(an, test, env)
+            if any(e.sync == "scalar" for e in an.entries(test, ctx)) and any(
+                    an.is_lazy(a, ctx) for a in test.args):
+                return True  # torch.equal(a, b), math.isnan(t)
+            return _bool_mask(an.value(test, ctx))
+        if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Subscript)):
+            return _bool_mask(an.value(test, ctx))
         return False
 
 
@@ -397,8 +430,8 @@ class DynamicShapeOp(Rule):
     """XLA104: an op whose output shape depends on tensor values.
 
     Source: PyTorch/XLA dynamic shape docs (``nonzero``, ``masked_select`` and
-    boolean indexing have data-dependent output shapes) and "Known performance
-    caveats".
+    boolean indexing have data-dependent output shapes), "Known performance caveats",
+    and ``torch/nn/utils/rnn.py`` (``pack_padded_sequence`` moves ``lengths`` to the CPU).
     """
 
     code = "XLA104"
@@ -407,10 +440,12 @@ class DynamicShapeOp(Rule):
                "XLA must execute to learn the shape and compiles a new graph per size; use "
                "fixed-size masks (torch.where, multiply by the mask) instead")
     explanation = """\
-`torch.nonzero`, `masked_select`, `unique`, boolean-mask indexing `t[t > 0]` and
-slicing by a tensor value `t[:n_tensor]` produce outputs whose size depends on the
-data. XLA compiles for static shapes: it has to execute the pending graph to learn
-the size, and every new size is a new graph to compile.
+`torch.nonzero`, `masked_select`, `unique`, boolean-mask indexing `t[t > 0]` (and
+assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]` and
+`pack_padded_sequence` with lengths on the device produce outputs whose size depends
+on the data. XLA compiles for static shapes: it has to execute the pending graph to
+learn the size, and every new size is a new graph to compile. Reported in the step
+and in what it calls, including a module's `forward` and helper functions.
 
 Measured (checks/XLA104, PJRT_DEVICE=CPU, 8 steps): 8 uncached compilations, 32
 executions and 24 `aten::nonzero` CPU fallbacks for the flagged script against 1,
@@ -426,49 +461,65 @@ loss = positives.mean()
 mask = (labels > 0).float()
 loss = (logits * mask).sum() / mask.sum()
 ```
-Reported inside step loops. Not reported on CPU tensors (for example in
-`Dataset.__getitem__` or a collate function).
+Not reported on CPU tensors (for example in `Dataset.__getitem__` or a collate
+function).
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/dynamic_shape.html",
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
     )
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return may_have_step_region(facts) and (
+            facts.any_ident(words()["dynamic"]) or "pack_padded_sequence" in facts.idents
+            or facts.has_loop)
+
     def check(self) -> Iterator[Finding]:
-        an = self.ctx.analyzer
+        an = self.an
         if an is None:
             return
         seen: set[tuple[int, int]] = set()
-        for node, env, per_param in an.step_region():
+        for node, ctx, per_param in an.steps.step_region():
             if per_param:
                 continue
-            what = self._kind(node, env)
+            what = self._kind(node, ctx)
             if what and (node.lineno, node.col_offset) not in seen:
                 seen.add((node.lineno, node.col_offset))
                 yield self.finding(node, what=what)
 
-    def _kind(self, node: nodes.NodeNG, env) -> str | None:
-        an = self.ctx.analyzer
+    def _kind(self, node: nodes.NodeNG, ctx: Ctx | None) -> str | None:
+        an = self.an
         if isinstance(node, nodes.Call):
+            entries = an.entries(node, ctx)
             f = node.func
-            q = an.qualname(f) or ""
-            short = q.rsplit(".", 1)[-1]
-            if q.startswith("torch.") and short in DYNAMIC_SHAPE_FUNCS and node.args and \
-                    an.is_tensor(node.args[0], env):
-                return f"torch.{short}"
-            if q == "torch.where" and len(node.args) == 1 and an.is_tensor(node.args[0], env):
+            if any(e.does("dynamic_shape") for e in entries):
+                subject = f.expr if isinstance(f, nodes.Attribute) and not an.qualname(f) else (
+                    node.args[0] if node.args else None)
+                if subject is not None and an.is_lazy(subject, ctx):
+                    name = f.attrname if isinstance(f, nodes.Attribute) else f.as_string()
+                    return f"{name}()" if isinstance(f, nodes.Name) else (
+                        f"torch.{name}" if an.qualname(f) else f".{name}()")
+            if any(e.does("where") for e in entries) and len(node.args) == 1 and \
+                    not node.keywords and an.is_lazy(node.args[0], ctx):
                 return "torch.where(cond) with one argument"
-            if isinstance(f, nodes.Attribute) and f.attrname in DYNAMIC_SHAPE_FUNCS and \
-                    not q and an.is_tensor(f.expr, env):
-                return f".{f.attrname}()"
-        if isinstance(node, nodes.Subscript) and an.is_tensor(node.value, env):
+            if any(e.does("cpu_lengths") for e in entries):
+                lengths = argument(node, 1, "lengths")
+                if lengths is not None and an.is_lazy(lengths, ctx):
+                    return "pack_padded_sequence with lengths on the XLA device"
+            return None
+        if isinstance(node, nodes.Subscript):
+            base = an.value(node.value, ctx)
+            if not V.is_lazy(base):
+                return None
             index = node.slice
-            if _bool_mask(an, index, env):
-                return "boolean-mask indexing"
+            if _bool_mask(an.value(index, ctx)):
+                return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
+                    node in node.parent.targets else "boolean-mask indexing"
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
             for part in parts:
                 if isinstance(part, nodes.Slice) and any(
-                        b is not None and an.is_tensor(b, env)
-                        for b in (part.lower, part.upper)):
+                        b is not None and an.is_lazy(b, ctx) for b in (part.lower, part.upper)):
                     return "slicing by a tensor value"
         return None
+

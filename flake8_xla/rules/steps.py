@@ -6,13 +6,21 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import LOOP_WRAPPERS, keyword, source_key
+from flake8_xla.analysis import Kind, keyword
+from flake8_xla.analysis import values as V
+from flake8_xla.analysis.flows import enclosing_function
+from flake8_xla.analysis.hooks import callback_sites
+from flake8_xla.analysis.specs import device_value
 from flake8_xla.context import Finding
+from flake8_xla.facts import FileFacts, may_forward, may_update
 from flake8_xla.rules.base import Rule
+
+LOOPS = (nodes.For, nodes.While)
+ACCUMULATORS = frozenset({"append", "extend", "add", "insert"})
 
 
 class MissingStepBarrier(Rule):
-    """XLA301: a training loop that never cuts the lazy graph.
+    """XLA301: a training or evaluation loop that never cuts the lazy graph.
 
     Source: PyTorch/XLA "PyTorch on XLA Devices" (the step ends at
     ``torch_xla.sync()`` / ``xm.mark_step()``; ``MpDeviceLoader`` inserts it)
@@ -21,7 +29,7 @@ class MissingStepBarrier(Rule):
 
     code = "XLA301"
     name = "missing-step-barrier"
-    message = ("missing step barrier: this training loop has no {sync} and no MpDeviceLoader, "
+    message = ("missing step barrier: this {kind} loop has no {sync} and no MpDeviceLoader, "
                "so the lazy graph grows step after step and nothing runs until a value is read; "
                "call {sync} at the end of each step or iterate pl.MpDeviceLoader(loader, device)")
     explanation = """\
@@ -30,7 +38,8 @@ that runs `backward()` and an optimizer step without `torch_xla.sync()`
 (`xm.mark_step()` before 2.8), without `xm.optimizer_step(opt, barrier=True)` and
 without iterating a `pl.MpDeviceLoader` keeps extending one graph: tracing slows
 down every step, the graph is compiled only when something reads a value, and
-memory grows.
+memory grows. An evaluation loop that collects its lazy outputs (`preds.append(out)`)
+without a barrier does the same: all its forward passes end up in one graph.
 
 Measured (checks/XLA301, PJRT_DEVICE=CPU): the largest graph of the flagged script
 grows linearly with the number of steps; the fixed script's stays constant.
@@ -48,8 +57,9 @@ for x, y in pl.MpDeviceLoader(loader, device):
 # or call torch_xla.sync() at the end of the loop body
 ```
 Not reported: loops over `MpDeviceLoader`/`ParallelLoader`, loops in functions
-compiled with `torch_xla.compile`, and scripts driven by accelerate or Lightning,
-whose XLA loaders place the barrier.
+compiled with `torch_xla.compile`, micro-batch loops inside a step that has a
+barrier, loops whose batches may come from an XLA loader the linter cannot see, and
+scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the barrier.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",
@@ -57,117 +67,162 @@ whose XLA loaders place the barrier.
     )
     versions = "all"
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return facts.has_loop and (may_update(facts) or may_forward(facts))
+
     def check(self) -> Iterator[Finding]:
-        an = self.ctx.analyzer
+        an = self.an
         if an is None or an.managed:
             return
-        for loop in an.module_nodes((nodes.For, nodes.While)):
-            if not an.is_training_loop(loop) or an.has_barrier(loop):
+        steps = an.steps
+        for loop in an.module_nodes(LOOPS):
+            training = steps.is_training_loop(loop)
+            if not training and not self._collects_lazy_outputs(loop):
                 continue
-            if isinstance(loop, nodes.For) and an.is_xla_loader(loop.iter):
+            if steps.has_barrier(loop) or an.off_xla_path(loop):
                 continue
-            if an.in_compiled_function(loop) or self._runs_inside_a_step(loop):
+            if steps.in_compiled_function(loop) or self._runs_inside_a_step(loop):
                 continue
             if not self._data_is_plain(loop):
                 continue  # the batches may come from an XLA loader we cannot see
-            yield self.finding(loop)
+            yield self.finding(loop, kind="training" if training else "evaluation")
 
+    # ------------------------------------------------------------------ eval loops
+    def _collects_lazy_outputs(self, loop: nodes.NodeNG) -> bool:
+        """A forward-pass loop that keeps its lazy outputs and never reads them per step."""
+        an = self.an
+        steps = an.steps
+        if not isinstance(loop, nodes.For) or not steps.is_forward_loop(loop):
+            return False
+        if steps._inside_forward(loop):
+            return False
+        collects = False
+        for node in steps.body_nodes(loop, into_loops=False):
+            if isinstance(node, nodes.Call):
+                if any(e.sync for e in an.entries(node)) and any(
+                        an.holds_lazy(a) for a in node.args) or (
+                        isinstance(node.func, nodes.Attribute) and any(
+                            e.sync in ("scalar", "transfer") for e in an.entries(node))
+                        and an.is_lazy(node.func.expr)):
+                    return False  # a host read per iteration cuts the graph each step
+                f = node.func
+                if isinstance(f, nodes.Attribute) and f.attrname in ACCUMULATORS and \
+                        node.args and an.holds_lazy(node.args[-1]):
+                    collects = True
+            elif isinstance(node, nodes.AugAssign) and an.is_lazy(node.value):
+                collects = True
+        return collects
+
+    # ------------------------------------------------------------------ drivers
     def _runs_inside_a_step(self, loop: nodes.NodeNG) -> bool:
-        """A micro-batch loop (not over a data loader) inside a step that has a barrier.
+        """A micro-batch loop inside a step, or a loop whose function may run per step.
 
-        That is an inner loop of a loop with a barrier or an XLA loader, or a loop in
-        a function called from such a loop: gradient accumulation, not a step loop.
+        That is an inner loop of a loop with a barrier or an XLA loader, a loop in a
+        function called from such a loop, or a loop over something other than a data
+        loader in a function that is not known to drive training (no call site in the
+        module, not a launcher's entry point).
         """
-        an = self.ctx.analyzer
-        if isinstance(loop, nodes.For) and an.is_plainly_loader(loop.iter):
+        an = self.an
+        steps = an.steps
+        if self._over_data(loop):
             return False  # a loop over the data is the step loop itself
-        if isinstance(loop, nodes.While) and not loop.test.as_string().startswith("True") \
-                and any(self._next_arg(c) is not None for c in an.calls_in(loop,
-                                                                           into_loops=False)):
+        cur = loop.parent
+        while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+            if isinstance(cur, LOOPS) and steps.has_barrier(cur):
+                return True
+            cur = cur.parent
+        func = enclosing_function(loop)
+        if func is None:
             return False
         seen: set[int] = set()
-        todo = [loop]
-        while todo:
-            node = todo.pop()
-            cur = node.parent
-            while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
-                if isinstance(cur, (nodes.For, nodes.While)) and (an.has_barrier(cur) or (
-                        isinstance(cur, nodes.For) and an.is_xla_loader(cur.iter))):
-                    return True
-                cur = cur.parent
-            if isinstance(cur, nodes.FunctionDef) and id(cur) not in seen and len(seen) < 20:
-                seen.add(id(cur))
-                todo.extend(an.call_sites(cur))
+        todo = [func]
+        driver = False
+        while todo and len(seen) < 20:
+            f = todo.pop()
+            if id(f) in seen:
+                continue
+            seen.add(id(f))
+            if self._launched(f):
+                driver = True
+                continue
+            sites = an.ev.call_sites(f)
+            for call, _ in sites:
+                c = call.parent
+                while c is not None and not isinstance(c, (nodes.FunctionDef, nodes.Module)):
+                    if isinstance(c, LOOPS) and (steps.has_barrier(c) or steps.is_step_loop(c)):
+                        return True
+                    c = c.parent
+                outer = enclosing_function(call)
+                if outer is None:
+                    driver = True
+                else:
+                    todo.append(outer)
+        return not driver
+
+    def _launched(self, func: nodes.NodeNG) -> bool:
+        an = self.an
+        for _, call, pos in callback_sites(an.ev).get(id(func), []):
+            if pos == 0 and an.does(call, "launch"):
+                return True
         return False
 
-    @staticmethod
-    def _next_arg(call: nodes.Call) -> nodes.NodeNG | None:
-        if isinstance(call.func, nodes.Name) and call.func.name == "next" and call.args:
-            return call.args[0]
-        return None
+    def _over_data(self, loop: nodes.NodeNG) -> bool:
+        """A ``for`` over a loader or dataset, or a ``while`` that takes ``next()`` of one."""
+        an = self.an
+        if isinstance(loop, nodes.For):
+            return any(self._is_loader(v, 0) for v in an.value(loop.iter))
+        sources = [c.args[0] for c, _ in an.steps.calls_in(loop, into_loops=False)
+                   if isinstance(c.func, nodes.Name) and c.func.name == "next" and c.args]
+        return any(self._is_loader(v, 0) for src in sources for v in an.value(src))
 
+    def _is_loader(self, v: V.Value, depth: int) -> bool:
+        if depth > 4:
+            return False
+        if v.kind in (Kind.LOADER, Kind.DATASET):
+            return True
+        if v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
+            return any(self._is_loader(b, depth + 1) for b in v.bound)
+        return False
+
+    # ------------------------------------------------------------------ data
     def _data_is_plain(self, loop: nodes.NodeNG) -> bool:
         """The loop's batches come from a source known not to place a barrier.
 
-        A ``for`` over a DataLoader, a list, ``range`` or a same-module function
-        that returns one of those; a ``while`` loop whose ``next()`` calls read such
-        a source (or that makes its batches itself). Parameters with no visible
-        call site, subscripts and foreign calls are unknown: no finding.
+        A ``for`` over a DataLoader, a host iterable or a custom loader of them; a loop
+        that moves its batches to the device itself; a ``while`` loop whose ``next()``
+        calls read such a source (or that makes its batches itself).
         """
-        an = self.ctx.analyzer
+        an = self.an
+        steps = an.steps
         if isinstance(loop, nodes.For):
-            return self._plain(loop.iter, 0)
-        sources = [self._next_arg(c) for c in an.calls_in(loop, into_loops=False)]
-        return all(self._plain(src, 0) for src in sources if src is not None)
-
-    def _plain(self, node: nodes.NodeNG | None, depth: int) -> bool:
-        an = self.ctx.analyzer
-        if node is None or depth > 8:
-            return False
-        if isinstance(node, (nodes.List, nodes.Tuple, nodes.ListComp, nodes.GeneratorExp,
-                             nodes.Const)):
-            return True
-        if isinstance(node, nodes.Call):
-            q = an.qualname(node.func) or source_key(node.func) or ""
-            if q.endswith("DataLoader") or q in ("range", "list", "sorted", "reversed"):
+            kind = steps.loader_kind(an.value(loop.iter))
+            if kind == "plain":
                 return True
-            if q in LOOP_WRAPPERS:
-                return bool(node.args) and all(self._plain(a, depth + 1) for a in node.args)
-            if isinstance(node.func, nodes.Attribute) and node.func.attrname in (
-                    "chunk", "split", "items", "values", "keys"):
-                return True
-            target = an.resolve_function(node.func)
-            if target is None or any(True for _ in target.nodes_of_class(
-                    (nodes.Yield, nodes.YieldFrom), skip_klass=(nodes.FunctionDef,
-                                                                nodes.Lambda))):
+            if kind is not None:
                 return False
-            returns = [r.value for r in target.nodes_of_class(nodes.Return, skip_klass=(
-                nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)) if r.value is not None]
-            return bool(returns) and all(self._plain(r, depth + 1) for r in returns)
-        if isinstance(node, (nodes.Name, nodes.Attribute)):
-            values = an.values_of(node)
-            if values:
-                return all(self._plain(v, depth + 1) for v in values)
-            return self._param_plain(node, depth)
-        return False
+            return self._moves_its_batches(loop)
+        sources = [c.args[0] for c, _ in steps.calls_in(loop, into_loops=False)
+                   if isinstance(c.func, nodes.Name) and c.func.name == "next" and c.args]
+        return all(steps.loader_kind(an.value(src)) == "plain" for src in sources)
 
-    def _param_plain(self, node: nodes.NodeNG, depth: int) -> bool:
-        """A parameter whose every call site passes a plain source."""
-        an = self.ctx.analyzer
-        if not isinstance(node, nodes.Name):
-            return False
-        for b in an.bindings(node):
-            if isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments) and \
-                    isinstance(b.parent.parent, nodes.FunctionDef):
-                func = b.parent.parent
-                names = [a.name for a in b.parent.args]
-                offset = 1 if names and names[0] in ("self", "cls") else 0
-                idx = names.index(b.name) - offset if b.name in names else -1
-                sites = an.call_sites(func)
-                args = [c.args[idx] if 0 <= idx < len(c.args) else keyword(c, b.name)
-                        for c in sites]
-                return bool(sites) and all(a is not None and self._plain(a, depth + 1)
-                                           for a in args)
+    def _moves_its_batches(self, loop: nodes.For) -> bool:
+        """The body copies the loop's own batches to a device (``x.to(device)``)."""
+        an = self.an
+        targets = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+        for node in an.steps.body_nodes(loop, into_loops=False):
+            if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute)
+                    and node.func.attrname == "to"):
+                continue
+            root = node.func.expr
+            while isinstance(root, (nodes.Attribute, nodes.Subscript)):
+                root = root.expr if isinstance(root, nodes.Attribute) else root.value
+            if not (isinstance(root, nodes.Name) and root.name in targets):
+                continue
+            dev = keyword(node, "device") or (node.args[0] if node.args else None)
+            is_dev, which = device_value(an.ev, dev, None, 0)
+            if is_dev and which != "cpu":
+                return True
         return False
 
 
@@ -205,35 +260,45 @@ Measured (checks/XLA302, PJRT_DEVICE=CPU, 8 steps): 21 host-to-device transfers
 `MpDeviceLoader`; the CPU device shows no speed difference.
 
 Reported only for loops over a `torch.utils.data.DataLoader` that run backward or
-an optimizer step and call `.to()` with the XLA device. A loop without any
-barrier is reported as XLA301 instead.
+an optimizer step, have a barrier and call `.to()` with the XLA device. A loop
+without any barrier is reported as XLA301 instead.
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return may_update(facts) and "DataLoader" in facts.idents
+
     def check(self) -> Iterator[Finding]:
-        an = self.ctx.analyzer
+        an = self.an
         if an is None or an.managed:
             return
+        steps = an.steps
         for loop in an.module_nodes(nodes.For):
-            if not self._is_torch_loader(loop.iter) or not an.is_training_loop(loop):
+            if not self._is_torch_loader(an.value(loop.iter), 0):
                 continue
-            if not an.has_barrier(loop):
-                continue  # XLA301's finding
-            moves = any(isinstance(c.func, nodes.Attribute) and c.func.attrname == "to"
-                        and c.args and an.is_xla_device(c.args[0])
-                        for c in an.calls_in(loop, into_loops=False))
-            if moves:
-                yield self.finding(loop)
+            if not steps.is_training_loop(loop) or not steps.has_barrier(loop):
+                continue
+            if an.off_xla_path(loop):
+                continue
+            for call, _ in steps.calls_in(loop, into_loops=False):
+                f = call.func
+                if isinstance(f, nodes.Attribute) and f.attrname == "to" and call.args:
+                    is_dev, which = device_value(an.ev, call.args[0], None, 0)
+                    if is_dev and which in ("xla", None) and V.any_kind(
+                            an.value(f.expr), Kind.TENSOR):
+                        yield self.finding(loop)
+                        break
 
-    def _is_torch_loader(self, it: nodes.NodeNG, depth: int = 0) -> bool:
-        an = self.ctx.analyzer
-        if depth > 8:
+    def _is_torch_loader(self, vs: frozenset[V.Value], depth: int) -> bool:
+        if depth > 4 or not vs:
             return False
-        if isinstance(it, nodes.Call):
-            q = an.qualname(it.func) or source_key(it.func) or ""
-            if q in LOOP_WRAPPERS and it.args:
-                return self._is_torch_loader(it.args[0], depth + 1)
-            return q == "torch.utils.data.DataLoader"
-        if isinstance(it, (nodes.Name, nodes.Attribute)):
-            return any(self._is_torch_loader(v, depth + 1) for v in an.values_of(it))
-        return False
+        for v in vs:
+            if v.kind is Kind.LOADER and v.has("plain") and not v.has("custom") and \
+                    v.qual == "torch.utils.data.DataLoader":
+                continue
+            if v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound and self._is_torch_loader(
+                    v.bound, depth + 1):
+                continue
+            return False
+        return True

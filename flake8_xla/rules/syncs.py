@@ -6,31 +6,21 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import (
-    LOG_METHODS,
-    SCALAR_SYNC_METHODS,
-    SYNC_BUILTINS,
-    SYNC_METHODS,
-    Env,
-    const_str,
-    source_key,
-)
+from flake8_xla.analysis import Ctx, Kind, const_str, keyword
+from flake8_xla.analysis import values as V
 from flake8_xla.context import Finding
+from flake8_xla.facts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
 
 BULK_KINDS = frozenset({".cpu()", ".numpy()", ".to('cpu')"})
-# Calls that turn a tensor argument into a Python number or array on the host.
-HOST_LOGGERS = frozenset({"wandb.log", "mlflow.log_metric", "mlflow.log_metrics"})
-HOST_LOGGER_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "set_postfix",
-                                 "set_postfix_str", "log_metrics", "log_metric"})
-LOGGER_NAMES = ("logger", "log", "logging", "_logger", "LOGGER", "LOG")
 
 
 class HostSync(Rule):
     """XLA201: a lazy XLA tensor read on the host inside a step loop.
 
     Source: PyTorch/XLA "Troubleshooting: known performance caveats" (``.item()``
-    and printing tensors force execution) and the ``xm.add_step_closure`` API docs.
+    and printing tensors force execution), the ``xm.add_step_closure`` API docs, and
+    ``lightning/pytorch/loops/progress`` (the progress bar reads logged values).
     """
 
     code = "XLA201"
@@ -40,12 +30,16 @@ class HostSync(Rule):
     FIX_STEP = "log it inside xm.add_step_closure(...) or read it once after the loop"
     FIX_PARAM = ("reduce on the device first (e.g. torch.stack([...]).tolist() once) instead "
                  "of one read per parameter")
+    FIX_INTO_CPU = ("keep the accumulator on the XLA device (torch.zeros(n, device=...)) and "
+                    "move it to the CPU once after the loop")
     explanation = """\
 A lazy XLA tensor has no value until its graph runs. `.item()`, `.tolist()`, `.cpu()`,
 `.numpy()`, `float(t)`, `print(t)`, a logging call, an f-string or `%`/`str.format`
-of a tensor all need the value, so torch_xla cuts the graph there, compiles and
-executes it, and copies the result to the host, before the step's own
-`torch_xla.sync()`. The device idles while the host waits.
+of a tensor, a meter or progress bar that formats it (`tqdm.set_postfix(loss=loss)`,
+Lightning's `self.log(..., prog_bar=True)`), or storing it into a CPU tensor all need
+the value, so torch_xla cuts the graph there, compiles and executes it, and copies the
+result to the host, before the step's own `torch_xla.sync()`. The device idles while
+the host waits.
 
 Measured (checks/XLA201, PJRT_DEVICE=CPU): about one extra graph execution and one
 device-to-host transfer per step for the flagged script.
@@ -61,8 +55,10 @@ for batch in loader:
 ```python
     xm.add_step_closure(lambda loss: print(f"loss {loss.item()}"), args=(loss,))
 ```
-Not reported: code inside a step closure, code that runs once after the loop, CPU
-tensors and Python numbers.
+Reported in step loops, in step functions (one training step without a loop, a
+framework's step hook) and in the functions they call. Not reported: code inside a
+step closure, code that runs once (after the loop, or in a branch that ends the loop),
+code off the XLA path, CPU tensors and Python numbers.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -70,81 +66,177 @@ tensors and Python numbers.
     )
     versions = "all"
 
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return may_have_step_region(facts)
+
     def check(self) -> Iterator[Finding]:
-        an = self.ctx.analyzer
+        an = self.an
         if an is None:
             return
-        self.an = an
+        steps = an.steps
         reported: set[tuple[int, int]] = set()
-        for node, env, scalar_only in an.step_region():
-            what = self._sync_kind(node, env, scalar_only)
-            if what in BULK_KINDS and id(node) in an.model_loop_nodes:
-                continue  # a batch copied out of an inference loop: the transfer is the point
-            if what and (node.lineno, node.col_offset) not in reported:
-                reported.add((node.lineno, node.col_offset))
-                if scalar_only:
-                    yield self.finding(node, what=what, where="per model parameter",
-                                       fix=self.FIX_PARAM)
-                else:
-                    yield self.finding(node, what=what, where="in the step loop",
-                                       fix=self.FIX_STEP)
+        for node, ctx, per_param in steps.step_region():
+            found = self._sync_kind(node, ctx, per_param)
+            if found is None:
+                continue
+            what, fix = found
+            if what in BULK_KINDS and id(node) in steps.model_loop_nodes:
+                continue  # outputs copied out of an inference loop: the transfer is the point
+            key = (node.lineno, node.col_offset)
+            if key in reported:
+                continue
+            reported.add(key)
+            if per_param:
+                yield self.finding(node, what=what, where="per model parameter",
+                                   fix=self.FIX_PARAM)
+            else:
+                where = "in the training step" if id(node) in steps.step_function_nodes \
+                    else "in the step loop"
+                yield self.finding(node, what=what, where=where, fix=fix)
 
-    def _sync_kind(self, node: nodes.NodeNG, env: Env, scalar_only: bool) -> str | None:
+    def _sync_kind(self, node: nodes.NodeNG, ctx: Ctx | None, per_param: bool
+                   ) -> tuple[str, str] | None:
         an = self.an
-        t = an.is_tensor
+        lazy = an.is_lazy
+        fix = self.FIX_STEP
         if isinstance(node, nodes.Call):
             func = node.func
+            entries = an.entries(node, ctx)
+            syncs = {e.sync for e in entries if e.sync}
             if isinstance(func, nodes.Attribute):
                 name = func.attrname
-                methods = SCALAR_SYNC_METHODS if scalar_only else SYNC_METHODS
-                if name in methods and t(func.expr, env):
-                    return f".{name}()"
-                if name == "to" and not scalar_only and node.args and an.is_cpu_device(
-                        node.args[0]) and t(func.expr, env):
-                    return ".to('cpu')"
-            if isinstance(func, nodes.Name) and func.name in SYNC_BUILTINS and \
-                    an.is_builtin(func, func.name) and node.args and t(node.args[0], env):
-                return f"{func.name}()"
-            if scalar_only:
-                return None
+                receiver_lazy = lazy(func.expr, ctx)
+                if receiver_lazy and syncs & {"scalar"}:
+                    return f".{name}()", fix
+                if per_param:
+                    return None
+                if receiver_lazy and syncs & {"transfer"}:
+                    return f".{name}()", fix
+                if name == "to" and receiver_lazy and node.args and self._to_cpu(node, ctx):
+                    return ".to('cpu')", fix
+                if name == "copy_" and node.args and lazy(node.args[0], ctx) and any(
+                        v.kind is Kind.TENSOR and v.device == "cpu"
+                        for v in an.value(func.expr, ctx)):
+                    return ".copy_() of a lazy tensor into a CPU tensor", self.FIX_INTO_CPU
             args = list(node.args) + [k.value for k in node.keywords or ()]
-            if an.is_builtin(func, "print") and any(t(a, env) for a in args):
-                return "print() of a tensor"
-            if self._is_log_call(func) and any(t(a, env) for a in args):
-                return "a logging call with a tensor"
-            if isinstance(func, nodes.Attribute) and func.attrname == "format" and \
-                    const_str(func.expr) is not None and any(t(a, env) for a in args):
-                return "str.format() of a tensor"
-            if isinstance(func, nodes.Name) and func.name in ("str", "repr", "format") and \
-                    an.is_builtin(func, func.name) and node.args and t(node.args[0], env):
-                return f"{func.name}() of a tensor"
-            q = an.qualname(func) or ""
-            if q.startswith(("numpy.", "math.")) and any(t(a, env) for a in node.args):
-                return f"{q.replace('numpy.', 'np.')}() of a tensor"
-            if (q in HOST_LOGGERS or (isinstance(func, nodes.Attribute) and
-                                      func.attrname in HOST_LOGGER_METHODS)) and \
-                    any(t(a, env) for a in args):
-                name = q or f".{func.attrname}"
-                return f"{name}() with a tensor (it converts the value on the host)"
-        if scalar_only:
+            if "scalar" in syncs and not isinstance(func, nodes.Attribute) and node.args and \
+                    lazy(node.args[0], ctx):
+                return f"{func.as_string()}()", fix
+            if per_param:
+                return None
+            if "transfer" in syncs and not isinstance(func, nodes.Attribute) and any(
+                    an.holds_lazy(a, ctx) for a in args):
+                return f"{func.as_string()[:30]}() of a tensor", fix
+            if "read" in syncs and any(an.holds_lazy(a, ctx) for a in args):
+                return self._read_what(func), fix
+            if "prog_bar" in syncs and self._prog_bar(node) and any(
+                    an.holds_lazy(a, ctx) for a in args):
+                return f"{func.as_string()[:30]}(..., prog_bar=True) of a tensor", fix
+            return None
+        if per_param:
             return None
         if isinstance(node, nodes.JoinedStr) and any(
-                isinstance(v, nodes.FormattedValue) and t(v.value, env) for v in node.values):
-            return "an f-string of a tensor"
+                isinstance(v, nodes.FormattedValue) and an.holds_lazy(v.value, ctx)
+                for v in node.values):
+            return "an f-string of a tensor", fix
         if isinstance(node, nodes.BinOp) and node.op == "%" and const_str(node.left) is not None:
             right = node.right
             items = right.elts if isinstance(right, nodes.Tuple) else [right]
-            if any(t(i, env) for i in items):
-                return "%-formatting of a tensor"
+            if any(an.holds_lazy(i, ctx) for i in items):
+                return "%-formatting of a tensor", fix
+        if isinstance(node, nodes.Assign) and an.holds_lazy(node.value, ctx):
+            for target in node.targets:
+                if isinstance(target, nodes.Subscript) and any(
+                        v.kind is Kind.TENSOR and v.device == "cpu"
+                        for v in an.value(target.value, ctx)):
+                    return "storing a lazy XLA tensor into a CPU tensor", self.FIX_INTO_CPU
         return None
 
-    def _is_log_call(self, func: nodes.NodeNG) -> bool:
-        if not isinstance(func, nodes.Attribute):
-            return False
-        q = self.an.qualname(func) or ""
-        if q in ("torch_xla.core.xla_model.master_print", "tqdm.tqdm.write"):
-            return True
-        if func.attrname not in LOG_METHODS:
-            return False
-        base = (source_key(func.expr) or "").split(".")[-1]
-        return q.startswith("logging.") or base in LOGGER_NAMES or base.endswith("logger")
+    def _to_cpu(self, call: nodes.Call, ctx: Ctx | None) -> bool:
+        from flake8_xla.analysis.specs import device_value
+
+        dev = keyword(call, "device") or call.args[0]
+        is_dev, device = device_value(self.an.ev, dev, ctx, 0)
+        return is_dev and device == "cpu"
+
+    @staticmethod
+    def _prog_bar(call: nodes.Call) -> bool:
+        flag = keyword(call, "prog_bar")
+        return isinstance(flag, nodes.Const) and flag.value is True
+
+    @staticmethod
+    def _read_what(func: nodes.NodeNG) -> str:
+        if isinstance(func, nodes.Name):
+            name = func.name
+            if name == "print":
+                return "print() of a tensor"
+            return f"{name}() of a tensor"
+        if isinstance(func, nodes.Attribute):
+            if func.attrname == "format":
+                return "str.format() of a tensor"
+            if func.attrname in ("debug", "info", "warning", "error", "critical", "log",
+                                 "exception", "warn"):
+                return "a logging call with a tensor"
+            return f"{func.as_string()[:30]}() with a tensor (it converts the value on the host)"
+        return "a call that reads a tensor on the host"
+
+
+class AnomalyDetection(Rule):
+    """XLA202: autograd anomaly detection switched on for training on XLA.
+
+    Source: ``torch/autograd/anomaly_mode.py`` (``detect_anomaly`` checks every backward
+    op's output for NaN, which reads each value on the host) and PyTorch/XLA "Known
+    performance caveats" (value reads force graph execution).
+    """
+
+    code = "XLA202"
+    name = "anomaly-detection-in-training"
+    message = ("anomaly detection on: {what} makes every backward op check its output for NaN "
+               "on the host, a device-to-host sync per op on XLA; switch it off for training "
+               "(use it only to debug a few steps on the CPU)")
+    explanation = """\
+`torch.autograd.set_detect_anomaly(True)` and `with torch.autograd.detect_anomaly():`
+make autograd record a traceback for every op and check every backward result for
+NaN. The check reads each gradient's value: on an XLA device each read cuts the lazy
+graph, executes it and copies the result to the host, so a step turns into hundreds
+of small executions.
+
+Measured (checks/XLA202, PJRT_DEVICE=CPU): see the pair's case.toml.
+
+**Example**
+```python
+torch.autograd.set_detect_anomaly(True)
+for x, y in loader:
+    loss_fn(model(x), y).backward()
+```
+**Use instead**
+```python
+torch.autograd.set_detect_anomaly(False)  # or drop the call
+```
+Not reported: `set_detect_anomaly(False)`, and code off the XLA path.
+"""
+    source = ("https://docs.pytorch.org/docs/stable/autograd.html#anomaly-detection",
+              "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats")
+
+    @classmethod
+    def precondition(cls, facts: FileFacts) -> bool:
+        return facts.any_ident(words()["anomaly"])
+
+    def check(self) -> Iterator[Finding]:
+        an = self.an
+        if an is None:
+            return
+        for call in an.module_nodes(nodes.Call):
+            if not an.does(call, "anomaly") or an.off_xla_path(call):
+                continue
+            q = an.qualname(call.func) or ""
+            flag = call.args[0] if call.args else keyword(call, "mode")
+            if q.endswith("set_detect_anomaly"):
+                values = an.value(flag) if flag is not None else V.EMPTY
+                if any(v.kind is Kind.HOST and v.text == "True" for v in values):
+                    yield self.finding(call, what="torch.autograd.set_detect_anomaly(True)")
+            elif q.endswith("detect_anomaly"):
+                if isinstance(flag, nodes.Const) and flag.value is False:
+                    continue
+                yield self.finding(call, what="torch.autograd.detect_anomaly()")

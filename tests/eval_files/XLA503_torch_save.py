@@ -6,8 +6,9 @@ import torch_xla.core.xla_model as xm
 device = torch_xla.device()
 
 
-def save(model, optimizer, args, epoch, path):
+def save(model, args, epoch, path):
     model.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     torch.save(model.state_dict(), path)  # error: XLA503
     torch.save(optimizer.state_dict(), path)  # error: XLA503
     torch.save({"model": model.state_dict(), "epoch": epoch}, path)  # error: XLA503
@@ -35,6 +36,12 @@ def save_converted(model, scheduler, scaler, path):
     torch.save(scaler.state_dict(), path)
 
 
-def save_module(net, path):
-    net = net.to(device)
+def save_module(path):
+    net = torch.nn.Linear(4, 2).to(device)
     torch.save(net, path)  # error: XLA503
+
+
+def save_unknown(obj, state, path):
+    # Traps: objects of unknown value may hold host data only.
+    torch.save(obj.state_dict(), path)
+    torch.save(state, path)

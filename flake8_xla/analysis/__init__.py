@@ -1,0 +1,179 @@
+"""The analysis the rules ask questions of: values, flows, the API model, paths, steps.
+
+- :mod:`~flake8_xla.analysis.values`: abstract values (a lazy XLA tensor, a CPU tensor,
+  a host value, a module, an optimizer, a loader, a device, a tokenizer ... or unknown).
+- :mod:`~flake8_xla.analysis.flows`: the :class:`~flake8_xla.analysis.flows.Evaluator`
+  that gives every expression its value (assignments, tuples, ``self`` attributes,
+  returns, calls with their argument values).
+- :mod:`~flake8_xla.analysis.apimodel` and ``flake8_xla/data/api_model.toml``: what
+  library functions return and do (:mod:`~flake8_xla.analysis.specs` reads the specs).
+- :mod:`~flake8_xla.analysis.hooks`: parameters of functions that frameworks call.
+- :mod:`~flake8_xla.analysis.paths`: which branches the XLA path takes and which blocks
+  run once.
+- :mod:`~flake8_xla.analysis.steps`: step loops, step functions and the step region.
+- :mod:`~flake8_xla.analysis.build`: the astroid tree, built without imports.
+
+:class:`Analyzer` ties them together for one module. Every answer is memoised; none
+raises for the checked code's sake (an astroid failure means "unknown").
+"""
+
+from __future__ import annotations
+
+from astroid import nodes
+
+from flake8_xla.analysis import values as V
+from flake8_xla.analysis.apimodel import ApiModel, Entry, model
+from flake8_xla.analysis.build import TreeRebuildError, build_module
+from flake8_xla.analysis.flows import Ctx, Evaluator
+from flake8_xla.analysis.names import (
+    CUDA_WORDS,
+    XLA_WORDS,
+    QualNames,
+    argument,
+    const_str,
+    has_star_kwargs,
+    keyword,
+    mentions,
+    source_key,
+    words_of,
+)
+from flake8_xla.analysis.paths import off_xla_path, runs_once, switched_off, xla_truth
+from flake8_xla.analysis.steps import Steps
+from flake8_xla.analysis.values import Kind, Value
+from flake8_xla.imports import ImportTable
+
+__all__ = [
+    "CUDA_WORDS",
+    "XLA_WORDS",
+    "Analyzer",
+    "ApiModel",
+    "Ctx",
+    "Entry",
+    "Kind",
+    "TreeRebuildError",
+    "Value",
+    "argument",
+    "build_module",
+    "const_str",
+    "has_star_kwargs",
+    "keyword",
+    "mentions",
+    "off_xla_path",
+    "runs_once",
+    "source_key",
+    "switched_off",
+    "words_of",
+    "xla_truth",
+]
+
+MANAGED_FRAMEWORKS = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric",
+                      "ignite")
+
+
+class Analyzer:
+    """Answers XLA questions about one astroid module; every answer is memoised.
+
+    Attributes:
+        module: the astroid Module.
+        imports: the module's import table.
+        qualname: resolves Name/Attribute chains to imported qualified names.
+        ev: the value :class:`~flake8_xla.analysis.flows.Evaluator`.
+        steps: the :class:`~flake8_xla.analysis.steps.Steps` questions.
+        api: the API model.
+    """
+
+    def __init__(self, module: nodes.Module, imports: ImportTable,
+                 api: ApiModel | None = None) -> None:
+        self.module = module
+        self.imports = imports
+        self.api = api or model()
+        self.qualname = QualNames(imports)
+        self.ev = Evaluator(module, self.qualname, self.api)
+        self.steps = Steps(self)
+        self._preorder: list[nodes.NodeNG] | None = None
+        self._by_class: dict[object, list[nodes.NodeNG]] = {}
+        self._calls_by_name: dict[str, list[nodes.Call]] | None = None
+        self._managed: bool | None = None
+
+    # ------------------------------------------------------------------ nodes
+    def module_nodes(self, klass: type | tuple[type, ...]) -> list[nodes.NodeNG]:
+        """The module's nodes of ``klass`` in pre-order (one walk, cached per class)."""
+        found = self._by_class.get(klass)
+        if found is None:
+            if self._preorder is None:
+                order: list[nodes.NodeNG] = []
+                stack: list[nodes.NodeNG] = [self.module]
+                while stack:
+                    node = stack.pop()
+                    order.append(node)
+                    stack.extend(reversed(list(node.get_children())))
+                self._preorder = order
+            found = self._by_class[klass] = [n for n in self._preorder if isinstance(n, klass)]
+        return found
+
+    def calls_named(self, name: str) -> list[nodes.Call]:
+        """Every call in the module whose callee is ``name`` or ``<obj>.name``."""
+        if self._calls_by_name is None:
+            table: dict[str, list[nodes.Call]] = {}
+            for call in self.module_nodes(nodes.Call):
+                f = call.func
+                key = f.name if isinstance(f, nodes.Name) else (
+                    f.attrname if isinstance(f, nodes.Attribute) else None)
+                if key:
+                    table.setdefault(key, []).append(call)
+            self._calls_by_name = table
+        return self._calls_by_name.get(name, [])
+
+    # ------------------------------------------------------------------ values
+    def value(self, node: nodes.NodeNG | None, ctx: Ctx | None = None) -> frozenset[Value]:
+        """The abstract value of ``node`` (see :mod:`~flake8_xla.analysis.values`)."""
+        return self.ev.value(node, ctx)
+
+    def is_lazy(self, node: nodes.NodeNG | None, ctx: Ctx | None = None) -> bool:
+        """``node`` may be a lazy XLA tensor (a tensor not known to be on the CPU/CUDA)."""
+        return V.is_lazy(self.ev.value(node, ctx))
+
+    def holds_lazy(self, node: nodes.NodeNG | None, ctx: Ctx | None = None) -> bool:
+        """``node`` is or contains (tuple, list, dict) a lazy XLA tensor."""
+        return V.holds_lazy(self.ev.value(node, ctx))
+
+    def entries(self, call: nodes.Call, ctx: Ctx | None = None) -> list[Entry]:
+        """The API model entries of what ``call`` calls."""
+        return self.ev.call_entries(call, ctx)
+
+    def does(self, call: nodes.Call, effect: str, ctx: Ctx | None = None) -> bool:
+        """The call has ``effect`` in the API model (``"launch"``, ``"save"`` ...)."""
+        return any(e.does(effect) for e in self.ev.call_entries(call, ctx))
+
+    def off_xla_path(self, node: nodes.NodeNG,
+                     kinds: tuple[type, ...] = (nodes.If, nodes.IfExp, nodes.While)) -> bool:
+        """The XLA path never reaches ``node`` (``kinds``: the branches whose tests count)."""
+        return off_xla_path(node, self.ev, kinds)
+
+    def switched_off(self, call: nodes.Call) -> bool:
+        """The call's ``enabled=`` switch is false on XLA."""
+        return switched_off(call, self.ev)
+
+    def is_builtin(self, node: nodes.NodeNG, name: str) -> bool:
+        """True when ``node`` is the unshadowed builtin ``name``."""
+        return isinstance(node, nodes.Name) and node.name == name and self.qualname(node) == name
+
+    # ------------------------------------------------------------------ frameworks
+    @property
+    def managed(self) -> bool:
+        """The file drives training with accelerate, Lightning, Fabric or ignite."""
+        if self._managed is None:
+            self._managed = self._uses_managed_framework()
+        return self._managed
+
+    def _uses_managed_framework(self) -> bool:
+        if not any(self.imports.imports_prefix(m) for m in MANAGED_FRAMEWORKS):
+            return False
+        for call in self.module_nodes(nodes.Call):
+            q = self.qualname(call.func) or ""
+            if q.startswith(MANAGED_FRAMEWORKS) and q.rsplit(".", 1)[-1] in (
+                    "Accelerator", "Fabric", "Trainer", "LightningModule", "Engine"):
+                return True
+        return any(isinstance(c, nodes.ClassDef) and any(
+            (self.qualname(b) or "").endswith("LightningModule") for b in c.bases)
+            for c in self.module_nodes(nodes.ClassDef))

@@ -1,0 +1,1312 @@
+"""Value flow: the abstract value of every expression the rules ask about.
+
+:class:`Evaluator` answers ``value(node, ctx)`` on demand, memoised, for an astroid
+module. Values flow through assignments and unpacking (tuple positions, constant dict
+keys), ``+=``, ``self.attr`` across a class's methods, attributes set on an object,
+container mutations (``.append``, ``d[k] = v``), returns (a summary per function and per
+abstract argument values), default and keyword arguments, closures, lambdas,
+comprehensions, ``iter()``/``next()``, ``with`` targets and every branch. Library calls
+take their values from the API model (:mod:`flake8_xla.analysis.apimodel`).
+
+A :class:`Ctx` is one followed call: the function and the abstract values bound to its
+parameters (the caller's context chain is its ``parent``). With no context, a
+parameter's value is the join of what its call sites in the module pass, its default
+and its annotation; with none of those it is unknown, refined by how the function uses
+it (``p.parameters()`` makes it a module, ``p.backward()`` a tensor).
+
+Unknown stays unknown: a name that cannot be resolved, a recursion cycle, a depth
+limit or a spent per-file budget gives :data:`~flake8_xla.analysis.values.UNKNOWN_SET`,
+never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from astroid import nodes
+
+from flake8_xla.analysis import values as V
+from flake8_xla.analysis.apimodel import ApiModel, Entry
+from flake8_xla.analysis.names import QualNames, const_str, keyword
+from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
+from flake8_xla.imports import canonical
+
+MAX_DEPTH = 40          # nesting of value resolution before giving up ("unknown")
+MAX_CALL_DEPTH = 4      # function contexts followed through calls
+MAX_SITES = 8           # call sites joined for a parameter with no context
+WORK_BUDGET = 600_000   # evaluation steps per file; past it every answer is "unknown"
+
+SCOPES = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+HOST_TENSOR_ATTRS = frozenset({
+    "shape", "dtype", "ndim", "requires_grad", "is_leaf", "names", "layout", "is_cuda",
+    "is_xla", "is_sparse", "is_quantized", "is_meta", "grad_fn", "itemsize", "nbytes",
+    "__class__", "__name__", "__len__"})
+SAME_TENSOR_ATTRS = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+HOST_MODULE_ATTRS = frozenset({"config", "training", "name_or_path", "num_labels", "dtype",
+                               "__class__", "__name__", "generation_config",
+                               "main_input_name"})
+TENSOR_MODULE_ATTRS = frozenset({"weight", "bias"})
+MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "modules",
+                         "named_modules", "children", "load_state_dict", "requires_grad_",
+                         "buffers", "named_buffers", "zero_grad"})
+OPTIMIZER_USES = frozenset({"param_groups", "add_param_group"})
+MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+MODULE_BASES = ("torch.nn.", "transformers.", "lightning.", "pytorch_lightning.",
+                "torchvision.models.", "timm.")
+TERMINATORS = ("exit",)
+
+
+class Ctx:
+    """One followed call: ``func`` with the abstract values of its parameters.
+
+    ``args`` maps parameter names to VSets; ``parent`` is the context of the function
+    that lexically encloses ``func`` when it was being followed (closures), else None.
+    Hashable and compared by function identity and argument values.
+    """
+
+    __slots__ = ("_hash", "args", "depth", "func", "parent")
+
+    def __init__(self, func: nodes.NodeNG, args: dict[str, frozenset[Value]],
+                 parent: Ctx | None, depth: int) -> None:
+        self.func = func
+        self.args = tuple(sorted(args.items()))
+        self.parent = parent
+        self.depth = depth
+        self._hash = hash((id(func), self.args, parent))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Ctx) and self.func is other.func and \
+            self.args == other.args and self.parent == other.parent
+
+    def lookup(self, func: nodes.NodeNG) -> Ctx | None:
+        """The context of ``func`` in this chain, else None."""
+        cur: Ctx | None = self
+        while cur is not None:
+            if cur.func is func:
+                return cur
+            cur = cur.parent
+        return None
+
+    def arg(self, name: str) -> frozenset[Value] | None:
+        """The value bound to parameter ``name``, else None."""
+        for key, value in self.args:
+            if key == name:
+                return value
+        return None
+
+
+class Budget(Exception):
+    """The per-file evaluation budget is spent."""
+
+
+def enclosing_function(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The FunctionDef or Lambda whose body holds ``node`` (its defaults excluded)."""
+    cur = node.parent
+    child = node
+    while cur is not None:
+        if isinstance(cur, (nodes.FunctionDef, nodes.Lambda)) and child is not cur.args and \
+                not (isinstance(cur, nodes.FunctionDef) and cur.decorators is not None and
+                     child is cur.decorators):
+            return cur
+        if isinstance(cur, nodes.Module):
+            return None
+        child, cur = cur, cur.parent
+    return None
+
+
+def enclosing_class(func: nodes.NodeNG) -> nodes.ClassDef | None:
+    """The ClassDef of which ``func`` is a method, else None."""
+    parent = func.parent
+    return parent if isinstance(parent, nodes.ClassDef) else None
+
+
+def is_generator(func: nodes.NodeNG) -> bool:
+    """The function's own body yields (not a nested function's)."""
+    if not isinstance(func, nodes.FunctionDef):
+        return False
+    return any(True for _ in func.nodes_of_class((nodes.Yield, nodes.YieldFrom),
+                                                 skip_klass=SCOPES))
+
+
+def returns_of(func: nodes.NodeNG) -> list[nodes.Return]:
+    """The Return statements of ``func``'s own body."""
+    return list(func.nodes_of_class(nodes.Return, skip_klass=SCOPES))
+
+
+def target_path(target: nodes.NodeNG, stmt: nodes.NodeNG) -> list[int | str] | None:
+    """Positions from ``stmt``'s target root down to ``target`` (``'*'`` for a Starred).
+
+    ``a, (b, c) = v`` gives ``[1, 1]`` for ``c``; None when ``target`` is not in a
+    tuple/list target of ``stmt``.
+    """
+    path: list[int | str] = []
+    child, cur = target, target.parent
+    while cur is not None and cur is not stmt:
+        if isinstance(cur, (nodes.Tuple, nodes.List)):
+            idx = next(i for i, e in enumerate(cur.elts) if e is child)
+            path.append(idx)
+        elif isinstance(cur, nodes.Starred):
+            path.append("*")
+        elif isinstance(cur, (nodes.Comprehension, nodes.For, nodes.With)):
+            break
+        else:
+            return None
+        child, cur = cur, cur.parent
+    path.reverse()
+    return path
+
+
+class Evaluator:
+    """Abstract values of one astroid module's expressions (memoised, budgeted)."""
+
+    def __init__(self, module: nodes.Module, qualname: QualNames, api: ApiModel) -> None:
+        self.module = module
+        self.qualname = qualname
+        self.api = api
+        self._memo: dict[tuple[int, Ctx | None], frozenset[Value]] = {}
+        self._busy: set[tuple[int, Ctx | None]] = set()
+        self._bindings: dict[int, list[nodes.NodeNG]] = {}
+        self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
+        self._class_attrs: dict[int, dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = {}
+        self._obj_attrs: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] | None = \
+            None
+        self._mutations: dict[int, list[nodes.NodeNG]] | None = None
+        self._class_kind: dict[int, Kind] = {}
+        self._param_memo: dict[tuple[int, str], frozenset[Value]] = {}
+        self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
+        self._by_name: dict[str, list[nodes.NodeNG]] | None = None
+        self._frame_calls: dict[int, list[nodes.Call]] = {}
+        self.work = 0
+        self.spent = False
+
+    # ------------------------------------------------------------------ entry point
+    def value(self, node: nodes.NodeNG | None, ctx: Ctx | None = None, depth: int = 0
+              ) -> frozenset[Value]:
+        """The abstract value of ``node`` under ``ctx`` (None: any context)."""
+        if node is None:
+            return UNKNOWN_SET
+        if depth > MAX_DEPTH or self.spent:
+            return UNKNOWN_SET
+        key = (id(node), ctx)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if key in self._busy:
+            return EMPTY  # a cycle: this path adds nothing
+        self.work += 1
+        if self.work > WORK_BUDGET:
+            self.spent = True
+            return UNKNOWN_SET
+        self._busy.add(key)
+        try:
+            result = self._value(node, ctx, depth + 1)
+        except RecursionError:
+            result = UNKNOWN_SET
+        finally:
+            self._busy.discard(key)
+        self._memo[key] = result
+        return result
+
+    def _value(self, node: nodes.NodeNG, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        if isinstance(node, nodes.Const):
+            return self._const(node.value)
+        if isinstance(node, nodes.Name):
+            return self._name(node, ctx, d)
+        if isinstance(node, nodes.Attribute):
+            q = self.qualname(node)
+            if q is not None:
+                return one(Kind.REF, qual=q)
+            return self.attribute(self.value(node.expr, ctx, d), node.attrname, node, ctx, d)
+        if isinstance(node, nodes.Call):
+            return self.call_value(node, ctx, d)
+        if isinstance(node, nodes.Subscript):
+            return self.subscript(self.value(node.value, ctx, d), node.slice, ctx, d)
+        if isinstance(node, nodes.BinOp):
+            return self._binop(node, ctx, d)
+        if isinstance(node, nodes.Compare):
+            return self._compare(node, ctx, d)
+        if isinstance(node, nodes.BoolOp):
+            return join(*(self.value(v, ctx, d) for v in node.values))
+        if isinstance(node, nodes.UnaryOp):
+            if node.op == "not":
+                return V.host("bool")
+            return self.value(node.operand, ctx, d)
+        if isinstance(node, nodes.IfExp):
+            from flake8_xla.analysis.paths import xla_truth
+            truth = xla_truth(node.test, self)
+            if truth is True:
+                return self.value(node.body, ctx, d)
+            if truth is False:
+                return self.value(node.orelse, ctx, d)
+            return join(self.value(node.body, ctx, d), self.value(node.orelse, ctx, d))
+        if isinstance(node, nodes.Tuple):
+            return one(Kind.TUPLE, elts=self._elts(node.elts, ctx, d))
+        if isinstance(node, (nodes.List, nodes.Set)):
+            value = one(Kind.LIST, elts=self._elts(node.elts, ctx, d))
+            return self._with_mutations(node, value, ctx, d)
+        if isinstance(node, nodes.Dict):
+            items = []
+            rest = []
+            for k, v in node.items:
+                key = const_str(k)
+                if key is not None:
+                    items.append((key, self.value(v, ctx, d)))
+                elif isinstance(k, nodes.DictUnpack):
+                    rest.append(UNKNOWN_SET)
+                else:
+                    rest.append(self.value(v, ctx, d))
+            value = one(Kind.DICT, items=tuple(items), elem=join(*rest) if rest else None)
+            return self._with_mutations(node, value, ctx, d)
+        if isinstance(node, (nodes.ListComp, nodes.SetComp, nodes.GeneratorExp)):
+            kind = Kind.ITERATOR if isinstance(node, nodes.GeneratorExp) else Kind.LIST
+            return one(kind, elem=self.value(node.elt, ctx, d))
+        if isinstance(node, nodes.DictComp):
+            return one(Kind.DICT, items=(), elem=self.value(node.value, ctx, d))
+        if isinstance(node, nodes.JoinedStr):
+            return V.host("str")
+        if isinstance(node, nodes.Lambda):
+            return one(Kind.FUNCTION, node=node)
+        if isinstance(node, (nodes.NamedExpr, nodes.Starred)):
+            return self.value(node.value, ctx, d)
+        if isinstance(node, nodes.AssignName):
+            return self.binding_value(node, None, ctx, d)
+        return UNKNOWN_SET
+
+    def _elts(self, elts: list[nodes.NodeNG], ctx: Ctx | None, d: int
+              ) -> tuple[frozenset[Value], ...] | None:
+        if any(isinstance(e, nodes.Starred) for e in elts):
+            return None
+        return tuple(self.value(e, ctx, d) for e in elts)
+
+    @staticmethod
+    def _const(value: object) -> frozenset[Value]:
+        if value is None:
+            return V.host("none")
+        if isinstance(value, bool):
+            return V.host("bool", text="True" if value else "False")
+        if isinstance(value, (int, float, complex)):
+            return V.host(type(value).__name__, text=str(value) if isinstance(value, int)
+                          else None)
+        if isinstance(value, str):
+            return V.host("str", text=value if len(value) <= 80 else None)
+        return V.host()
+
+    # ------------------------------------------------------------------ names
+    def bindings(self, name: nodes.Name) -> list[nodes.NodeNG]:
+        """The binding nodes a Name may refer to (scope lookup plus loop-carried ones)."""
+        key = id(name)
+        cached = self._bindings.get(key)
+        if cached is not None:
+            return cached
+        try:
+            _, assigns = name.lookup(name.name)
+            out = list(assigns)
+        except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
+            out = []
+        frame = name.frame()
+        cur = name.parent
+        while cur is not None and cur is not frame:
+            if isinstance(cur, (nodes.For, nodes.While)):
+                if self._killed_in_iteration(cur, name, out):
+                    break
+                for stmt in cur.body:
+                    for an in stmt.nodes_of_class(nodes.AssignName, skip_klass=SCOPES):
+                        if an.name == name.name and an.lineno > name.lineno and an not in out:
+                            out.append(an)
+            cur = cur.parent
+        self._bindings[key] = out
+        return out
+
+    @staticmethod
+    def _killed_in_iteration(loop: nodes.For | nodes.While, use: nodes.Name,
+                             reaching: list[nodes.NodeNG]) -> bool:
+        if isinstance(loop, nodes.For) and any(
+                isinstance(t, nodes.AssignName) and t.name == use.name
+                for t in loop.target.nodes_of_class(nodes.AssignName)):
+            return True
+        first, last = loop.body[0].fromlineno, loop.body[-1].tolineno
+        return any(isinstance(b, nodes.AssignName) and first <= b.lineno <= last
+                   and b.lineno < use.lineno and b.frame() is use.frame() for b in reaching)
+
+    def _name(self, node: nodes.Name, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        q = self.qualname(node)
+        binds = self.bindings(node)
+        if q is not None and (not binds or all(isinstance(b, (nodes.Import, nodes.ImportFrom))
+                                               for b in binds)):
+            return one(Kind.REF, qual=q)
+        if not binds:
+            return UNKNOWN_SET
+        value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
+        if not V.is_known(value):
+            used = self._usage_kind(node.frame(), node.name)
+            if used is not None:
+                value = used
+        if V.any_kind(value, Kind.MODULE):
+            moved = self._inplace_move(node, ctx, d)
+            if moved is not None:
+                value = frozenset(v.with_(device=moved[0]) if v.kind is Kind.MODULE else v
+                                  for v in value)
+        return value
+
+    def _inplace_move(self, use: nodes.Name, ctx: Ctx | None, d: int
+                      ) -> tuple[str | None] | None:
+        """The device of the last ``name.to(dev)``/``.cpu()`` statement before ``use``.
+
+        ``nn.Module.to()`` moves the module in place, so a statement moves the object
+        that every name bound to it refers to.
+        """
+        frame = use.frame()
+        best: tuple[int, str | None] | None = None
+        for call in self.module_calls_in(frame):
+            f = call.func
+            if not (isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and
+                    f.expr.name == use.name and f.attrname in ("to", "cpu", "cuda", "xla")):
+                continue
+            if not isinstance(call.parent, nodes.Expr) or call.lineno >= use.lineno:
+                continue
+            if f.attrname == "to":
+                from flake8_xla.analysis.specs import device_value
+                dev_node = keyword(call, "device") or (call.args[0] if call.args else None)
+                is_dev, dev = device_value(self, dev_node, ctx, d)
+                if not is_dev:
+                    continue
+            else:
+                dev = f.attrname
+            if best is None or call.lineno > best[0]:
+                best = (call.lineno, dev)
+        return (best[1],) if best is not None else None
+
+    def module_calls_in(self, frame: nodes.NodeNG) -> list[nodes.Call]:
+        """The calls of ``frame``'s own body (memoised per frame)."""
+        key = id(frame)
+        table = self._frame_calls
+        if key not in table:
+            table[key] = list(frame.nodes_of_class(nodes.Call, skip_klass=SCOPES))
+        return table[key]
+
+    def binding_value(self, b: nodes.NodeNG, use: nodes.NodeNG | None, ctx: Ctx | None,
+                      d: int) -> frozenset[Value]:
+        """The value a binding node gives the name it binds."""
+        if isinstance(b, (nodes.Import, nodes.ImportFrom)):
+            q = QualNames.import_qualname(b, use.name) if isinstance(use, nodes.Name) else None
+            return one(Kind.REF, qual=q) if q else UNKNOWN_SET
+        if isinstance(b, nodes.FunctionDef):
+            return one(Kind.FUNCTION, node=b)
+        if isinstance(b, nodes.ClassDef):
+            return one(Kind.CLASS, node=b)
+        if not isinstance(b, (nodes.AssignName, nodes.AssignAttr)):
+            return UNKNOWN_SET
+        stmt = b.assign_type() if isinstance(b, nodes.AssignName) else b.parent
+        while isinstance(stmt, (nodes.Tuple, nodes.List, nodes.Starred)):
+            stmt = stmt.parent
+        if isinstance(stmt, nodes.Arguments):
+            return self.param_value(b, ctx, d)
+        if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)):
+            if stmt.value is None:
+                return UNKNOWN_SET
+            value = self.value(stmt.value, ctx, d)
+            return self.project(value, target_path(b, stmt) or [], d)
+        if isinstance(stmt, nodes.AugAssign):
+            before = EMPTY
+            if isinstance(b, nodes.AssignName):
+                try:
+                    _, prior = b.lookup(b.name)
+                except Exception:  # noqa: BLE001
+                    prior = []
+                before = join(*(self.binding_value(p, use, ctx, d) for p in prior
+                                if p is not b and not (isinstance(p, nodes.AssignName) and
+                                                       isinstance(p.parent, nodes.AugAssign))))
+            return self._arith(before, self.value(stmt.value, ctx, d), stmt.op.rstrip("="))
+        if isinstance(stmt, (nodes.For, nodes.Comprehension)):
+            element = self.iterate(self.value(stmt.iter, ctx, d), d)
+            return self.project(element, target_path(b, stmt) or [], d)
+        if isinstance(stmt, nodes.With):
+            for expr, var in stmt.items:
+                if var is not None and (var is b or b in var.nodes_of_class(type(b))):
+                    entered = self.value(expr, ctx, d)
+                    path = target_path(b, stmt) if var is not b else []
+                    return self.project(entered, path or [], d)
+            return UNKNOWN_SET
+        if isinstance(stmt, nodes.NamedExpr):
+            return self.value(stmt.value, ctx, d)
+        if isinstance(stmt, nodes.ExceptHandler):
+            return V.host("exception")
+        return UNKNOWN_SET
+
+    def project(self, value: frozenset[Value], path: list[int | str], d: int
+                ) -> frozenset[Value]:
+        """The part of ``value`` at ``path`` (tuple positions from :func:`target_path`)."""
+        for step in path:
+            if step == "*":
+                value = one(Kind.LIST, elem=self.iterate(value, d))
+                continue
+            value = self.element(value, int(step), d)
+        return value
+
+    def element(self, vs: frozenset[Value], index: int, d: int) -> frozenset[Value]:
+        """Element ``index`` of a value being unpacked."""
+        out = []
+        for v in vs:
+            if v.kind in (Kind.TUPLE, Kind.LIST) and v.elts is not None:
+                out.append(v.elts[index] if 0 <= index < len(v.elts) else UNKNOWN_SET)
+            elif v.kind in (Kind.TENSOR, Kind.HOST):
+                out.append(frozenset({v.with_(flags=v.flags - {"bool"})}))
+            else:
+                out.append(self.iterate(frozenset({v}), d))
+        return join(*out)
+
+    # ------------------------------------------------------------------ parameters
+    def param_value(self, b: nodes.AssignName, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        """The value of a function parameter, from ``ctx`` or from its call sites."""
+        args = b.parent
+        while not isinstance(args, nodes.Arguments):
+            args = args.parent
+        func = args.parent
+        if ctx is not None:
+            found = ctx.lookup(func)
+            if found is not None:
+                bound = found.arg(b.name)
+                return bound if bound is not None else self._default(func, b.name, d)
+        key = (id(func), b.name)
+        if key not in self._param_memo:
+            self._param_memo[key] = EMPTY  # in progress
+            self._param_memo[key] = self._free_param(func, b, d)
+        return self._param_memo[key]
+
+    def _params(self, func: nodes.NodeNG) -> list[str]:
+        a = func.args
+        return [p.name for p in (a.posonlyargs or []) + (a.args or [])]
+
+    def _default(self, func: nodes.NodeNG, name: str, d: int) -> frozenset[Value]:
+        a = func.args
+        positional = (a.posonlyargs or []) + (a.args or [])
+        defaults = list(a.defaults or [])
+        offset = len(positional) - len(defaults)
+        for i, p in enumerate(positional):
+            if p.name == name and i >= offset:
+                return self.value(defaults[i - offset], None, d)
+        for p, default in zip(a.kwonlyargs or [], a.kw_defaults or []):
+            if p.name == name and default is not None:
+                return self.value(default, None, d)
+        if a.vararg == name:
+            return one(Kind.LIST, elem=UNKNOWN_SET)
+        if a.kwarg == name:
+            return one(Kind.DICT, items=(), elem=UNKNOWN_SET)
+        return UNKNOWN_SET
+
+    def _annotation(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
+        a = func.args
+        params = (a.posonlyargs or []) + (a.args or []) + (a.kwonlyargs or [])
+        anns = (a.posonlyargs_annotations or []) + (a.annotations or []) + \
+            (a.kwonlyargs_annotations or [])
+        for p, ann in zip(params, anns):
+            if p.name == name and ann is not None:
+                q = self.qualname(ann) or ""
+                if q == "torch.Tensor":
+                    return V.tensor()
+                if q in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+                    return one(Kind.MODULE, qual=q)
+                if q == "torch.utils.data.DataLoader":
+                    return one(Kind.LOADER, qual=q, flags=frozenset({"plain"}))
+                if q in ("int", "float", "str", "bool"):
+                    return V.host(q)
+        return None
+
+    def _free_param(self, func: nodes.NodeNG, b: nodes.AssignName, d: int
+                    ) -> frozenset[Value]:
+        name = b.name
+        params = self._params(func)
+        klass = enclosing_class(func) if isinstance(func, nodes.FunctionDef) else None
+        is_static = isinstance(func, nodes.FunctionDef) and func.decorators is not None and any(
+            isinstance(dd, nodes.Name) and dd.name == "staticmethod"
+            for dd in func.decorators.nodes)
+        if klass is not None and not is_static and params and params[0] == name:
+            if name == "cls" or (func.decorators is not None and any(
+                    isinstance(dd, nodes.Name) and dd.name == "classmethod"
+                    for dd in func.decorators.nodes)):
+                return one(Kind.CLASS, node=klass)
+            return self.instance(klass)
+        from flake8_xla.analysis import hooks
+        hooked = hooks.param_value(self, func, name, d)
+        if hooked is not None:
+            return hooked
+        found: list[frozenset[Value]] = []
+        sites = self.call_sites(func)
+        for call, bound_self in sites[:MAX_SITES]:
+            arg = self.site_argument(func, call, name, bound_self)
+            if arg is None:
+                found.append(self._default(func, name, d))
+            elif arg is UNKNOWN_SET:
+                found.append(UNKNOWN_SET)
+            else:
+                found.append(self.value(arg, None, d))
+        if len(sites) > MAX_SITES:
+            found.append(UNKNOWN_SET)
+        if not sites:
+            ann = self._annotation(func, name)
+            default = self._default(func, name, d)
+            if ann is not None:
+                found.append(ann)
+            elif default is not UNKNOWN_SET:
+                found.append(default)
+        result = join(*found) if found else UNKNOWN_SET
+        if not V.is_known(result):
+            used = self._usage_kind(func, name)
+            if used is not None:
+                result = join(*(s for s in [result] if V.is_known(s)), used) if \
+                    V.is_known(result) else used
+        return result
+
+    def site_argument(self, func: nodes.NodeNG, call: nodes.Call, name: str,
+                      bound_self: bool) -> nodes.NodeNG | frozenset[Value] | None:
+        """The expression ``call`` passes for parameter ``name`` of ``func``.
+
+        None when the parameter takes its default; UNKNOWN_SET when ``*args`` or
+        ``**kwargs`` may pass it.
+        """
+        params = self._params(func)
+        if bound_self and params:
+            params = params[1:]
+        for kw in call.keywords or ():
+            if kw.arg == name:
+                return kw.value
+        if name in params:
+            idx = params.index(name)
+            for i, a in enumerate(call.args):
+                if isinstance(a, nodes.Starred):
+                    return UNKNOWN_SET if i <= idx else None
+                if i == idx:
+                    return a
+        if any(kw.arg is None for kw in call.keywords or ()):
+            return UNKNOWN_SET
+        if func.args.vararg == name:
+            return None
+        return None
+
+    def _usage_kind(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
+        """What a name of unknown value is, by how ``func`` uses it (memoised)."""
+        key = (id(func), "usage:" + name)
+        if key not in self._param_memo:
+            found = self._usage_kind_of(func, name)
+            self._param_memo[key] = found if found is not None else EMPTY
+        found = self._param_memo[key]
+        return found or None
+
+    def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
+        attrs: set[str] = set()
+        moved_in_place = False
+        for node in func.nodes_of_class(nodes.Attribute):
+            if isinstance(node.expr, nodes.Name) and node.expr.name == name:
+                attrs.add(node.attrname)
+                call = node.parent
+                if node.attrname in ("to", "cuda", "cpu") and isinstance(call, nodes.Call) and \
+                        call.func is node and isinstance(call.parent, nodes.Expr):
+                    moved_in_place = True  # only a module moves in place: a tensor's .to() copies
+        if attrs & {"parameters", "named_parameters", "train", "eval", "modules",
+                    "named_modules", "children", "requires_grad_", "buffers"} or moved_in_place:
+            return one(Kind.MODULE)
+        if "backward" in attrs:
+            return V.tensor()
+        if attrs & OPTIMIZER_USES or {"step", "zero_grad"} <= attrs:
+            return one(Kind.OPTIMIZER)
+        return None
+
+    # ------------------------------------------------------------------ call sites
+    def _index_calls(self) -> dict[int, list[tuple[nodes.Call, bool]]]:
+        if self._sites is None:
+            table: dict[int, list[tuple[nodes.Call, bool]]] = {}
+            for call in self.module.nodes_of_class(nodes.Call):
+                for func, bound in self.callees(call, None):
+                    table.setdefault(id(func), []).append((call, bound))
+            self._sites = table
+        return self._sites
+
+    def call_sites(self, func: nodes.NodeNG) -> list[tuple[nodes.Call, bool]]:
+        """Calls of the module that reach ``func``, each with "self is bound" (a method)."""
+        return self._index_calls().get(id(func), [])
+
+    def callees(self, call: nodes.Call, ctx: Ctx | None, d: int = 0
+                ) -> list[tuple[nodes.NodeNG, bool]]:
+        """The module's functions a call runs: ``(FunctionDef/Lambda, self bound)``.
+
+        A class call runs its ``__init__``; a module call runs ``forward``; a method
+        call through an instance of a module class runs that method.
+        """
+        func = call.func
+        out: list[tuple[nodes.NodeNG, bool]] = []
+        if isinstance(func, nodes.Name):
+            for b in self.bindings(func):
+                if isinstance(b, nodes.FunctionDef):
+                    out.append((b, False))
+                elif isinstance(b, nodes.ClassDef):
+                    init = self.method_of(b, "__init__")
+                    if init is not None:
+                        out.append((init, True))
+                elif isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and \
+                        isinstance(b.parent.value, nodes.Lambda):
+                    out.append((b.parent.value, False))
+            return out
+        if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and \
+                func.expr.name in ("self", "cls"):
+            klass = func.scope()
+            while klass is not None and not isinstance(klass, nodes.ClassDef):
+                klass = klass.parent.scope() if klass.parent is not None else None
+            if klass is not None:
+                method = self.method_of(klass, func.attrname)
+                if method is not None:
+                    out.append((method, True))
+            return out
+        if isinstance(func, nodes.Attribute) and self._sites is not None:
+            for v in self.value(func.expr, ctx, d):
+                if v.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(v.node, nodes.ClassDef):
+                    method = self.method_of(v.node, func.attrname)
+                    if method is not None:
+                        out.append((method, True))
+        return out
+
+    def method_of(self, klass: nodes.ClassDef, name: str, depth: int = 0
+                  ) -> nodes.FunctionDef | None:
+        """Method ``name`` of a module class or of its same-module bases."""
+        if depth > 8:
+            return None
+        for item in klass.body:
+            if isinstance(item, nodes.FunctionDef) and item.name == name:
+                return item
+        for base in klass.bases:
+            if isinstance(base, nodes.Name):
+                for b in self.bindings(base):
+                    if isinstance(b, nodes.ClassDef) and b is not klass:
+                        found = self.method_of(b, name, depth + 1)
+                        if found is not None:
+                            return found
+        return None
+
+    # ------------------------------------------------------------------ classes
+    def class_kind(self, klass: nodes.ClassDef, depth: int = 0) -> Kind:
+        """What an instance of a module class is: MODULE, LOADER, DATASET, ... or OBJECT."""
+        key = id(klass)
+        if key in self._class_kind:
+            return self._class_kind[key]
+        self._class_kind[key] = Kind.OBJECT
+        kind = Kind.OBJECT
+        for base in klass.bases:
+            q = self.qualname(base)
+            if q is not None:
+                entry = self.api.call(q)
+                spec = (entry.returns or "") if entry else ""
+                head = spec.split(":", 1)[0]
+                if head in ("module",) or q.endswith(("Module", "PreTrainedModel")) or (
+                        q.startswith(MODULE_BASES) and head == "module"):
+                    kind = Kind.MODULE
+                elif head == "loader" or q.endswith("DataLoader"):
+                    kind = Kind.LOADER
+                elif head == "dataset" or q.endswith(("Dataset", "IterableDataset")):
+                    kind = Kind.DATASET
+                elif head == "optimizer" or q.endswith("Optimizer"):
+                    kind = Kind.OPTIMIZER
+                elif head == "sampler" or q.endswith("Sampler"):
+                    kind = Kind.SAMPLER
+            elif isinstance(base, nodes.Name) and depth < 8:
+                for b in self.bindings(base):
+                    if isinstance(b, nodes.ClassDef) and b is not klass:
+                        inner = self.class_kind(b, depth + 1)
+                        if inner is not Kind.OBJECT:
+                            kind = inner
+            if kind is not Kind.OBJECT:
+                break
+        self._class_kind[key] = kind
+        return kind
+
+    def instance(self, klass: nodes.ClassDef) -> frozenset[Value]:
+        """An instance of a module class."""
+        kind = self.class_kind(klass)
+        flags = frozenset({"custom"})
+        if kind is Kind.LOADER:
+            flags = flags | {"plain"}
+        return one(kind, node=klass, qual=klass.name, flags=flags)
+
+    def class_attrs(self, klass: nodes.ClassDef) -> dict[str, list[tuple[nodes.NodeNG,
+                                                                         nodes.NodeNG]]]:
+        """``attr -> [(binding node, statement)]`` set on ``self`` or in the class body."""
+        key = id(klass)
+        table = self._class_attrs.get(key)
+        if table is None:
+            table = {}
+            for item in klass.body:
+                if isinstance(item, (nodes.Assign, nodes.AnnAssign)):
+                    targets = item.targets if isinstance(item, nodes.Assign) else [item.target]
+                    for t in targets:
+                        for an in t.nodes_of_class(nodes.AssignName):
+                            table.setdefault(an.name, []).append((an, item))
+            for method in klass.mymethods():
+                for aa in method.nodes_of_class(nodes.AssignAttr):
+                    if isinstance(aa.expr, nodes.Name) and aa.expr.name == "self":
+                        table.setdefault(aa.attrname, []).append((aa, aa.parent))
+            for base in klass.bases:
+                if isinstance(base, nodes.Name):
+                    for b in self.bindings(base):
+                        if isinstance(b, nodes.ClassDef) and b is not klass:
+                            for k, v in self.class_attrs(b).items():
+                                table.setdefault(k, []).extend(v)
+            self._class_attrs[key] = table
+        return table
+
+    def _object_attrs(self) -> dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]]:
+        """``obj.attr = v`` assignments keyed by the binding of ``obj`` (not ``self``)."""
+        if self._obj_attrs is None:
+            table: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] = {}
+            for aa in self.module.nodes_of_class(nodes.AssignAttr):
+                base = aa.expr
+                if isinstance(base, nodes.Name) and base.name not in ("self", "cls"):
+                    for b in self.bindings(base):
+                        table.setdefault((id(b), aa.attrname), []).append((aa, aa.parent))
+            self._obj_attrs = table
+        return self._obj_attrs
+
+    def _mutation_table(self) -> dict[int, list[nodes.NodeNG]]:
+        """Container mutations keyed by the binding of the mutated name or ``self.attr``."""
+        if self._mutations is None:
+            table: dict[int, list[nodes.NodeNG]] = {}
+            for call in self.module.nodes_of_class(nodes.Call):
+                f = call.func
+                if isinstance(f, nodes.Attribute) and f.attrname in MUTATORS and \
+                        isinstance(f.expr, nodes.Name):
+                    for b in self.bindings(f.expr):
+                        table.setdefault(id(b), []).append(call)
+            for sub in self.module.nodes_of_class(nodes.Subscript):
+                if isinstance(sub.parent, nodes.Assign) and sub in sub.parent.targets and \
+                        isinstance(sub.value, nodes.Name):
+                    for b in self.bindings(sub.value):
+                        table.setdefault(id(b), []).append(sub)
+            self._mutations = table
+        return self._mutations
+
+    def _with_mutations(self, literal: nodes.NodeNG, value: frozenset[Value], ctx: Ctx | None,
+                        d: int) -> frozenset[Value]:
+        """A list/dict literal bound to a name, with what the code adds to it later."""
+        stmt = literal.parent
+        if not isinstance(stmt, nodes.Assign) or stmt.value is not literal or \
+                len(stmt.targets) != 1 or not isinstance(stmt.targets[0], nodes.AssignName):
+            return value
+        added = self._mutation_table().get(id(stmt.targets[0]), [])
+        if not added:
+            return value
+        extra = []
+        for m in added:
+            if isinstance(m, nodes.Subscript):
+                extra.append(self.value(m.parent.value, None, d))
+            elif m.func.attrname in ("append", "add", "insert", "setdefault"):
+                if m.args:
+                    extra.append(self.value(m.args[-1], None, d))
+            else:  # extend / update
+                if m.args:
+                    extra.append(self.iterate(self.value(m.args[0], None, d), d))
+                for kw in m.keywords or ():
+                    extra.append(self.value(kw.value, None, d))
+        more = join(*extra)
+        out = []
+        for v in value:
+            elem = join(v.elem or EMPTY, more, *(v.elts or ()), *(s for _, s in v.items or ()))
+            if v.kind is Kind.DICT:
+                out.append(v.with_(elem=elem))
+            else:
+                out.append(v.with_(elts=None, elem=elem))
+        return frozenset(out)
+
+    # ------------------------------------------------------------------ attributes
+    def attribute(self, base: frozenset[Value], attr: str, node: nodes.NodeNG | None,
+                  ctx: Ctx | None, d: int) -> frozenset[Value]:
+        """The value of ``<base>.attr``."""
+        out: list[frozenset[Value]] = []
+        for v in base:
+            out.append(self._attr_of(v, attr, node, ctx, d))
+        extra = self._assigned_attr(node, attr, d) if node is not None else None
+        if extra is not None:
+            out.append(extra)
+        return join(*out) if out else UNKNOWN_SET
+
+    def _assigned_attr(self, node: nodes.NodeNG, attr: str, d: int
+                       ) -> frozenset[Value] | None:
+        """``obj.attr`` set by ``obj.attr = v`` elsewhere (``args.device = xm.xla_device()``)."""
+        if not isinstance(node, nodes.Attribute) or not isinstance(node.expr, nodes.Name) or \
+                node.expr.name in ("self", "cls"):
+            return None
+        table = self._object_attrs()
+        found = []
+        for b in self.bindings(node.expr):
+            for target, stmt in table.get((id(b), attr), []):
+                found.append(self.binding_value(target, None, None, d))
+        return join(*found) if found else None
+
+    def _attr_of(self, v: Value, attr: str, node: nodes.NodeNG | None, ctx: Ctx | None,
+                 d: int) -> frozenset[Value]:
+        k = v.kind
+        if k is Kind.REF:
+            return one(Kind.REF, qual=canonical(f"{v.qual}.{attr}"))
+        if k is Kind.TENSOR:
+            if attr in HOST_TENSOR_ATTRS:
+                return V.host()
+            if attr == "device":
+                return one(Kind.DEVICE, device=v.device)
+            return frozenset({v.with_(flags=v.flags - {"bool", "param"} | (
+                {"param"} if attr == "grad" and v.has("param") else set()))})
+        if k in (Kind.MODULE, Kind.OBJECT) and isinstance(v.node, nodes.ClassDef):
+            found = self._class_member(v, v.node, attr, ctx, d)
+            if found is not None:
+                return found
+        if k is Kind.MODULE:
+            if attr == "device":
+                return one(Kind.DEVICE, device=v.device)
+            if attr in HOST_MODULE_ATTRS:
+                return V.host()
+            if attr in TENSOR_MODULE_ATTRS:
+                return V.tensor(v.device, flags=frozenset({"param"}))
+            if attr == "module":
+                return frozenset({v})
+            if isinstance(v.node, nodes.ClassDef):
+                return UNKNOWN_SET
+            return UNKNOWN_SET
+        if k is Kind.HOST:
+            return V.host()
+        if k is Kind.LOADER:
+            if attr == "dataset":
+                return one(Kind.DATASET)
+            if attr == "sampler":
+                return one(Kind.SAMPLER)
+            if attr in ("batch_size", "num_workers", "drop_last"):
+                return V.host()
+            return UNKNOWN_SET
+        if k is Kind.OPTIMIZER:
+            if attr == "param_groups":
+                return one(Kind.LIST, elem=one(Kind.DICT, items=(), elem=V.host()))
+            return UNKNOWN_SET
+        if k is Kind.FRAMEWORK:
+            from flake8_xla.analysis import hooks
+            return hooks.framework_attr(self, v, attr, d)
+        if k is Kind.DEVICE:
+            return V.host("str", text=v.device if attr == "type" else None)
+        if k is Kind.CLASS and isinstance(v.node, nodes.ClassDef):
+            found = self._class_member(v, v.node, attr, ctx, d)
+            return found if found is not None else UNKNOWN_SET
+        return UNKNOWN_SET
+
+    def _class_member(self, v: Value, klass: nodes.ClassDef, attr: str, ctx: Ctx | None,
+                      d: int) -> frozenset[Value] | None:
+        method = self.method_of(klass, attr)
+        if method is not None:
+            if method.decorators is not None and any(
+                    (isinstance(dd, nodes.Name) and dd.name in ("property", "cached_property"))
+                    or (isinstance(dd, nodes.Attribute) and dd.attrname == "cached_property")
+                    for dd in method.decorators.nodes):
+                return self.returns(method, self.bind_self(method, v, ctx), d)
+            return one(Kind.FUNCTION, node=method, bound=frozenset({v}))
+        table = self.class_attrs(klass)
+        if attr in table:
+            return join(*(self.binding_value(target, None, None, d) for target, _ in table[attr]))
+        return None
+
+    def bind_self(self, method: nodes.FunctionDef, self_v: Value, ctx: Ctx | None) -> Ctx:
+        """A context for ``method`` with its first parameter bound to ``self_v``."""
+        params = self._params(method)
+        args = {params[0]: frozenset({self_v})} if params else {}
+        return Ctx(method, args, self._parent_ctx(method, ctx), (ctx.depth + 1) if ctx else 1)
+
+    # ------------------------------------------------------------------ subscripts
+    def subscript(self, base: frozenset[Value], index: nodes.NodeNG, ctx: Ctx | None, d: int
+                  ) -> frozenset[Value]:
+        """The value of ``<base>[index]``."""
+        key: object = None
+        if isinstance(index, nodes.Const):
+            key = index.value
+        is_slice = isinstance(index, nodes.Slice)
+        out: list[frozenset[Value]] = []
+        for v in base:
+            if v.kind in (Kind.TUPLE, Kind.LIST):
+                if is_slice:
+                    out.append(frozenset({v.with_(elts=None, elem=self.iterate(
+                        frozenset({v}), d))}))
+                elif v.elts is not None and isinstance(key, int) and -len(v.elts) <= key < len(
+                        v.elts):
+                    out.append(v.elts[key])
+                else:
+                    out.append(self.iterate(frozenset({v}), d))
+            elif v.kind is Kind.DICT:
+                items = dict(v.items or ())
+                if isinstance(key, str) and key in items:
+                    out.append(items[key])
+                else:
+                    out.append(join(*items.values(), v.elem or EMPTY) if (items or v.elem)
+                               else UNKNOWN_SET)
+            elif v.kind is Kind.TENSOR:
+                out.append(frozenset({v.with_(flags=v.flags - {"param"})}))
+            elif v.kind is Kind.HOST:
+                out.append(V.host())
+            elif v.kind is Kind.MODULE:
+                out.append(frozenset({v.with_(node=None, flags=frozenset())}))
+            elif v.kind in (Kind.ITERATOR, Kind.LOADER, Kind.PROGRESS, Kind.DATASET):
+                out.append(self.iterate(frozenset({v}), d))
+            else:
+                out.append(UNKNOWN_SET)
+        return join(*out) if out else UNKNOWN_SET
+
+    # ------------------------------------------------------------------ iteration
+    def iterate(self, vs: frozenset[Value], d: int = 0) -> frozenset[Value]:
+        """The value of one element of an iterable."""
+        out: list[frozenset[Value]] = []
+        for v in vs:
+            k = v.kind
+            if v.elem is not None and k in (Kind.ITERATOR, Kind.LIST, Kind.PROGRESS, Kind.LOADER):
+                out.append(v.elem)
+            elif k in (Kind.TUPLE, Kind.LIST):
+                out.append(join(*v.elts) if v.elts else (EMPTY if v.elts == () else UNKNOWN_SET))
+            elif k is Kind.LOADER:
+                out.append(self._batches(v, d))
+            elif k is Kind.DICT:
+                out.append(V.host("str"))
+            elif k is Kind.TENSOR:
+                out.append(frozenset({v.with_(flags=v.flags - {"param"})}))
+            elif k is Kind.HOST:
+                out.append(V.host("int") if v.qual == "range" else V.host())
+            elif k is Kind.DATASET:
+                out.append(V.tensor("cpu"))
+            elif k is Kind.MODULE:
+                out.append(frozenset({v.with_(node=None, flags=frozenset())}))
+            elif k is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
+                out.append(self._object_elements(v, d))
+            elif k is Kind.FRAMEWORK:
+                out.append(UNKNOWN_SET)
+            else:
+                out.append(UNKNOWN_SET)
+        return join(*out) if out else UNKNOWN_SET
+
+    def _batches(self, v: Value, d: int) -> frozenset[Value]:
+        if v.has("custom") and isinstance(v.node, nodes.ClassDef):
+            inner = self._object_elements(v, d)
+            if V.is_known(inner):
+                return inner
+        if v.has("indexed"):
+            return one(Kind.TUPLE, elts=(V.host("int"), V.tensor("xla")))
+        if v.has("xla"):
+            return V.tensor("xla")
+        if v.has("plain"):
+            return V.tensor("cpu")
+        return UNKNOWN_SET
+
+    def _object_elements(self, v: Value, d: int) -> frozenset[Value]:
+        """Elements of an instance whose class defines ``__iter__`` (a custom loader)."""
+        klass = v.node
+        method = self.method_of(klass, "__iter__")
+        if method is None:
+            method = self.method_of(klass, "__getitem__")
+            if method is None:
+                return UNKNOWN_SET
+            return self.returns(method, self.bind_self(method, v, None), d)
+        result = self.returns(method, self.bind_self(method, v, None), d)
+        return self.iterate(result, d)
+
+    # ------------------------------------------------------------------ operators
+    def _binop(self, node: nodes.BinOp, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        if node.op == "%" and const_str(node.left) is not None:
+            return V.host("str")
+        left = self.value(node.left, ctx, d)
+        right = self.value(node.right, ctx, d)
+        return self._arith(left, right, node.op)
+
+    def _arith(self, left: frozenset[Value], right: frozenset[Value], op: str
+               ) -> frozenset[Value]:
+        if not left:
+            return right
+        if not right:
+            return left
+        both = left | right
+        if V.any_kind(both, Kind.TENSOR):
+            flags = frozenset({"bool"}) if op in ("&", "|", "^") and all(
+                v.has("bool") for v in both if v.kind is Kind.TENSOR) else frozenset()
+            return V.tensor(V.tensor_device(both), flags=flags)
+        if V.all_kind(both, Kind.HOST):
+            return V.host()
+        if op in ("+", "*") and V.all_kind(both, Kind.LIST, Kind.TUPLE, Kind.HOST):
+            lists = V.of_kind(both, Kind.LIST, Kind.TUPLE)
+            return one(Kind.LIST, elem=self.iterate(frozenset(lists)))
+        return UNKNOWN_SET
+
+    def _compare(self, node: nodes.Compare, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        if all(op in ("is", "is not", "in", "not in") for op, _ in node.ops):
+            return V.host("bool")
+        parts = [self.value(node.left, ctx, d)] + [self.value(n, ctx, d) for _, n in node.ops]
+        both = join(*parts)
+        if V.any_kind(both, Kind.TENSOR):
+            return V.tensor(V.tensor_device(both), flags=frozenset({"bool"}))
+        if V.all_kind(both, Kind.HOST, Kind.DEVICE, Kind.REF):
+            return V.host("bool")
+        return UNKNOWN_SET
+
+    # ------------------------------------------------------------------ calls
+    def call_entries(self, call: nodes.Call, ctx: Ctx | None = None, d: int = 0
+                     ) -> list[Entry]:
+        """The API model entries of what ``call`` calls (several for a union receiver)."""
+        func = call.func
+        q = self.qualname(func)
+        if q is not None:
+            e = self.api.call(q)
+            return [e] if e is not None else []
+        out: list[Entry] = []
+        if isinstance(func, nodes.Name):
+            for v in self.value(func, ctx, d):
+                if v.kind is Kind.REF:
+                    e = self.api.call(v.qual)
+                    if e is not None:
+                        out.append(e)
+            return out
+        if isinstance(func, nodes.Attribute):
+            receivers = self.value(func.expr, ctx, d)
+            for v in receivers:
+                e = self._method_entry(v, func.attrname)
+                if e is not None and e not in out:
+                    out.append(e)
+        return out
+
+    def _method_entry(self, v: Value, name: str) -> Entry | None:
+        if v.kind is Kind.REF:
+            return self.api.call(canonical(f"{v.qual}.{name}"))
+        kind = v.kind.value
+        if v.kind is Kind.MODULE and isinstance(v.node, nodes.ClassDef) and \
+                self.method_of(v.node, name) is not None:
+            return None
+        e = self.api.method(kind, name)
+        if e is None and v.kind is Kind.UNKNOWN:
+            e = self.api.method("any", name)
+        if e is None and v.kind in (Kind.TUPLE, Kind.LIST):
+            e = self.api.method("list", name)
+        return e
+
+    def call_value(self, call: nodes.Call, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        """The value a call returns."""
+        func = call.func
+        q = self.qualname(func)
+        if q is not None:
+            return self._apply(self.api.call(q), q, call, None, ctx, d)
+        if isinstance(func, nodes.Attribute):
+            receivers = self.value(func.expr, ctx, d)
+            out = [self._method_call(v, func.attrname, call, ctx, d) for v in receivers]
+            return join(*out) if out else UNKNOWN_SET
+        callee = self.value(func, ctx, d)
+        out = [self._call_of(v, call, ctx, d) for v in callee]
+        return join(*out) if out else UNKNOWN_SET
+
+    def _call_of(self, v: Value, call: nodes.Call, ctx: Ctx | None, d: int
+                 ) -> frozenset[Value]:
+        k = v.kind
+        if k is Kind.REF:
+            return self._apply(self.api.call(v.qual), v.qual, call, None, ctx, d)
+        if k is Kind.FUNCTION and v.node is not None:
+            return self.call_function(v.node, call, ctx, d, self_v=v.bound)
+        if k is Kind.CLASS and isinstance(v.node, nodes.ClassDef):
+            return self._construct(v.node, call, ctx, d)
+        if k is Kind.MODULE:
+            return self.module_call(frozenset({v}), call, ctx, d)
+        if k is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
+            method = self.method_of(v.node, "__call__")
+            if method is not None:
+                return self.call_function(method, call, ctx, d, self_v=frozenset({v}))
+            return UNKNOWN_SET
+        if k is Kind.TOKENIZER:
+            return V.tensor("cpu")
+        if k is Kind.COLLATOR:
+            return V.tensor("cpu")
+        return self._unknown_call(call, ctx, d)
+
+    def _unknown_call(self, call: nodes.Call, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        """A call of something unknown: a tensor when it is handed lazy tensors."""
+        args = [self.value(a, ctx, d) for a in call.args]
+        args += [self.value(k.value, ctx, d) for k in call.keywords or ()]
+        if any(V.holds_lazy(a) for a in args):
+            return V.tensor(V.tensor_device(join(*args)) or None)
+        return UNKNOWN_SET
+
+    def _method_call(self, v: Value, name: str, call: nodes.Call, ctx: Ctx | None, d: int
+                     ) -> frozenset[Value]:
+        k = v.kind
+        if k is Kind.REF:
+            q = canonical(f"{v.qual}.{name}")
+            return self._apply(self.api.call(q), q, call, None, ctx, d)
+        if k in (Kind.OBJECT, Kind.MODULE, Kind.LOADER, Kind.DATASET, Kind.OPTIMIZER,
+                 Kind.SAMPLER) and isinstance(v.node, nodes.ClassDef):
+            method = self.method_of(v.node, name)
+            if method is not None:
+                return self.call_function(method, call, ctx, d, self_v=frozenset({v}))
+        if k is Kind.FUNCTION and name in ("__call__",):
+            return self._call_of(v, call, ctx, d)
+        entry = self._method_entry(v, name)
+        if entry is not None and entry.returns is not None:
+            return self._apply(entry, None, call, v, ctx, d)
+        if k is Kind.TENSOR:
+            return frozenset({v.with_(flags=v.flags - {"param", "bool"})})
+        if k is Kind.MODULE and name not in ("__init__",):
+            return UNKNOWN_SET
+        if k is Kind.HOST:
+            return V.host()
+        if k is Kind.UNKNOWN:
+            return self._unknown_call(call, ctx, d) if name not in ("to",) else UNKNOWN_SET
+        return UNKNOWN_SET
+
+    def _construct(self, klass: nodes.ClassDef, call: nodes.Call, ctx: Ctx | None, d: int
+                   ) -> frozenset[Value]:
+        value = self.instance(klass)
+        kind = next(iter(value)).kind
+        if kind is Kind.LOADER:
+            value = frozenset({next(iter(value)).with_(node=klass)})
+        return value
+
+    def call_function(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,
+                      d: int, self_v: frozenset[Value] | None = None) -> frozenset[Value]:
+        """The value returned by a module function called at ``call`` under ``ctx``."""
+        callee_ctx = self.ctx_for_call(func, call, ctx, d, self_v)
+        if callee_ctx is None:
+            return UNKNOWN_SET
+        return self.returns(func, callee_ctx, d)
+
+    def _parent_ctx(self, func: nodes.NodeNG, ctx: Ctx | None) -> Ctx | None:
+        outer = enclosing_function(func)
+        if outer is None or ctx is None:
+            return None
+        return ctx.lookup(outer)
+
+    def ctx_for_call(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,
+                     d: int, self_v: frozenset[Value] | None = None) -> Ctx | None:
+        """The context of ``func`` called at ``call`` (args evaluated under ``ctx``)."""
+        depth = (ctx.depth + 1) if ctx is not None else 1
+        if depth > MAX_CALL_DEPTH:
+            return None
+        params = self._params(func)
+        args: dict[str, frozenset[Value]] = {}
+        positional = list(params)
+        if self_v is not None and positional:
+            args[positional[0]] = self_v
+            positional = positional[1:]
+        a = func.args
+        if call is not None:
+            starred = False
+            for i, arg in enumerate(call.args):
+                if isinstance(arg, nodes.Starred):
+                    starred = True
+                    break
+                if i < len(positional):
+                    args[positional[i]] = self.value(arg, ctx, d)
+            if starred:
+                for p in positional:
+                    args.setdefault(p, UNKNOWN_SET)
+            for kw in call.keywords or ():
+                if kw.arg is None:
+                    for p in params + [k.name for k in a.kwonlyargs or []]:
+                        args.setdefault(p, UNKNOWN_SET)
+                elif kw.arg in params or kw.arg in [k.name for k in a.kwonlyargs or []]:
+                    args[kw.arg] = self.value(kw.value, ctx, d)
+        for p in params + [k.name for k in a.kwonlyargs or []]:
+            if p not in args:
+                args[p] = self._default(func, p, d)
+        if a.vararg:
+            args.setdefault(a.vararg, one(Kind.LIST, elem=UNKNOWN_SET))
+        if a.kwarg:
+            args.setdefault(a.kwarg, one(Kind.DICT, items=(), elem=UNKNOWN_SET))
+        return Ctx(func, args, self._parent_ctx(func, ctx), depth)
+
+    def returns(self, func: nodes.NodeNG, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        """What ``func`` returns under ``ctx`` (a generator: an iterator of its yields)."""
+        if isinstance(func, nodes.Lambda):
+            return self.value(func.body, ctx, d)
+        if is_generator(func):
+            yields = [self.value(y.value, ctx, d) if y.value is not None else V.host("none")
+                      for y in func.nodes_of_class(nodes.Yield, skip_klass=SCOPES)]
+            yields += [self.iterate(self.value(y.value, ctx, d), d)
+                       for y in func.nodes_of_class(nodes.YieldFrom, skip_klass=SCOPES)]
+            return one(Kind.ITERATOR, elem=join(*yields))
+        rets = returns_of(func)
+        if not rets:
+            return V.host("none")
+        return join(*(self.value(r.value, ctx, d) if r.value is not None else V.host("none")
+                      for r in rets))
+
+    def module_call(self, mods: frozenset[Value], call: nodes.Call, ctx: Ctx | None, d: int
+                    ) -> frozenset[Value]:
+        """What calling a module (a forward pass) returns: tensors on its device."""
+        args = [self.value(a, ctx, d) for a in call.args]
+        args += [self.value(k.value, ctx, d) for k in call.keywords or ()]
+        arg_dev = V.tensor_device(join(*args)) if any(V.any_kind(a, Kind.TENSOR)
+                                                       for a in args) else None
+        devs = {m.device for m in mods}
+        if "xla" in devs or arg_dev == "xla":
+            device = "xla"
+        elif devs == {"cpu"} and (arg_dev == "cpu" or not args):
+            device = "cpu"
+        elif devs == {"cuda"}:
+            device = "cuda"
+        else:
+            device = None
+        return V.tensor(device, flags=frozenset({"output"}))
+
+    # ------------------------------------------------------------------ specs
+    def _apply(self, entry: Entry | None, q: str | None, call: nodes.Call,
+               receiver: Value | None, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        from flake8_xla.analysis import specs
+        if entry is None or entry.returns is None:
+            if q is not None and entry is None:
+                return self._unknown_library_call(q, call, ctx, d)
+            return UNKNOWN_SET
+        return specs.apply(self, entry, q, call, receiver, ctx, d)
+
+    def _unknown_library_call(self, q: str, call: nodes.Call, ctx: Ctx | None, d: int
+                              ) -> frozenset[Value]:
+        """An imported callable the API model does not list."""
+        if q.startswith("torch.") and not q.rsplit(".", 1)[-1][:1].isupper():
+            # torch.<op>(tensors): a tensor on the device of its tensor arguments.
+            args = join(*(self.value(a, ctx, d) for a in call.args))
+            return V.tensor(V.tensor_device(args) if V.any_kind(args, Kind.TENSOR) else None)
+        return self._unknown_call(call, ctx, d)
+
+    # ------------------------------------------------------------------ helpers
+    def names_bound(self, name: str) -> list[nodes.NodeNG]:
+        """Every AssignName of the module binding ``name`` (for usage scans)."""
+        if self._by_name is None:
+            table: dict[str, list[nodes.NodeNG]] = {}
+            for an in self.module.nodes_of_class(nodes.AssignName):
+                table.setdefault(an.name, []).append(an)
+            self._by_name = table
+        return self._by_name.get(name, [])
+
+    def functions_called(self, call: nodes.Call, ctx: Ctx | None
+                         ) -> Iterator[tuple[nodes.NodeNG, Ctx | None]]:
+        """Module functions a call runs, each with the context it runs under."""
+        seen: set[int] = set()
+        for func, bound in self.callees(call, ctx):
+            if id(func) in seen:
+                continue
+            seen.add(id(func))
+            self_v = None
+            if bound:
+                self_v = self._receiver_of(call, func, ctx)
+            yield func, self.ctx_for_call(func, call, ctx, 0, self_v)
+        if isinstance(call.func, (nodes.Name, nodes.Attribute)) and not seen:
+            for v in self.value(call.func, ctx):
+                if v.kind is Kind.FUNCTION and v.node is not None and id(v.node) not in seen:
+                    seen.add(id(v.node))
+                    yield v.node, self.ctx_for_call(v.node, call, ctx, 0, v.bound)
+                elif v.kind in (Kind.MODULE, Kind.OBJECT) and isinstance(v.node, nodes.ClassDef):
+                    method = self.method_of(v.node, "forward") or self.method_of(
+                        v.node, "__call__")
+                    if method is not None and id(method) not in seen:
+                        seen.add(id(method))
+                        yield method, self.ctx_for_call(method, call, ctx, 0, frozenset({v}))
+
+    def _receiver_of(self, call: nodes.Call, func: nodes.NodeNG, ctx: Ctx | None
+                     ) -> frozenset[Value] | None:
+        f = call.func
+        if isinstance(f, nodes.Attribute):
+            return self.value(f.expr, ctx)
+        klass = enclosing_class(func)
+        if klass is not None and func.name == "__init__":
+            return self.instance(klass)
+        return None

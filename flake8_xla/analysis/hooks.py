@@ -1,0 +1,183 @@
+"""Functions that a library calls back: what their parameters are, and framework attributes.
+
+A function handed to a framework has no call site in the module; its parameters get
+their values from what the framework passes:
+
+- torch_xla's legacy ``DataParallel`` runs ``loop_fn(model, loader, device, context)``
+  with the model on the XLA device and a per-device loader of ``(step, batch)`` pairs
+  (torch_xla 1.x ``torch_xla/distributed/data_parallel.py``);
+- ignite's ``Engine(process_fn)`` runs ``process_fn(engine, batch)`` over the data of
+  ``engine.run(data)`` (``ignite/engine/engine.py``);
+- a ``DataLoader(collate_fn=fn)`` calls ``fn(samples)`` with a list of CPU samples
+  (``torch/utils/data/dataloader.py``);
+- Lightning calls ``training_step(self, batch, batch_idx)`` and the other step hooks
+  of a ``LightningModule`` with batches on the module's device
+  (``lightning/pytorch/core/module.py``);
+- the Hugging Face ``Trainer`` calls ``compute_loss(self, model, inputs)`` and
+  ``training_step(self, model, inputs)`` with inputs on the device
+  (``transformers/trainer.py``);
+- ``Dataset.__getitem__(self, index)`` gets a Python int.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from flake8_xla.analysis import values as V
+from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, one
+
+if TYPE_CHECKING:
+    from flake8_xla.analysis.flows import Evaluator
+
+LIGHTNING_STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step",
+                                  "predict_step"})
+LIGHTNING_BATCH_HOOKS = frozenset({"on_train_batch_end", "on_validation_batch_end",
+                                   "on_test_batch_end", "on_train_batch_start"})
+HF_TRAINER_HOOKS = frozenset({"compute_loss", "training_step", "prediction_step"})
+
+
+def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]]:
+    """Functions of the module passed as an argument: ``id(func) -> [(keyword, call, pos)]``."""
+    table = ev._callbacks
+    if table is None:
+        table = {}
+        for call in ev.module.nodes_of_class(nodes.Call):
+            passed = [(a, "", i) for i, a in enumerate(call.args)]
+            passed += [(k.value, k.arg or "", -1) for k in call.keywords or ()]
+            for arg, kw, pos in passed:
+                func = None
+                if isinstance(arg, nodes.Lambda):
+                    func = arg
+                elif isinstance(arg, nodes.Name):
+                    defs = [b for b in ev.bindings(arg) if isinstance(b, nodes.FunctionDef)]
+                    func = defs[0] if len(defs) == 1 else None
+                elif isinstance(arg, nodes.Attribute) and isinstance(arg.expr, nodes.Name) and \
+                        arg.expr.name == "self":
+                    klass = arg.scope()
+                    while klass is not None and not isinstance(klass, nodes.ClassDef):
+                        klass = klass.parent.scope() if klass.parent is not None else None
+                    func = ev.method_of(klass, arg.attrname) if klass is not None else None
+                if func is not None:
+                    table.setdefault(id(func), []).append((kw, call, pos))
+        ev._callbacks = table
+    return table
+
+
+def _callee_kind(ev: Evaluator, call: nodes.Call, d: int) -> tuple[str | None, Value | None]:
+    q = ev.qualname(call.func)
+    if q is not None:
+        return q, None
+    for v in ev.value(call.func, None, d):
+        if v.kind is Kind.FRAMEWORK:
+            return f"framework:{v.qual}", v
+        if v.kind is Kind.REF:
+            return v.qual, v
+    return None, None
+
+
+def _bases(ev: Evaluator, klass: nodes.ClassDef) -> list[str]:
+    out = []
+    for base in klass.bases:
+        q = ev.qualname(base)
+        if q is not None:
+            out.append(q)
+        elif isinstance(base, nodes.Name):
+            for b in ev.bindings(base):
+                if isinstance(b, nodes.ClassDef) and b is not klass:
+                    out.extend(_bases(ev, b))
+    return out
+
+
+def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
+                ) -> frozenset[Value] | None:
+    """The value a framework passes to parameter ``name`` of ``func``, or None."""
+    params = ev._params(func)
+    if name not in params:
+        return None
+    idx = params.index(name)
+    klass = func.parent if isinstance(func.parent, nodes.ClassDef) else None
+    if klass is not None and isinstance(func, nodes.FunctionDef):
+        found = _method_param(ev, klass, func, idx, d)
+        if found is not None:
+            return found
+    for kw, call, pos in callback_sites(ev).get(id(func), []):
+        callee, _ = _callee_kind(ev, call, d)
+        if callee == "framework:data_parallel":
+            return [one(Kind.MODULE, device="xla"),
+                    one(Kind.LOADER, flags=frozenset({"xla", "indexed"})),
+                    one(Kind.DEVICE, device="xla"), V.host()][idx] if idx < 4 else None
+        if kw == "collate_fn" and idx == 0:
+            return one(Kind.LIST, elem=V.tensor("cpu"))
+        if callee in ("ignite.engine.Engine",) and pos == 0:
+            if idx == 0:
+                return one(Kind.FRAMEWORK, qual="ignite", node=call)
+            if idx == 1:
+                return _ignite_batches(ev, call, d)
+        if callee == "torch_xla.core.xla_model.add_step_closure" and pos == 0:
+            return UNKNOWN_SET
+    return None
+
+
+def _method_param(ev: Evaluator, klass: nodes.ClassDef, func: nodes.FunctionDef, idx: int,
+                  d: int) -> frozenset[Value] | None:
+    bases = _bases(ev, klass)
+    lightning = any(b.endswith("LightningModule") for b in bases)
+    trainer = any(b.startswith("transformers.") and b.endswith("Trainer") for b in bases)
+    dataset = any(b.endswith(("Dataset", "IterableDataset")) for b in bases)
+    if lightning and func.name in LIGHTNING_STEP_HOOKS:
+        if idx == 1:
+            return V.tensor(None, flags=frozenset({"hook"}))
+        if idx >= 2:
+            return V.host("int")
+    if lightning and func.name in LIGHTNING_BATCH_HOOKS and idx >= 1:
+        return V.host("int") if idx == len(func.args.args) - 1 else V.tensor(None)
+    if trainer and func.name in HF_TRAINER_HOOKS:
+        if idx == 1:
+            return one(Kind.MODULE)
+        if idx == 2:
+            return one(Kind.DICT, items=(), elem=V.tensor(None))
+    if dataset and func.name == "__getitem__" and idx == 1:
+        return V.host("int")
+    return None
+
+
+def _ignite_batches(ev: Evaluator, engine_call: nodes.Call, d: int) -> frozenset[Value]:
+    """The batches of ``engine.run(data)`` for the Engine built at ``engine_call``."""
+    found = []
+    for call in ev.module.nodes_of_class(nodes.Call):
+        f = call.func
+        if isinstance(f, nodes.Attribute) and f.attrname == "run" and call.args:
+            for v in ev.value(f.expr, None, d):
+                if v.kind is Kind.FRAMEWORK and v.node is engine_call:
+                    found.append(ev.iterate(ev.value(call.args[0], None, d), d))
+    return V.join(*found) if found else V.tensor(None)
+
+
+def framework_attr(ev: Evaluator, v: Value, attr: str, d: int) -> frozenset[Value]:
+    """``<framework object>.attr``: accelerate's ``device``, ignite's ``state.output`` ..."""
+    if v.qual == "ignite":
+        if attr == "state":
+            return one(Kind.FRAMEWORK, qual="ignite.state", node=v.node)
+        return UNKNOWN_SET
+    if v.qual == "ignite.state":
+        if attr == "output" and isinstance(v.node, nodes.Call) and v.node.args:
+            fn = v.node.args[0]
+            for fv in ev.value(fn, None, d):
+                if fv.kind is Kind.FUNCTION and fv.node is not None:
+                    return ev.returns(fv.node, None, d)
+            return UNKNOWN_SET
+        if attr in ("iteration", "epoch", "max_epochs", "epoch_length", "metrics", "times"):
+            return V.host()
+        if attr == "dataloader":
+            return one(Kind.LOADER)
+        return UNKNOWN_SET
+    if attr == "device":
+        return one(Kind.DEVICE)
+    if attr in ("is_main_process", "is_local_main_process", "num_processes", "process_index",
+                "local_process_index", "distributed_type", "state", "sync_gradients",
+                "gradient_accumulation_steps", "mixed_precision", "global_rank", "world_size",
+                "local_rank", "node_rank", "use_distributed_sampler"):
+        return V.host()
+    return UNKNOWN_SET

@@ -1,0 +1,143 @@
+"""Names: qualified names of imported objects, and small syntax helpers.
+
+:class:`QualNames` resolves a Name or Attribute chain to the qualified name of the
+imported object it refers to (``xm.mark_step`` -> ``torch_xla.core.xla_model.mark_step``),
+through astroid's scope lookup, so that a local variable that shadows an import is not
+taken for it. The helpers below are syntax only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from astroid import nodes
+
+from flake8_xla.imports import ImportTable, canonical
+
+
+def source_key(node: nodes.NodeNG) -> str | None:
+    """Dotted spelling of a Name/Attribute chain (``self.model``), else None."""
+    if isinstance(node, nodes.Name):
+        return node.name
+    if isinstance(node, nodes.Attribute):
+        base = source_key(node.expr)
+        return f"{base}.{node.attrname}" if base else None
+    return None
+
+
+def const_str(node: nodes.NodeNG | None) -> str | None:
+    """The value of a string literal, else None."""
+    if isinstance(node, nodes.Const) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
+    """The value passed to keyword ``name`` of ``call``, else None."""
+    for kw in call.keywords or ():
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def has_star_kwargs(call: nodes.Call) -> bool:
+    """The call passes ``**kwargs`` (so any keyword may be set)."""
+    return any(k.arg is None for k in call.keywords or ())
+
+
+def argument(call: nodes.Call, index: int, name: str | None = None) -> nodes.NodeNG | None:
+    """Positional argument ``index`` of ``call``, else keyword ``name``, else None."""
+    args = [a for a in call.args if not isinstance(a, nodes.Starred)]
+    if len(args) == len(call.args) and 0 <= index < len(args):
+        return args[index]
+    return keyword(call, name) if name else None
+
+
+_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def words_of(node: nodes.NodeNG) -> set[str]:
+    """Lower-case words of the identifiers and string literals under ``node``.
+
+    ``args.use_tpu`` gives {args, use, tpu}; ``torch.cuda.is_available()`` gives
+    {torch, cuda, is, available}; ``num_samples`` does not contain "amp". Upper-case
+    constants (``'TPU'`` as returned by ``xm.xla_device_hw()``) give ``xla_hw_`` words.
+    """
+    out: set[str] = set()
+    for sub in node.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Const, nodes.AssignName,
+                                    nodes.AssignAttr)):
+        if isinstance(sub, (nodes.Name, nodes.AssignName)):
+            text = sub.name
+        elif isinstance(sub, (nodes.Attribute, nodes.AssignAttr)):
+            text = sub.attrname
+        else:
+            text = sub.value if isinstance(sub.value, str) else ""
+        if isinstance(sub, nodes.Const) and text.isupper():
+            out.update("xla_hw_" + w.lower() for w in _WORD_SPLIT.split(text) if w)
+            continue
+        out.update(w.lower() for w in _WORD_SPLIT.split(text) if w)
+    return out
+
+
+def mentions(node: nodes.NodeNG, *words: str) -> bool:
+    """True when a word of ``node`` (see :func:`words_of`) is one of ``words`` or its plural."""
+    found = words_of(node)
+    return any(w in found or w + "s" in found for w in words)
+
+
+#: Words that name an XLA device or platform in flags and conditions.
+XLA_WORDS = ("xla", "tpu", "tpus", "trainium", "neuron", "inferentia")
+#: Words that name a non-XLA accelerator path.
+CUDA_WORDS = ("cuda", "gpu", "gpus", "nccl", "cudnn", "apex", "mps")
+
+
+class QualNames:
+    """Qualified names of Name/Attribute chains that refer to imported objects (memoised)."""
+
+    def __init__(self, imports: ImportTable) -> None:
+        self.imports = imports
+        self._memo: dict[int, str | None] = {}
+
+    def __call__(self, node: nodes.NodeNG) -> str | None:
+        """The qualified name ``node`` refers to, or None (a local value, or unknown)."""
+        key = id(node)
+        if key not in self._memo:
+            self._memo[key] = self._qualname(node)
+        return self._memo[key]
+
+    def _qualname(self, node: nodes.NodeNG) -> str | None:
+        if isinstance(node, nodes.Name):
+            try:
+                _, assigns = node.lookup(node.name)
+            except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
+                return None
+            if assigns and all(isinstance(a, (nodes.Import, nodes.ImportFrom)) for a in assigns):
+                if len(assigns) > 1:
+                    # ``if tpu: from torch_xla.amp import autocast`` / ``else: from
+                    # torch.cuda.amp import autocast``: ambiguous, so unknown.
+                    found = {self.import_qualname(a, node.name) for a in assigns}
+                    if len(found) > 1:
+                        return None
+                return self.imports.resolve(node.name)
+            if not assigns and self.imports.star_modules:
+                # ``from torch_xla.core.xla_model import *``: a free name may come from it.
+                for module in self.imports.star_modules:
+                    if module.startswith(("torch_xla", "torch")):
+                        return canonical(f"{module}.{node.name}")
+            if all(a.root().name == "builtins" for a in assigns):
+                return node.name  # an unshadowed builtin (astroid's stub or unknown)
+            return None
+        if isinstance(node, nodes.Attribute):
+            base = self(node.expr)
+            return canonical(f"{base}.{node.attrname}") if base else None
+        return None
+
+    @staticmethod
+    def import_qualname(imp: nodes.NodeNG, local: str) -> str | None:
+        """The qualified name that one import statement binds to ``local``."""
+        for name, asname in imp.names:
+            if (asname or name.split(".", 1)[0]) == local:
+                if isinstance(imp, nodes.ImportFrom):
+                    return canonical(f"{imp.modname}.{name}")
+                return canonical(name if asname else name.split(".", 1)[0])
+        return None

@@ -1,0 +1,353 @@
+"""Paths: which code the XLA path runs, and how often.
+
+- :func:`xla_truth` decides whether a condition holds when the script runs on an XLA
+  device: ``use_tpu`` and ``device.type == 'xla'`` hold, ``torch.cuda.is_available()``,
+  ``not use_tpu`` and ``device.type == 'cuda'`` do not, and neither does a flag that the
+  script itself forbids on XLA (``if args.tpu and args.fp16: raise ...``).
+- :func:`off_xla_path` is True for code in a branch the XLA path never takes.
+- :func:`switched_off` is True for a construct whose ``enabled=`` switch is false on XLA.
+- :func:`runs_once` is True for code in a step loop's branch that ends the loop
+  (``return``, ``raise``, ``sys.exit`` or a ``break`` of that loop): it runs once per run,
+  not once per step.
+
+Source: PyTorch/XLA "PyTorch on XLA Devices" (scripts select the XLA device with
+``torch_xla.device()`` and fall back to CUDA or the CPU elsewhere).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from flake8_xla.analysis.names import (
+    CUDA_WORDS,
+    XLA_WORDS,
+    const_str,
+    keyword,
+    source_key,
+    words_of,
+)
+from flake8_xla.analysis.values import Kind, device_of_text
+
+if TYPE_CHECKING:
+    from flake8_xla.analysis.flows import Evaluator
+
+NEGATION_WORDS = frozenset({"no", "not", "disable", "disabled", "without", "skip", "non"})
+XLA_TRUE_CALLS = frozenset({
+    "transformers.utils.is_torch_xla_available", "transformers.is_torch_xla_available",
+    "transformers.utils.is_torch_tpu_available", "transformers.is_torch_tpu_available",
+    "accelerate.utils.is_torch_xla_available", "accelerate.utils.is_tpu_available",
+    "lightning.fabric.accelerators.xla._XLA_AVAILABLE",
+})
+XLA_FALSE_CALLS = frozenset({"torch.cuda.is_available", "torch.backends.mps.is_available",
+                             "torch.backends.cudnn.is_available"})
+DEVICE_SUBJECT_WORDS = frozenset({"device", "accelerator", "backend", "platform", "type",
+                                  "distributed", "hardware", "devices"})
+EXIT_QUALNAMES = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+
+
+def _word_truth(node: nodes.NodeNG) -> bool | None:
+    """A flag by its words: ``use_tpu`` holds on XLA, ``use_cuda``/``no_tpu`` do not."""
+    words = words_of(node)
+    if any(w.startswith("xla_hw_") for w in words):
+        return None  # 'TPU'/'GPU' from xm.xla_device_hw(): both are XLA devices
+    xla = any(w in words for w in XLA_WORDS)
+    cuda = any(w in words for w in CUDA_WORDS)
+    if xla == cuda:
+        return None
+    negated = bool(words & NEGATION_WORDS)
+    return xla != negated
+
+
+def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
+    if len(test.ops) != 1:
+        return None
+    op, right = test.ops[0]
+    if op not in ("==", "!=", "in", "not in", "is", "is not"):
+        return None
+    left = test.left
+    sides = [(left, right), (right, left)]
+    for subject, const in sides:
+        consts: list[str] = []
+        if const_str(const) is not None:
+            consts = [const_str(const)]  # type: ignore[list-item]
+        elif isinstance(const, (nodes.Tuple, nodes.List, nodes.Set)) and op in ("in", "not in"):
+            consts = [c for c in (const_str(e) for e in const.elts) if c is not None]
+        elif isinstance(const, nodes.Attribute) and const.attrname.upper() == const.attrname:
+            consts = [const.attrname.lower()]  # DistributedType.XLA / .TPU / .MULTI_GPU
+        if not consts:
+            continue
+        kinds = {_device_word(c) for c in consts}
+        if len(kinds) != 1 or None in kinds:
+            continue
+        wanted = kinds.pop()
+        actual = _subject_device(subject, ev)
+        if actual == "unknown":
+            continue
+        if actual is None:
+            if not (words_of(subject) & DEVICE_SUBJECT_WORDS) and not isinstance(
+                    const, nodes.Attribute):
+                continue
+            actual = "xla"  # a device or accelerator setting: on the XLA path it is XLA
+        same = actual == wanted
+        return same if op in ("==", "in", "is") else not same
+    return None
+
+
+def _device_word(text: str) -> str | None:
+    t = text.lower()
+    if t.startswith("xla_hw_"):
+        return None
+    dev = device_of_text(t)
+    if dev is not None:
+        return dev
+    if t in ("gpu", "multi_gpu", "cuda", "nccl", "mps"):
+        return "cuda"
+    if t in ("tpu", "xla", "neuron", "trainium"):
+        return "xla"
+    return None
+
+
+def _subject_device(node: nodes.NodeNG, ev: Evaluator | None) -> str | None:
+    """What device a compared subject is, from its value: a name, ``x.type``, ``x.device``."""
+    if ev is None:
+        return None
+    target = node
+    if isinstance(node, nodes.Attribute) and node.attrname == "type":
+        target = node.expr
+    try:
+        vs = ev.value(target)
+    except Exception:  # noqa: BLE001 - unknown
+        return None
+    devs = {v.device for v in vs if v.kind in (Kind.DEVICE, Kind.TENSOR, Kind.MODULE)}
+    texts = {device_of_text(v.text) for v in vs if v.kind is Kind.HOST and v.text}
+    found = {d for d in devs | texts if d is not None}
+    if len(found) == 1 and not (None in devs and len(devs) > 1):
+        return found.pop()
+    if len(found) > 1:
+        return "unknown"
+    return None
+
+
+def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> bool | None:
+    if depth > 8:
+        return None
+    if isinstance(test, nodes.Const) and isinstance(test.value, bool):
+        return test.value
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        inner = _base_truth(test.operand, ev, depth + 1)
+        return None if inner is None else not inner
+    if isinstance(test, nodes.BoolOp):
+        parts = [_base_truth(v, ev, depth + 1) for v in test.values]
+        if test.op == "and":
+            if False in parts:
+                return False
+            return True if all(p is True for p in parts) else None
+        if True in parts:
+            return True
+        return False if all(p is False for p in parts) else None
+    if isinstance(test, nodes.Compare):
+        return _compare_truth(test, ev)
+    if isinstance(test, nodes.Call):
+        q = ev.qualname(test.func) if ev is not None else None
+        if q in XLA_FALSE_CALLS:
+            return False
+        if q in XLA_TRUE_CALLS or (q or "").rsplit(".", 1)[-1] in (
+                "is_torch_xla_available", "is_torch_tpu_available", "is_tpu_available"):
+            return True
+        return None
+    if isinstance(test, (nodes.Name, nodes.Attribute)):
+        return _word_truth(test)
+    return None
+
+
+def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:
+    """True/False when ``test`` holds/fails on the XLA path, None when it is not known."""
+    truth = _base_truth(test, ev)
+    if truth is not None:
+        return truth
+    if ev is None:
+        return None
+    return _forbidden_truth(test, ev)
+
+
+def _forbidden_truth(test: nodes.NodeNG, ev: Evaluator, depth: int = 0) -> bool | None:
+    """Truth using the flags the script forbids on XLA."""
+    if depth > 8:
+        return None
+    forbidden = forbidden_flags(ev)
+    if not forbidden:
+        return None
+    if isinstance(test, (nodes.Name, nodes.Attribute)):
+        return False if source_key(test) in forbidden else None
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        inner = _forbidden_truth(test.operand, ev, depth + 1)
+        return None if inner is None else not inner
+    if isinstance(test, nodes.BoolOp):
+        parts = [_base_truth(v, ev) if _base_truth(v, ev) is not None
+                 else _forbidden_truth(v, ev, depth + 1) for v in test.values]
+        if test.op == "and":
+            if False in parts:
+                return False
+            return True if all(p is True for p in parts) else None
+        if True in parts:
+            return True
+        return False if all(p is False for p in parts) else None
+    return None
+
+
+def _terminates(body: list[nodes.NodeNG], ev: Evaluator | None, loop: nodes.NodeNG | None = None
+                ) -> bool:
+    """The block ends by leaving: ``raise``, ``return``, an exit call, ``parser.error()``."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (nodes.Raise, nodes.Return)):
+        return True
+    if isinstance(last, nodes.Break):
+        return loop is None or _loop_of(last) is loop
+    if isinstance(last, nodes.Expr) and isinstance(last.value, nodes.Call):
+        call = last.value
+        q = ev.qualname(call.func) if ev is not None else None
+        if q in EXIT_QUALNAMES:
+            return True
+        if isinstance(call.func, nodes.Attribute) and call.func.attrname == "error" and \
+                loop is None:
+            return True  # parser.error(...) exits
+    if isinstance(last, nodes.If) and last.orelse:
+        return _terminates(last.body, ev, loop) and _terminates(last.orelse, ev, loop)
+    return False
+
+
+def _loop_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.For, nodes.While, nodes.FunctionDef,
+                                                   nodes.Lambda, nodes.Module)):
+        cur = cur.parent
+    return cur if isinstance(cur, (nodes.For, nodes.While)) else None
+
+
+def forbidden_flags(ev: Evaluator) -> frozenset[str]:
+    """Flags (dotted spellings) that the script makes false, or refuses, on the XLA path.
+
+    ``if args.tpu and args.fp16: raise ValueError(...)``, ``assert not (use_tpu and amp)``
+    and ``if use_xla: args.amp = False`` each make the flag false on XLA.
+    """
+    cached = getattr(ev, "_forbidden", None)
+    if cached is not None:
+        return cached
+    out: set[str] = set()
+    for node in ev.module.nodes_of_class((nodes.If, nodes.Assert)):
+        test = node.test
+        if isinstance(node, nodes.Assert):
+            if isinstance(test, nodes.UnaryOp) and test.op == "not":
+                test = test.operand
+            else:
+                continue
+        elif not _terminates(node.body, ev):
+            if _base_truth(test, ev) is True:
+                for stmt in node.body:
+                    if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Const) and \
+                            stmt.value.value is False:
+                        out.update(k for k in (source_key(t) for t in stmt.targets) if k)
+            continue
+        if isinstance(test, nodes.BoolOp) and test.op == "and":
+            truths = [_base_truth(v, ev) for v in test.values]
+            if True in truths:
+                for v, t in zip(test.values, truths):
+                    if t is None:
+                        key = source_key(v)
+                        if key:
+                            out.add(key)
+    result = frozenset(out)
+    ev._forbidden = result  # type: ignore[attr-defined]
+    return result
+
+
+BRANCHES = (nodes.If, nodes.IfExp, nodes.While)
+
+
+def off_xla_path(node: nodes.NodeNG, ev: Evaluator | None = None,
+                 kinds: tuple[type, ...] = BRANCHES) -> bool:
+    """True when the XLA path never reaches ``node`` (a CUDA-only or non-XLA branch).
+
+    ``kinds`` are the branching nodes whose tests count (statements and conditional
+    expressions by default).
+    """
+    child, cur = node, node.parent
+    while cur is not None and not isinstance(cur, nodes.Module):
+        if isinstance(cur, kinds) and child is not cur.test:
+            truth = xla_truth(cur.test, ev)
+            if truth is not None:
+                in_else = (child is cur.orelse) if isinstance(cur, nodes.IfExp) else \
+                    (child in cur.orelse)
+                if in_else == truth:
+                    return True
+        if isinstance(cur, nodes.ExceptHandler) and _catches_import_error(cur) and \
+                _imports_xla(cur.parent):
+            return True
+        if isinstance(cur, nodes.BoolOp) and cur.op == "and" and child is not cur.values[0]:
+            idx = next(i for i, v in enumerate(cur.values) if v is child)
+            if any(xla_truth(v, ev) is False for v in cur.values[:idx]):
+                return True
+        child, cur = cur, cur.parent
+    return False
+
+
+def _catches_import_error(handler: nodes.ExceptHandler) -> bool:
+    t = handler.type
+    names = t.elts if isinstance(t, nodes.Tuple) else [t] if t is not None else []
+    return any(isinstance(n, nodes.Name) and n.name in ("ImportError", "ModuleNotFoundError")
+               for n in names)
+
+
+def _imports_xla(try_node: nodes.NodeNG) -> bool:
+    if not isinstance(try_node, nodes.Try):
+        return False
+    for stmt in try_node.body:
+        for imp in stmt.nodes_of_class((nodes.Import, nodes.ImportFrom)):
+            names = [imp.modname] if isinstance(imp, nodes.ImportFrom) else \
+                [n for n, _ in imp.names]
+            if any((n or "").startswith(("torch_xla", "torch_xla_py")) for n in names):
+                return True
+    return False
+
+
+def switched_off(call: nodes.Call, ev: Evaluator | None = None) -> bool:
+    """``enabled=False`` (or a switch that is false on XLA) turns the construct off."""
+    flag = keyword(call, "enabled")
+    if flag is None:
+        return False
+    if isinstance(flag, nodes.Const):
+        return flag.value is False
+    return xla_truth(flag, ev) is False
+
+
+def runs_once(node: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluator | None = None) -> bool:
+    """``node`` sits in a block of ``loop`` that ends by leaving the loop (once per run)."""
+    child, cur = node, node.parent
+    while cur is not None and cur is not loop:
+        for block in _blocks_of(cur):
+            if any(s is child for s in block) and _terminates(block, ev, loop) and \
+                    _block_exits_loop(block, loop):
+                return True
+        child, cur = cur, cur.parent
+    return False
+
+
+def _block_exits_loop(block: list[nodes.NodeNG], loop: nodes.NodeNG) -> bool:
+    last = block[-1]
+    if isinstance(last, nodes.Break):
+        return _loop_of(last) is loop
+    return True
+
+
+def _blocks_of(node: nodes.NodeNG) -> list[list[nodes.NodeNG]]:
+    if isinstance(node, nodes.If):
+        return [node.body, node.orelse]
+    if isinstance(node, (nodes.With, nodes.ExceptHandler)):
+        return [node.body]
+    if isinstance(node, nodes.Try):
+        return [node.body, node.orelse, node.finalbody]
+    return []

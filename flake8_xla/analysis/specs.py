@@ -1,0 +1,385 @@
+"""Turn an API model entry's return spec into an abstract value at one call.
+
+The specs are listed in the header of ``flake8_xla/data/api_model.toml``; each is read
+here, at the call, with the values of the call's arguments and of its receiver.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from flake8_xla.analysis import values as V
+from flake8_xla.analysis.apimodel import Entry
+from flake8_xla.analysis.names import argument, const_str, has_star_kwargs, keyword
+from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
+
+if TYPE_CHECKING:
+    from flake8_xla.analysis.flows import Ctx, Evaluator
+
+
+def device_value(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: int
+                 ) -> tuple[bool, str | None]:
+    """(is it a device?, which) for an expression used as a device argument.
+
+    A string such as ``'xla:0'`` or ``'cuda'``, a DEVICE value, or a tensor's ``.device``.
+    A dtype (``torch.float16``) or an unknown value is not a device.
+    """
+    if node is None:
+        return False, None
+    vs = ev.value(node, ctx, d)
+    found: set[str | None] = set()
+    is_device = False
+    for v in vs:
+        if v.kind is Kind.DEVICE:
+            is_device = True
+            found.add(v.device)
+        elif v.kind is Kind.HOST and v.qual == "str":
+            dev = V.device_of_text(v.text)
+            if dev is not None or v.text is None:
+                is_device = True
+                found.add(dev)
+        elif v.kind is Kind.REF and (v.qual or "").startswith("torch.") and \
+                (v.qual or "").rsplit(".", 1)[-1] in ("float16", "bfloat16", "float32", "float",
+                                                       "half", "long", "int64", "int32", "bool",
+                                                       "float64", "double", "int", "uint8"):
+            return False, None
+        elif v.kind is Kind.TENSOR:
+            return True, v.device  # x.to(other_tensor)
+        elif v.kind is Kind.UNKNOWN:
+            found.add(None)
+    if not is_device:
+        return False, None
+    if len(found) == 1:
+        return True, found.pop()
+    if "xla" in found and found <= {"xla", None}:
+        return True, "xla"
+    return True, None
+
+
+def _arg_value(ev: Evaluator, call: nodes.Call, index: int, ctx: Ctx | None, d: int
+               ) -> frozenset[Value]:
+    node = argument(call, index)
+    return ev.value(node, ctx, d) if node is not None else UNKNOWN_SET
+
+
+def _moved(ev: Evaluator, base: frozenset[Value], call: nodes.Call, ctx: Ctx | None, d: int
+           ) -> frozenset[Value]:
+    """``x.to(...)``: moved to the device argument, else unchanged (a dtype cast)."""
+    dev_node = keyword(call, "device")
+    if dev_node is None and call.args:
+        dev_node = call.args[0]
+    is_dev, dev = device_value(ev, dev_node, ctx, d)
+    if not is_dev:
+        return base
+    return V.move_device(base, dev)
+
+
+def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: int
+            ) -> frozenset[Value]:
+    flags = {"plain"}
+    drop = keyword(call, "drop_last")
+    if drop is not None:
+        dv = ev.value(drop, ctx, d)
+        if dv and all(v.kind is Kind.HOST and v.text == "True" for v in dv):
+            flags.add("drop_last")
+        elif not (dv and all(v.kind is Kind.HOST and v.text == "False" for v in dv)):
+            flags.add("drop_last_unknown")
+    if keyword(call, "batch_sampler") is not None or has_star_kwargs(call):
+        flags.add("drop_last_unknown")
+    sampler = keyword(call, "sampler")
+    if sampler is not None:
+        sv = ev.value(sampler, ctx, d)
+        if any(v.kind is Kind.SAMPLER and v.has("distributed") for v in sv):
+            flags.add("distributed")
+        elif not V.is_known(sv) or any(v.kind is not Kind.SAMPLER for v in sv):
+            flags.add("sampler_unknown")
+        else:
+            flags.add("sampler")
+    elif keyword(call, "batch_sampler") is not None:
+        flags.add("sampler_unknown")
+    shuffle = keyword(call, "shuffle")
+    if shuffle is not None and not (isinstance(shuffle, nodes.Const) and shuffle.value is False):
+        flags.add("shuffle")
+    dataset = argument(call, 0, "dataset")
+    ds = ev.value(dataset, ctx, d) if dataset is not None else UNKNOWN_SET
+    if any(v.kind is Kind.DATASET and v.has("iterable") for v in ds):
+        flags.add("iterable")
+    batch = argument(call, 1, "batch_size")
+    text = None
+    if batch is None:
+        if keyword(call, "batch_sampler") is None:
+            text = "1"
+    else:
+        bv = ev.value(batch, ctx, d)
+        if bv and all(v.kind is Kind.HOST and v.text is not None for v in bv) and len(bv) == 1:
+            text = next(iter(bv)).text
+    sizes = {v.text for v in ds if v.kind is Kind.DATASET and v.text}
+    return one(Kind.LOADER, node=call, qual=q or "torch.utils.data.DataLoader",
+               text=text, flags=frozenset(flags),
+               bound=frozenset({Value(Kind.HOST, text=s) for s in sizes}) if sizes else None)
+
+
+def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: int
+             ) -> frozenset[Value]:
+    sizes = dict(entry.sizes)
+    text = None
+    if sizes:
+        train = keyword(call, "train")
+        split = None
+        if train is None and len(call.args) >= 2:
+            train = call.args[1]
+        if train is None:
+            split = "train"
+        else:
+            tv = ev.value(train, ctx, d)
+            if tv and all(v.kind is Kind.HOST and v.text == "True" for v in tv):
+                split = "train"
+            elif tv and all(v.kind is Kind.HOST and v.text == "False" for v in tv):
+                split = "test"
+        if split in sizes:
+            text = str(sizes[split])
+    return one(Kind.DATASET, node=call, qual=entry.name, text=text)
+
+
+def _scaler(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: int
+            ) -> frozenset[Value]:
+    flags: set[str] = set()
+    dev = argument(call, 0, "device")
+    if q and q.startswith("torch.cuda."):
+        device: str | None = "cuda"
+    elif q and q.startswith("torch_xla."):
+        device = "xla"
+    else:
+        device = V.device_of_text(const_str(dev)) if dev is not None else "cuda"
+        if dev is not None and const_str(dev) is None:
+            device = None
+    from flake8_xla.analysis.paths import switched_off
+    if switched_off(call, ev):
+        flags.add("disabled")
+    return one(Kind.SCALER, node=call, qual=q, device=device, flags=frozenset(flags))
+
+
+def _prepare(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> frozenset[Value]:
+    """accelerate's ``prepare`` / Fabric's ``setup``: each argument made device-ready."""
+    parts = []
+    for arg in call.args:
+        if isinstance(arg, nodes.Starred):
+            return UNKNOWN_SET
+        vs = ev.value(arg, ctx, d)
+        out = []
+        for v in vs:
+            if v.kind is Kind.LOADER:
+                out.append(v.with_(flags=v.flags | {"managed", "xla"} - {"plain"},
+                                   bound=frozenset({v})))
+            elif v.kind is Kind.OPTIMIZER or v.kind is Kind.MODULE:
+                out.append(v.with_(flags=v.flags | {"managed"}))
+            else:
+                out.append(v)
+        parts.append(frozenset(out))
+    if len(parts) == 1:
+        return parts[0]
+    return one(Kind.TUPLE, elts=tuple(parts))
+
+
+def _simple(spec: str, node: nodes.NodeNG, q: str | None) -> frozenset[Value] | None:
+    head, _, sub = spec.partition(":")
+    if head == "host":
+        return V.host(sub or None)
+    if head == "tensor" and sub in ("cpu", "xla", "cuda"):
+        return V.tensor(sub)
+    if head == "optimizer":
+        return one(Kind.OPTIMIZER, node=node, qual=q,
+                   flags=frozenset({"syncfree"}) if sub == "syncfree" else frozenset())
+    if head in ("scheduler", "sampler", "tokenizer", "collator"):
+        kind = Kind(head)
+        return one(kind, node=node, qual=q,
+                   flags=frozenset({sub}) if sub else frozenset())
+    if head == "device":
+        if sub in ("xla", "cpu", "cuda"):
+            return one(Kind.DEVICE, device=sub)
+        if sub == "unknown":
+            return one(Kind.DEVICE)
+    if head == "framework":
+        return one(Kind.FRAMEWORK, node=node, qual=sub)
+    if head == "unknown":
+        return UNKNOWN_SET
+    if head == "none":
+        return V.host("none")
+    return None
+
+
+def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver: Value | None,
+          ctx: Ctx | None, d: int) -> frozenset[Value]:
+    """The value of ``call`` from ``entry.returns`` (see the data file's header)."""
+    spec = entry.returns or "unknown"
+    simple = _simple(spec, call, q or entry.name)
+    if simple is not None:
+        return simple
+    head, _, sub = spec.partition(":")
+    rv = frozenset({receiver}) if receiver is not None else UNKNOWN_SET
+    if spec == "factory":
+        dev_node = keyword(call, "device")
+        if dev_node is None:
+            return V.tensor("cpu")
+        _, dev = device_value(ev, dev_node, ctx, d)
+        return V.tensor(dev)
+    if spec == "tensor":
+        args = join(*(ev.value(a, ctx, d) for a in call.args),
+                    *(ev.value(k.value, ctx, d) for k in call.keywords or ()
+                      if k.arg not in ("dtype", "out")))
+        if receiver is not None and receiver.kind is Kind.TENSOR:
+            args = args | rv
+        deep = _tensors_in(args)
+        return V.tensor(V.tensor_device(deep) if deep else None)
+    if spec == "booltensor":
+        args = join(*(ev.value(a, ctx, d) for a in call.args))
+        if receiver is not None and receiver.kind is Kind.TENSOR:
+            args = args | rv
+        deep = _tensors_in(args)
+        return V.tensor(V.tensor_device(deep) if deep else None, flags=frozenset({"bool"}))
+    if spec == "moved":
+        return _moved(ev, rv, call, ctx, d)
+    if head == "self":
+        if sub == "moved":
+            return _moved(ev, rv, call, ctx, d)
+        if sub in ("cpu", "cuda", "xla"):
+            return V.move_device(rv, sub)
+        return rv
+    if head == "module":
+        if sub == "arg":
+            inner = _arg_value(ev, call, 0, ctx, d)
+            mods = V.of_kind(inner, Kind.MODULE)
+            if mods:
+                return frozenset(m.with_(flags=m.flags | {"wrapped"}) for m in mods)
+            return one(Kind.MODULE, node=call, qual=q)
+        return one(Kind.MODULE, node=call, qual=q)
+    if head == "loader":
+        if sub == "plain":
+            return _loader(ev, q, call, ctx, d)
+        inner = _arg_value(ev, call, 0, ctx, d) if call.args else UNKNOWN_SET
+        flags = {"xla"} if sub in ("xla", "managed", "ignite") else {"parallel"}
+        if sub == "managed":
+            flags.add("managed")
+        if sub == "ignite":
+            flags.add("ignite")
+            inner = _loader(ev, q, call, ctx, d)
+        if receiver is not None and receiver.kind is Kind.LOADER:
+            inner = frozenset({receiver})
+            if receiver.has("indexed"):
+                flags.add("indexed")
+        return one(Kind.LOADER, node=call, qual=q, flags=frozenset(flags), bound=inner)
+    if head == "dataset":
+        return _dataset(ev, entry, call, ctx, d)
+    if head == "scaler":
+        return _scaler(ev, q, call, ctx, d)
+    if head == "progress":
+        if sub == "range":
+            return one(Kind.PROGRESS, node=call, elem=V.host("int"))
+        inner = _arg_value(ev, call, 0, ctx, d) if call.args else EMPTY
+        return one(Kind.PROGRESS, node=call, elem=ev.iterate(inner, d) if inner else UNKNOWN_SET,
+                   bound=inner)
+    if head == "iter":
+        inner = rv if sub == "self" else _arg_value(ev, call, 0, ctx, d)
+        return one(Kind.ITERATOR, elem=ev.iterate(inner, d), bound=inner)
+    if head == "elem":
+        inner = rv if not sub else _arg_value(ev, call, 0, ctx, d)
+        element = ev.iterate(inner, d)
+        if len(call.args) > 1:
+            element = join(element, ev.value(call.args[1], ctx, d))
+        return element
+    if spec == "enumerate":
+        inner = _arg_value(ev, call, 0, ctx, d)
+        return one(Kind.ITERATOR, elem=one(Kind.TUPLE, elts=(V.host("int"),
+                                                             ev.iterate(inner, d))),
+                   bound=inner)
+    if spec == "zip":
+        if any(isinstance(a, nodes.Starred) for a in call.args):
+            return one(Kind.ITERATOR, elem=UNKNOWN_SET)
+        parts = tuple(ev.iterate(ev.value(a, ctx, d), d) for a in call.args)
+        return one(Kind.ITERATOR, elem=one(Kind.TUPLE, elts=parts))
+    if head == "list":
+        if not call.args:
+            return one(Kind.LIST, elts=())
+        inner = _arg_value(ev, call, 0, ctx, d)
+        return one(Kind.LIST, elem=ev.iterate(inner, d))
+    if spec == "dict":
+        items = tuple((k.arg, ev.value(k.value, ctx, d)) for k in call.keywords or () if k.arg)
+        return one(Kind.DICT, items=items, elem=UNKNOWN_SET if call.args else None)
+    if head.startswith("arg") and head[3:].isdigit():
+        return _arg_value(ev, call, int(head[3:]), ctx, d)
+    if spec == "prepare":
+        return _prepare(ev, call, ctx, d)
+    if head == "tuple":
+        return one(Kind.TUPLE, elts=tuple(_simple(s, call, q) or UNKNOWN_SET
+                                         for s in sub.split(",")))
+    if spec in ("params", "named_params", "state_dict", "modules", "named_modules"):
+        device = receiver.device if receiver is not None else None
+        param = V.tensor(device, flags=frozenset({"param"}))
+        if spec == "params":
+            return one(Kind.ITERATOR, elem=param, bound=rv, flags=frozenset({"params"}))
+        if spec == "named_params":
+            return one(Kind.ITERATOR, elem=one(Kind.TUPLE, elts=(V.host("str"), param)),
+                       bound=rv, flags=frozenset({"params"}))
+        if spec == "state_dict":
+            return one(Kind.DICT, items=(), elem=param, bound=rv,
+                       flags=frozenset({"state_dict", "params"}))
+        sub_mod = one(Kind.MODULE, device=device)
+        if spec == "modules":
+            return one(Kind.ITERATOR, elem=sub_mod)
+        return one(Kind.ITERATOR, elem=one(Kind.TUPLE, elts=(V.host("str"), sub_mod)))
+    if spec == "call":
+        return ev.module_call(rv, call, ctx, d)
+    if spec == "generated":
+        out = ev.module_call(rv, call, ctx, d)
+        return frozenset(v.with_(flags=v.flags | {"generated"}) for v in out)
+    if spec == "dict_items":
+        vals = _dict_values(rv)
+        return one(Kind.ITERATOR, elem=one(Kind.TUPLE, elts=(V.host("str"), vals)), bound=rv)
+    if spec == "dict_values":
+        return one(Kind.ITERATOR, elem=_dict_values(rv), bound=rv)
+    if spec == "dict_get":
+        vals = _dict_values(rv)
+        key = const_str(call.args[0]) if call.args else None
+        if receiver is not None and receiver.kind is Kind.DICT and key is not None:
+            items = dict(receiver.items or ())
+            if key in items:
+                vals = items[key]
+        if len(call.args) > 1:
+            vals = join(vals, ev.value(call.args[1], ctx, d))
+        return vals
+    if spec == "dict_tensor":
+        return one(Kind.DICT, items=(), elem=V.tensor("xla"))
+    return UNKNOWN_SET
+
+
+def _dict_values(rv: frozenset[Value]) -> frozenset[Value]:
+    out = []
+    for v in rv:
+        if v.kind is Kind.DICT:
+            out.extend(s for _, s in v.items or ())
+            if v.elem is not None:
+                out.append(v.elem)
+        elif v.kind is Kind.TENSOR:
+            out.append(frozenset({v}))
+        else:
+            out.append(UNKNOWN_SET)
+    return join(*out) if out else UNKNOWN_SET
+
+
+def _tensors_in(vs: frozenset[Value], depth: int = 0) -> list[Value]:
+    """Tensor members of ``vs`` and of its tuples/lists (``torch.cat([a, b])``)."""
+    out: list[Value] = []
+    for v in vs:
+        if v.kind is Kind.TENSOR:
+            out.append(v)
+        elif v.kind in (Kind.TUPLE, Kind.LIST, Kind.ITERATOR) and depth < 3:
+            parts = list(v.elts or ())
+            if v.elem is not None:
+                parts.append(v.elem)
+            for p in parts:
+                out.extend(_tensors_in(p, depth + 1))
+        elif v.kind is Kind.UNKNOWN:
+            out.append(Value(Kind.TENSOR))
+    return out

@@ -1,0 +1,516 @@
+"""Step loops and step regions, by what the code does.
+
+A loop is a **training step loop** when each iteration runs ``backward()`` or an
+optimizer step (``optimizer.step()``, ``xm.optimizer_step``, ``scaler.step``,
+``accelerator.backward``) on its own or through the functions it calls, whatever it
+iterates. It is an **evaluation step loop** when each iteration runs a forward pass
+(a call of a module value with new inputs), unless it iterates the modules themselves
+(``for layer in self.layers``) or sits in a module's ``forward``. A loop over an XLA
+loader, or with a barrier of its own, is a step loop too. A **step function** runs one
+training step without a loop (``def train_step(batch): loss.backward(); opt.step()``),
+or is a framework's step hook (ignite's process function, Lightning's
+``training_step``, the Trainer's ``compute_loss``).
+
+The **step region** is every node that runs once per step: the bodies of step loops and
+step functions and of the module functions they call (with the call's argument values
+bound), without the blocks that run once (:func:`~flake8_xla.analysis.paths.runs_once`),
+the branches off the XLA path, step closures, compiled functions and callees that have
+step loops of their own; plus loops and comprehensions over a model's parameters
+(``per_param``).
+
+Source: PyTorch/XLA "PyTorch on XLA Devices" (a step ends at ``torch_xla.sync()``,
+``xm.mark_step()``, ``xm.optimizer_step(..., barrier=True)`` or the next batch of an
+``MpDeviceLoader``) and the ``xm.add_step_closure`` API docs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from astroid import nodes
+
+from flake8_xla.analysis import values as V
+from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_class, enclosing_function
+from flake8_xla.analysis.names import keyword
+from flake8_xla.analysis.paths import off_xla_path, runs_once
+from flake8_xla.analysis.values import Kind
+
+if TYPE_CHECKING:
+    from flake8_xla.analysis import Analyzer
+
+MAX_CALL_DEPTH = 3
+LOOPS = (nodes.For, nodes.While)
+COMPILE_CONTEXTS = frozenset({"torch_xla.step", "torch_xla.compile",
+                              "torch_xla.debug.profiler.StepTrace"})
+STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
+
+
+class Steps:
+    """Step-loop questions about one module, memoised."""
+
+    def __init__(self, an: Analyzer) -> None:
+        self.an = an
+        self.ev = an.ev
+        self._memo: dict[tuple[str, int], bool] = {}
+        self._region: list[tuple[nodes.NodeNG, Ctx | None, bool]] | None = None
+        self._closures: set[int] | None = None
+        self._compiled: dict[int, bool] = {}
+        self.model_loop_nodes: set[int] = set()
+        self.step_function_nodes: set[int] = set()
+        self.training_nodes: set[int] = set()
+
+    # ------------------------------------------------------------------ calls
+    def update_kind(self, call: nodes.Call, ctx: Ctx | None = None) -> str | None:
+        """``"backward"``, ``"optimizer_step"`` or ``"scaler_step"`` for an update call."""
+        for e in self.ev.call_entries(call, ctx):
+            for eff in ("backward", "optimizer_step", "scaler_step"):
+                if e.does(eff):
+                    return eff
+        return None
+
+    def is_update_call(self, call: nodes.Call, ctx: Ctx | None = None) -> bool:
+        """``loss.backward()``, ``optimizer.step()``, ``xm.optimizer_step``, ``scaler.step``."""
+        return self.update_kind(call, ctx) is not None
+
+    def is_barrier_call(self, call: nodes.Call, ctx: Ctx | None = None) -> bool:
+        """``torch_xla.sync()``, ``xm.mark_step()``, ``optimizer_step(barrier=True)``, ...
+
+        Also ``next()`` of an XLA loader (MpDeviceLoader marks the step) and a call of a
+        function compiled with ``torch_xla.compile``.
+        """
+        for e in self.ev.call_entries(call, ctx):
+            if e.barrier:
+                return True
+            if e.barrier_kw:
+                b = keyword(call, e.barrier_kw)
+                return b is not None and not (isinstance(b, nodes.Const) and not b.value)
+            if e.returns == "elem:arg" and call.args and self.loader_kind(
+                    self.ev.value(call.args[0], ctx)) in ("xla", "managed"):
+                return True
+        for func, _ in self.ev.functions_called(call, ctx):
+            if isinstance(func, nodes.FunctionDef) and self.is_compiled(func):
+                return True
+        return False
+
+    def is_forward_call(self, call: nodes.Call, ctx: Ctx | None = None,
+                        loop: nodes.NodeNG | None = None) -> bool:
+        """A forward pass: a call of a module value (not of a loop's own module elements)."""
+        func = call.func
+        if loop is not None and isinstance(loop, nodes.For) and isinstance(func, nodes.Name) and \
+                any(t.name == func.name for t in loop.target.nodes_of_class(nodes.AssignName)):
+            return False
+        vs = self.ev.value(func, ctx)
+        if any(v.kind is Kind.MODULE and v.device != "cpu" for v in vs):
+            return not self._inside_forward(call)
+        if isinstance(func, nodes.Attribute) and func.attrname in ("generate", "forward"):
+            base = self.ev.value(func.expr, ctx)
+            if any(v.kind is Kind.MODULE and v.device != "cpu" for v in base):
+                return not self._inside_forward(call)
+        return False
+
+    @staticmethod
+    def _inside_forward(node: nodes.NodeNG) -> bool:
+        func = enclosing_function(node)
+        while func is not None:
+            if isinstance(func, nodes.FunctionDef) and func.name == "forward" and \
+                    enclosing_class(func) is not None:
+                return True
+            func = enclosing_function(func)
+        return False
+
+    def loader_kind(self, vs: frozenset[V.Value]) -> str | None:
+        """``"xla"`` (batches on the device, barrier per batch), ``"managed"``, ``"plain"``
+        (a torch DataLoader or a host iterable), or None (not known)."""
+        kinds = set()
+        for v in vs:
+            kinds.add(self._loader_kind_of(v, 0))
+        if not kinds or None in kinds:
+            return None
+        if len(kinds) == 1:
+            return kinds.pop()
+        return None
+
+    def _loader_kind_of(self, v: V.Value, depth: int) -> str | None:
+        if depth > 6:
+            return None
+        k = v.kind
+        if k is Kind.LOADER:
+            if v.has("managed"):
+                return "managed"
+            if v.has("xla"):
+                return "xla"
+            if v.has("parallel"):
+                return None
+            if v.has("custom") and isinstance(v.node, nodes.ClassDef):
+                inner = self._custom_loader_kind(v, depth)
+                return inner if inner is not None else "plain"
+            if v.has("plain"):
+                return "plain"
+            return None
+        if k in (Kind.PROGRESS, Kind.ITERATOR) and v.bound is not None:
+            inner = {self._loader_kind_of(b, depth + 1) for b in v.bound}
+            return inner.pop() if len(inner) == 1 else None
+        if k in (Kind.PROGRESS, Kind.ITERATOR) and v.elem is not None and not v.bound:
+            return "plain" if not V.is_lazy(v.elem) else None
+        if k in (Kind.LIST, Kind.TUPLE, Kind.HOST, Kind.DATASET):
+            return "plain"
+        if k is Kind.TENSOR:
+            return "plain"
+        if k is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
+            return self._custom_loader_kind(v, depth)
+        return None
+
+    def _custom_loader_kind(self, v: V.Value, depth: int) -> str | None:
+        method = self.ev.method_of(v.node, "__iter__")
+        if method is None:
+            return None
+        ret = self.ev.returns(method, self.ev.bind_self(method, v, None), 0)
+        kinds = set()
+        for r in ret:
+            if r.kind is Kind.ITERATOR and r.bound is not None:
+                kinds.update(self._loader_kind_of(b, depth + 1) for b in r.bound)
+            elif r.kind is Kind.ITERATOR:
+                # a generator: its batches come from the loops of __iter__
+                kinds.add(self._generator_kind(method))
+            else:
+                kinds.add(self._loader_kind_of(r, depth + 1))
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _generator_kind(self, method: nodes.FunctionDef) -> str | None:
+        for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES):
+            kind = self.loader_kind(self.ev.value(loop.iter))
+            if kind is not None:
+                return kind
+        return None
+
+    # ------------------------------------------------------------------ bodies
+    def body_nodes(self, loop: nodes.NodeNG, *, into_loops: bool) -> Iterator[nodes.NodeNG]:
+        """Nodes run by each iteration of ``loop`` (its body, not its header or else)."""
+        for stmt in loop.body:
+            if isinstance(stmt, (nodes.FunctionDef, nodes.ClassDef)):
+                continue
+            if not into_loops and isinstance(stmt, LOOPS):
+                continue
+            yield stmt
+            yield from self.walk_shallow(stmt, into_loops=into_loops)
+
+    def walk_shallow(self, node: nodes.NodeNG, *, into_loops: bool = True
+                     ) -> Iterator[nodes.NodeNG]:
+        """Descendants of ``node`` that run when it runs: skips nested defs, lambdas, classes."""
+        stack = list(reversed(list(node.get_children())))
+        while stack:
+            child = stack.pop()
+            if isinstance(child, SCOPES):
+                continue
+            if not into_loops and isinstance(child, LOOPS):
+                continue
+            yield child
+            stack.extend(reversed(list(child.get_children())))
+
+    def function_body(self, func: nodes.NodeNG) -> list[nodes.NodeNG]:
+        """The nodes of a function's body (nested defs excluded)."""
+        if isinstance(func, nodes.Lambda):
+            return [func.body, *self.walk_shallow(func.body)]
+        return [n for stmt in func.body if not isinstance(stmt, (nodes.FunctionDef,
+                                                                  nodes.ClassDef))
+                for n in [stmt, *self.walk_shallow(stmt)]]
+
+    def calls_in(self, holder: nodes.NodeNG, ctx: Ctx | None = None, *, into_loops: bool,
+                 depth: int = 0, seen: set[int] | None = None
+                 ) -> Iterator[tuple[nodes.Call, Ctx | None]]:
+        """Calls run per iteration of a loop (or per call of a function), following the
+        module's functions ``MAX_CALL_DEPTH`` deep, each with its context."""
+        seen = seen if seen is not None else set()
+        if isinstance(holder, LOOPS):
+            body = list(self.body_nodes(holder, into_loops=into_loops))
+        else:
+            body = [n for n in self.function_body(holder)
+                    if into_loops or not self._in_inner_loop(n, holder)]
+        for n in body:
+            if not isinstance(n, nodes.Call):
+                continue
+            yield n, ctx
+            if depth >= MAX_CALL_DEPTH:
+                continue
+            for func, fctx in self.ev.functions_called(n, ctx):
+                if id(func) in seen or (isinstance(func, nodes.FunctionDef) and
+                                        self.is_compiled(func)):
+                    continue
+                seen.add(id(func))
+                yield from self.calls_in(func, fctx, into_loops=into_loops, depth=depth + 1,
+                                         seen=seen)
+
+    @staticmethod
+    def _in_inner_loop(node: nodes.NodeNG, func: nodes.NodeNG) -> bool:
+        cur = node.parent
+        while cur is not None and cur is not func:
+            if isinstance(cur, LOOPS):
+                return True
+            cur = cur.parent
+        return False
+
+    # ------------------------------------------------------------------ loops
+    def _memo_q(self, name: str, node: nodes.NodeNG, compute) -> bool:
+        key = (name, id(node))
+        if key not in self._memo:
+            self._memo[key] = False
+            self._memo[key] = compute(node)
+        return self._memo[key]
+
+    def is_training_loop(self, loop: nodes.NodeNG) -> bool:
+        """Each iteration runs backward or an optimizer step (not only in an inner loop)."""
+        return self._memo_q("train", loop, lambda lp: any(
+            self.is_update_call(c, cx) for c, cx in self.calls_in(lp, into_loops=False)))
+
+    def has_barrier(self, loop: nodes.NodeNG) -> bool:
+        """A step barrier runs somewhere in the loop's iterations (inner loops included)."""
+        def compute(lp: nodes.NodeNG) -> bool:
+            if isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
+                    "xla", "managed"):
+                return True
+            if any(self.is_barrier_call(c, cx) for c, cx in self.calls_in(lp, into_loops=True)):
+                return True
+            for n in self.body_nodes(lp, into_loops=True):
+                if isinstance(n, nodes.With):
+                    for expr, _ in n.items:
+                        if isinstance(expr, nodes.Call) and self.an.qualname(
+                                expr.func) in COMPILE_CONTEXTS:
+                            return True
+            return False
+        return self._memo_q("barrier", loop, compute)
+
+    def is_forward_loop(self, loop: nodes.NodeNG) -> bool:
+        """A ``for`` loop whose iterations run a forward pass (its body, not an inner loop)."""
+        if not isinstance(loop, nodes.For):
+            return False
+        return self._memo_q("forward", loop, lambda lp: any(
+            self.is_forward_call(c, cx, loop=lp) for c, cx in self.calls_in(
+                lp, into_loops=False)))
+
+    def is_step_loop(self, loop: nodes.NodeNG) -> bool:
+        """A training or evaluation loop whose body runs once per step (batch)."""
+        def compute(lp: nodes.NodeNG) -> bool:
+            if off_xla_path(lp, self.ev):
+                return False
+            if isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
+                    "xla", "managed"):
+                return True
+            if self.is_training_loop(lp):
+                return True
+            if any(self.is_barrier_call(c, cx) for c, cx in self.calls_in(lp, into_loops=False)):
+                return True
+            return self.is_forward_loop(lp) and not self._inside_forward(lp)
+        return self._memo_q("step", loop, compute)
+
+    def step_loops(self) -> list[nodes.NodeNG]:
+        """The module's step loops."""
+        return [lp for lp in self.an.module_nodes(LOOPS) if self.is_step_loop(lp)]
+
+    # ------------------------------------------------------------------ functions
+    def is_compiled(self, func: nodes.FunctionDef) -> bool:
+        """Decorated with, or handed to, ``torch_xla.compile``/``torch.compile``/``step``."""
+        key = id(func)
+        if key in self._compiled:
+            return self._compiled[key]
+        self._compiled[key] = False
+        found = False
+        for dec in func.decorators.nodes if func.decorators else ():
+            target = dec.func if isinstance(dec, nodes.Call) else dec
+            for e in [self.ev.api.call(self.an.qualname(target))]:
+                if e is not None and e.does("compile"):
+                    found = True
+        if not found:
+            from flake8_xla.analysis.hooks import callback_sites
+            for kw, call, pos in callback_sites(self.ev).get(key, []):
+                if pos == 0 and any(e.does("compile") for e in self.ev.call_entries(call)):
+                    found = True
+        self._compiled[key] = found
+        return found
+
+    def in_compiled_function(self, node: nodes.NodeNG) -> bool:
+        """``node`` sits in a function wrapped by ``torch_xla.compile``/``step``."""
+        func = enclosing_function(node)
+        while func is not None:
+            if isinstance(func, nodes.FunctionDef) and self.is_compiled(func):
+                return True
+            func = enclosing_function(func)
+        return False
+
+    def step_closures(self) -> set[int]:
+        """ids of functions handed to ``xm.add_step_closure``."""
+        if self._closures is None:
+            out: set[int] = set()
+            for call in self.an.module_nodes(nodes.Call):
+                if not call.args or not any(e.does("step_closure")
+                                            for e in self.ev.call_entries(call)):
+                    continue
+                fn = call.args[0]
+                if isinstance(fn, nodes.Lambda):
+                    out.add(id(fn))
+                else:
+                    for v in self.ev.value(fn):
+                        if v.kind is Kind.FUNCTION and v.node is not None:
+                            out.add(id(v.node))
+            self._closures = out
+        return self._closures
+
+    def in_step_closure(self, node: nodes.NodeNG) -> bool:
+        """Inside a step closure (its ``args=(...)`` run in the step, so they are not)."""
+        closures = self.step_closures()
+        child, cur = node, node.parent
+        while cur is not None:
+            if id(cur) in closures:
+                return True
+            if isinstance(cur, nodes.Call) and cur.args and child is cur.args[0] and any(
+                    e.does("step_closure") for e in self.ev.call_entries(cur)):
+                return True
+            child, cur = cur, cur.parent
+        return False
+
+    def has_own_step_loop(self, func: nodes.NodeNG) -> bool:
+        """A callee with step loops of its own (an ``evaluate()`` run from the training loop)."""
+        if not isinstance(func, nodes.FunctionDef):
+            return False
+        return any(self.is_step_loop(lp) for lp in func.nodes_of_class(LOOPS, skip_klass=(
+            nodes.FunctionDef, nodes.ClassDef)))
+
+    def is_step_function(self, func: nodes.NodeNG) -> bool:
+        """A function that runs one training step without a loop, or a framework step hook."""
+        def compute(fn: nodes.NodeNG) -> bool:
+            if not isinstance(fn, nodes.FunctionDef) or self.is_compiled(fn):
+                return False
+            if self._is_hook(fn):
+                return True
+            kinds = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)}
+            if "backward" in kinds and (kinds & {"optimizer_step", "scaler_step"}):
+                return not self._called_from_step_loop(fn)
+            return False
+        return self._memo_q("stepfn", func, compute)
+
+    def _is_hook(self, fn: nodes.FunctionDef) -> bool:
+        from flake8_xla.analysis import hooks
+        klass = enclosing_class(fn)
+        if klass is not None:
+            bases = hooks._bases(self.ev, klass)
+            if any(b.endswith("LightningModule") for b in bases) and \
+                    fn.name in ("training_step", "validation_step", "test_step"):
+                return True
+            if any(b.startswith("transformers.") and b.endswith("Trainer") for b in bases) and \
+                    fn.name in ("compute_loss", "training_step"):
+                return True
+        for kw, call, pos in hooks.callback_sites(self.ev).get(id(fn), []):
+            if pos == 0 and self.an.qualname(call.func) == "ignite.engine.Engine":
+                return True
+        return False
+
+    def _called_from_step_loop(self, fn: nodes.NodeNG) -> bool:
+        for call, _ in self.ev.call_sites(fn):
+            cur = call.parent
+            while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+                if isinstance(cur, LOOPS) and self.is_step_loop(cur):
+                    return True
+                cur = cur.parent
+        return False
+
+    # ------------------------------------------------------------------ regions
+    def step_region(self) -> list[tuple[nodes.NodeNG, Ctx | None, bool]]:
+        """Every node that runs once per step: ``(node, ctx, per_param)`` (see module doc)."""
+        if self._region is None:
+            region: list[tuple[nodes.NodeNG, Ctx | None, bool]] = []
+            seen_loops: set[int] = set()
+            for loop in self.an.module_nodes(LOOPS):
+                if id(loop) in seen_loops or not self.is_step_loop(loop):
+                    continue
+                if self._inside_step_loop(loop):
+                    continue  # collected with the enclosing step loop
+                body = list(self.body_nodes(loop, into_loops=True))
+                before = len(region)
+                self._collect(body, loop, None, 0, region, set())
+                added = {id(n) for n, _, _ in region[before:]}
+                if self.is_training_loop(loop):
+                    self.training_nodes |= added
+                elif not self.has_barrier(loop) and not self._iterates_data(loop):
+                    self.model_loop_nodes |= added
+            for func in self.an.module_nodes(nodes.FunctionDef):
+                if self.is_step_function(func):
+                    before = len(region)
+                    self._collect(self.function_body(func), func, None, 0, region, set())
+                    added = {id(n) for n, _, _ in region[before:]}
+                    self.step_function_nodes |= added
+                    self.training_nodes |= added
+            for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
+                if not self.iterates_parameters(holder.iter):
+                    continue
+                if isinstance(holder, nodes.For):
+                    body = list(self.body_nodes(holder, into_loops=True))
+                else:
+                    comp = holder.parent
+                    parts = [comp.key, comp.value] if isinstance(comp, nodes.DictComp) \
+                        else [comp.elt]
+                    body = [n for p in parts for n in p.nodes_of_class(nodes.NodeNG)]
+                region.extend((n, None, True) for n in body if not self.in_step_closure(n))
+            self._region = region
+        return self._region
+
+    def is_training_loop_node(self, node: nodes.NodeNG) -> bool:
+        """``node`` runs once per training step (a training loop's or step function's)."""
+        self.step_region()
+        return id(node) in self.training_nodes
+
+    def _iterates_data(self, loop: nodes.NodeNG) -> bool:
+        """A ``for`` loop over a loader or a dataset (not over ``range`` or a list)."""
+        if not isinstance(loop, nodes.For):
+            return False
+        return any(self._is_data(v, 0) for v in self.ev.value(loop.iter))
+
+    def _is_data(self, v: V.Value, depth: int) -> bool:
+        if depth > 4:
+            return False
+        if v.kind in (Kind.LOADER, Kind.DATASET):
+            return True
+        if v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
+            return any(self._is_data(b, depth + 1) for b in v.bound)
+        return False
+
+    def _inside_step_loop(self, loop: nodes.NodeNG) -> bool:
+        cur = loop.parent
+        while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+            if isinstance(cur, LOOPS) and self.is_step_loop(cur):
+                return True
+            cur = cur.parent
+        return False
+
+    def _collect(self, body: list[nodes.NodeNG], anchor: nodes.NodeNG, ctx: Ctx | None,
+                 depth: int, out: list[tuple[nodes.NodeNG, Ctx | None, bool]],
+                 seen: set[int]) -> None:
+        skip: set[int] = set()
+        for node in body:
+            if id(node) in skip:
+                continue
+            if self.in_step_closure(node) or (isinstance(anchor, LOOPS) and runs_once(
+                    node, anchor, self.ev)) or off_xla_path(node, self.ev):
+                skip.update(id(n) for n in node.nodes_of_class(nodes.NodeNG))
+                continue
+            out.append((node, ctx, False))
+            if isinstance(node, nodes.Call) and depth < MAX_CALL_DEPTH:
+                for func, fctx in self.ev.functions_called(node, ctx):
+                    key = (id(func), fctx)
+                    if hash(key) in seen or id(func) in self.step_closures():
+                        continue
+                    if isinstance(func, nodes.FunctionDef) and (
+                            self.is_compiled(func) or self.has_own_step_loop(func)):
+                        continue
+                    seen.add(hash(key))
+                    self._collect(self.function_body(func), func, fctx, depth + 1, out, seen)
+
+    def iterates_parameters(self, it: nodes.NodeNG) -> bool:
+        """``model.parameters()``, ``named_parameters()``, ``state_dict()`` (or their items)."""
+        vs = self.ev.value(it)
+        for v in vs:
+            if v.has("params"):
+                return True
+            if v.kind is Kind.ITERATOR and v.bound is not None and any(
+                    b.has("params") for b in v.bound):
+                return True
+        return False

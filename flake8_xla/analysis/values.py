@@ -1,0 +1,267 @@
+"""Abstract values: what an expression of a training script *is*, not how it is spelled.
+
+The analysis gives every expression a :data:`VSet`, a small set of :class:`Value` s, one
+per way the expression may have been computed (its reaching definitions, the branches
+of a conditional). A value has a :class:`Kind` (a tensor, a host value, a module, a
+loader, ...) and, where it matters, a device (``"xla"``, ``"cpu"``, ``"cuda"`` or None
+for "not known"), the qualified name of the class or factory that made it, its
+elements (tuple positions, constant dict keys) and flags such as ``"syncfree"`` or
+``"drop_last"``.
+
+An empty set means "no value reaches here" (an unreachable path or a cycle being
+followed); :data:`UNKNOWN_SET` means the analysis could not tell. Rules ask questions
+such as :func:`is_lazy` and never guess: an unknown value answers False.
+
+Source of the device model: PyTorch/XLA "PyTorch on XLA Devices" (tensors and modules
+live on the device they were created on or moved to with ``.to(device)``; a lazy XLA
+tensor has no value until its graph runs).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_SET = 12  # more members than this: the value is unknown
+
+
+class Kind(str, enum.Enum):
+    """What a value is."""
+
+    TENSOR = "tensor"          # a torch.Tensor (or a model output holding tensors)
+    HOST = "host"              # a Python number, bool, str, None, a NumPy array, a file
+    MODULE = "module"          # a torch.nn.Module (a model, a layer, a wrapper)
+    OPTIMIZER = "optimizer"    # a torch.optim / syncfree / transformers optimizer
+    SCHEDULER = "scheduler"    # an LR scheduler
+    SCALER = "scaler"          # an AMP GradScaler
+    LOADER = "loader"          # a DataLoader, an XLA loader, or another batch iterable
+    DATASET = "dataset"        # a torch Dataset / datasets.Dataset
+    SAMPLER = "sampler"        # a torch Sampler
+    DEVICE = "device"          # a torch.device or a device string
+    TOKENIZER = "tokenizer"    # a Hugging Face tokenizer
+    COLLATOR = "collator"      # a data collator
+    PROGRESS = "progress"      # a tqdm progress bar (iterates what it wraps)
+    FRAMEWORK = "framework"    # accelerate.Accelerator, Lightning Fabric/Trainer, ignite Engine
+    ITERATOR = "iterator"      # iter(x), a generator: its element is ``elem``
+    TUPLE = "tuple"            # elements by position in ``elts``
+    LIST = "list"              # a list or set; ``elts`` when positions are known, else ``elem``
+    DICT = "dict"              # constant keys in ``items``, other values in ``elem``
+    FUNCTION = "function"      # a FunctionDef / Lambda of the module (``node``)
+    CLASS = "class"            # a ClassDef of the module (``node``)
+    OBJECT = "object"          # an instance of a ClassDef of the module (``node``)
+    REF = "ref"                # an imported name, its qualified name in ``qual``
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Value:
+    """One abstract value. Equality is structural; ``node`` compares by identity.
+
+    Attributes:
+        kind: what the value is.
+        device: ``"xla"``, ``"cpu"``, ``"cuda"`` or None (not known): for tensors, modules
+            and devices.
+        qual: qualified name of the class or factory that made it (``torch.optim.AdamW``),
+            of a REF, or of a host subtype (``"int"``, ``"str"``, ``"none"``, ``"numpy"``).
+        text: the value of a short string constant (``"longest"``, ``"cuda:0"``).
+        node: the astroid node of a FUNCTION/CLASS/OBJECT, or where a loader, optimizer or
+            scaler was built (its origin, for messages).
+        elts: element sets by position (TUPLE, LIST).
+        items: ``(key, VSet)`` pairs of constant dict keys (DICT).
+        elem: the element set of an ITERATOR/LIST/LOADER/PROGRESS, or other DICT values.
+        flags: facts such as ``"syncfree"``, ``"drop_last"``, ``"ragged"``, ``"xla_loader"``,
+            ``"managed"``, ``"param"``, ``"disabled"``.
+        bound: the receiver of a bound method (FUNCTION of a method).
+    """
+
+    kind: Kind
+    device: str | None = None
+    qual: str | None = None
+    text: str | None = None
+    node: Any = field(default=None, compare=False, hash=False)
+    elts: tuple[frozenset[Value], ...] | None = None
+    items: tuple[tuple[str, frozenset[Value]], ...] | None = None
+    elem: frozenset[Value] | None = None
+    flags: frozenset[str] = frozenset()
+    bound: frozenset[Value] | None = None
+    node_id: int = 0
+
+    def with_(self, **changes: Any) -> Value:
+        """A copy with ``changes`` (``node`` keeps its identity key)."""
+        data = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        data.update(changes)
+        if "node" in changes:
+            data["node_id"] = id(changes["node"]) if changes["node"] is not None else 0
+        return Value(**data)
+
+    def has(self, flag: str) -> bool:
+        """True when ``flag`` is one of the value's flags."""
+        return flag in self.flags
+
+
+VSet = frozenset  # frozenset[Value]
+
+UNKNOWN = Value(Kind.UNKNOWN)
+UNKNOWN_SET: frozenset[Value] = frozenset({UNKNOWN})
+EMPTY: frozenset[Value] = frozenset()
+
+
+def make(kind: Kind, node: Any = None, **kw: Any) -> Value:
+    """A Value of ``kind``; ``node`` (an astroid node) is kept with its identity."""
+    return Value(kind, node=node, node_id=id(node) if node is not None else 0, **kw)
+
+
+def one(kind: Kind, node: Any = None, **kw: Any) -> frozenset[Value]:
+    """A VSet holding one new value."""
+    return frozenset({make(kind, node, **kw)})
+
+
+def tensor(device: str | None = None, **kw: Any) -> frozenset[Value]:
+    """A VSet of one tensor on ``device``."""
+    return frozenset({Value(Kind.TENSOR, device=device, **kw)})
+
+
+def host(qual: str | None = None, text: str | None = None) -> frozenset[Value]:
+    """A VSet of one host value (``qual``: ``int``, ``float``, ``str``, ``bool``, ``none``...)."""
+    return frozenset({Value(Kind.HOST, qual=qual, text=text)})
+
+
+HOST_SET = host()
+
+
+def join(*sets: Iterable[Value]) -> frozenset[Value]:
+    """The union of value sets; past :data:`MAX_SET` members, :data:`UNKNOWN_SET`."""
+    out: set[Value] = set()
+    for s in sets:
+        out.update(s)
+    if len(out) > MAX_SET:
+        return UNKNOWN_SET
+    return frozenset(out)
+
+
+def kinds(vs: Iterable[Value]) -> set[Kind]:
+    """The kinds present in ``vs``."""
+    return {v.kind for v in vs}
+
+
+def is_known(vs: frozenset[Value]) -> bool:
+    """True when ``vs`` is not empty and holds no UNKNOWN."""
+    return bool(vs) and all(v.kind is not Kind.UNKNOWN for v in vs)
+
+
+def all_kind(vs: frozenset[Value], *wanted: Kind) -> bool:
+    """True when ``vs`` is not empty and every member is of one of ``wanted``."""
+    return bool(vs) and all(v.kind in wanted for v in vs)
+
+
+def any_kind(vs: Iterable[Value], *wanted: Kind) -> bool:
+    """True when some member of ``vs`` is of one of ``wanted``."""
+    return any(v.kind in wanted for v in vs)
+
+
+def of_kind(vs: Iterable[Value], *wanted: Kind) -> list[Value]:
+    """The members of ``vs`` of one of ``wanted``."""
+    return [v for v in vs if v.kind in wanted]
+
+
+def lazy_value(v: Value) -> bool:
+    """A tensor that may be a lazy XLA tensor: on the XLA device, or on no known device.
+
+    The rules only ask inside XLA code, where a tensor of unknown device is the XLA one
+    unless shown otherwise (``.cpu()``, a CPU factory, a plain DataLoader's batch).
+    """
+    return v.kind is Kind.TENSOR and v.device not in ("cpu", "cuda")
+
+
+def is_lazy(vs: Iterable[Value]) -> bool:
+    """Some member of ``vs`` is a lazy XLA tensor."""
+    return any(lazy_value(v) for v in vs)
+
+
+def holds_lazy(vs: Iterable[Value], depth: int = 0) -> bool:
+    """``vs`` is, or contains (tuple, list, dict elements), a lazy XLA tensor."""
+    if depth > 4:
+        return False
+    for v in vs:
+        if lazy_value(v):
+            return True
+        if v.kind in (Kind.TUPLE, Kind.LIST, Kind.DICT):
+            parts: list[frozenset[Value]] = list(v.elts or ())
+            parts += [s for _, s in v.items or ()]
+            if v.elem is not None:
+                parts.append(v.elem)
+            if any(holds_lazy(p, depth + 1) for p in parts):
+                return True
+    return False
+
+
+def is_host_only(vs: frozenset[Value]) -> bool:
+    """Every member of ``vs`` is a host value (never a tensor, never unknown)."""
+    return all_kind(vs, Kind.HOST)
+
+
+def texts(vs: Iterable[Value]) -> set[str | None]:
+    """The string constants of the HOST members (None for a non-constant member)."""
+    return {v.text for v in vs if v.kind is Kind.HOST}
+
+
+def devices(vs: Iterable[Value]) -> set[str | None]:
+    """The devices of the DEVICE/TENSOR/MODULE members."""
+    return {v.device for v in vs if v.kind in (Kind.DEVICE, Kind.TENSOR, Kind.MODULE)}
+
+
+def device_of_text(text: str | None) -> str | None:
+    """``'xla'``/``'xla:0'`` -> ``'xla'``, ``'cuda:1'`` -> ``'cuda'``, ``'cpu'`` -> ``'cpu'``."""
+    if not text:
+        return None
+    head = text.split(":", 1)[0].strip().lower()
+    if head in ("xla", "cpu", "cuda", "tpu", "neuron"):
+        return "xla" if head in ("tpu", "neuron") else head
+    return None
+
+
+def move_device(vs: frozenset[Value], device: str | None) -> frozenset[Value]:
+    """``vs`` with every tensor/module moved to ``device`` (containers element-wise)."""
+    out = []
+    for v in vs:
+        if v.kind in (Kind.TENSOR, Kind.MODULE):
+            out.append(v.with_(device=device) if v.device != device else v)
+        elif v.kind in (Kind.TUPLE, Kind.LIST) and v.elts is not None:
+            out.append(v.with_(elts=tuple(move_device(e, device) for e in v.elts)))
+        elif v.kind is Kind.DICT:
+            out.append(v.with_(items=tuple((k, move_device(s, device)) for k, s in v.items or ()),
+                               elem=move_device(v.elem, device) if v.elem is not None else None))
+        else:
+            out.append(v)
+    return frozenset(out)
+
+
+def tensor_device(vs: Iterable[Value]) -> str | None:
+    """The device of the tensors among ``vs``: xla wins, then unknown, then cpu."""
+    found = {v.device for v in vs if v.kind is Kind.TENSOR}
+    if "xla" in found:
+        return "xla"
+    if None in found or not found:
+        return None
+    if found == {"cpu"}:
+        return "cpu"
+    return found.pop() if len(found) == 1 else None
+
+
+def describe(vs: Iterable[Value]) -> str:
+    """A short human description of ``vs`` for messages and debugging."""
+    parts = []
+    for v in sorted(vs, key=lambda x: (x.kind.value, x.qual or "", x.device or "")):
+        bits = v.kind.value
+        if v.device:
+            bits += f"@{v.device}"
+        if v.qual:
+            bits += f"<{v.qual}>"
+        if v.text is not None:
+            bits += f"={v.text!r}"
+        if v.flags:
+            bits += "[" + ",".join(sorted(v.flags)) + "]"
+        parts.append(bits)
+    return " | ".join(parts) or "nothing"
