@@ -179,6 +179,7 @@ class Evaluator:
         self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
         self._by_name: dict[str, list[nodes.NodeNG]] | None = None
         self._frame_calls: dict[int, list[nodes.Call]] = {}
+        self._off_path: dict[tuple[int, tuple[type, ...]], bool] = {}
         self.work = 0
         self.spent = False
 
@@ -339,6 +340,14 @@ class Evaluator:
             return one(Kind.REF, qual=q)
         if not binds:
             return UNKNOWN_SET
+        if len(binds) > 1:
+            # A value assigned only off the XLA path (``else: log_loss += loss``) never
+            # reaches the use on the XLA path.
+            from flake8_xla.analysis.paths import off_xla_path
+            on_path = [b for b in binds if not (isinstance(b, nodes.AssignName) and
+                                                off_xla_path(b, self))]
+            if on_path:
+                binds = on_path
         value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
         if not V.is_known(value):
             used = self._usage_kind(node.frame(), node.name)
@@ -504,6 +513,21 @@ class Evaluator:
             (a.kwonlyargs_annotations or [])
         for p, ann in zip(params, anns):
             if p.name == name and ann is not None:
+                # Optional[X] / X | None: X
+                if isinstance(ann, nodes.Subscript) and (self.qualname(ann.value) or "").endswith(
+                        "Optional"):
+                    ann = ann.slice
+                elif isinstance(ann, nodes.BinOp) and ann.op == "|":
+                    ann = ann.left if not (isinstance(ann.left, nodes.Const) and
+                                           ann.left.value is None) else ann.right
+                if isinstance(ann, nodes.Const) and isinstance(ann.value, str):
+                    text = ann.value.replace("Optional[", "").rstrip("]").split("|")[0].strip()
+                    q = {"torch.Tensor": "torch.Tensor", "Tensor": "torch.Tensor"}.get(text, text)
+                    if q in ("int", "float", "str", "bool"):
+                        return V.host(q)
+                    if q == "torch.Tensor":
+                        return V.tensor()
+                    return None
                 q = self.qualname(ann) or ""
                 if q == "torch.Tensor":
                     return V.tensor()
@@ -745,6 +769,14 @@ class Evaluator:
                 for aa in method.nodes_of_class(nodes.AssignAttr):
                     if isinstance(aa.expr, nodes.Name) and aa.expr.name == "self":
                         table.setdefault(aa.attrname, []).append((aa, aa.parent))
+                for call in method.nodes_of_class(nodes.Call):
+                    f = call.func
+                    if isinstance(f, nodes.Attribute) and f.attrname in (
+                            "register_buffer", "register_parameter") and \
+                            isinstance(f.expr, nodes.Name) and f.expr.name == "self" and \
+                            len(call.args) >= 2 and const_str(call.args[0]) is not None:
+                        table.setdefault(const_str(call.args[0]), []).append(
+                            (call.args[1], call))
             for base in klass.bases:
                 if isinstance(base, nodes.Name):
                     for b in self.bindings(base):
@@ -905,7 +937,14 @@ class Evaluator:
             return one(Kind.FUNCTION, node=method, bound=frozenset({v}))
         table = self.class_attrs(klass)
         if attr in table:
-            return join(*(self.binding_value(target, None, None, d) for target, _ in table[attr]))
+            found = join(*(self.binding_value(target, None, None, d)
+                           if isinstance(target, (nodes.AssignName, nodes.AssignAttr))
+                           else self.value(target, None, d) for target, _ in table[attr]))
+            if v.kind is Kind.MODULE:
+                # Parameters and buffers move with the module (module.to(device)).
+                found = frozenset(x.with_(device=v.device) if x.kind is Kind.TENSOR and
+                                  x.device != "xla" else x for x in found)
+            return found
         return None
 
     def bind_self(self, method: nodes.FunctionDef, self_v: Value, ctx: Ctx | None) -> Ctx:
@@ -1138,19 +1177,41 @@ class Evaluator:
             method = self.method_of(v.node, name)
             if method is not None:
                 return self.call_function(method, call, ctx, d, self_v=frozenset({v}))
+            member = self._class_member(v, v.node, name, ctx, d)
+            if member is not None:
+                # self.criterion(...), self.model(...): call what the attribute holds
+                out = [self._call_of(m, call, ctx, d) for m in member]
+                return join(*out) if out else UNKNOWN_SET
+            if k is Kind.OBJECT:
+                return self._unknown_call(call, ctx, d)
         if k is Kind.FUNCTION and name in ("__call__",):
             return self._call_of(v, call, ctx, d)
         entry = self._method_entry(v, name)
         if entry is not None and entry.returns is not None:
             return self._apply(entry, None, call, v, ctx, d)
         if k is Kind.TENSOR:
+            if name in ("get", "pop", "setdefault"):
+                return UNKNOWN_SET  # a batch dict's entry: a tensor, or host data
+            if name in ("items", "values", "keys"):
+                elem = UNKNOWN_SET if name != "keys" else V.host("str")
+                if name == "items":
+                    elem = one(Kind.TUPLE, elts=(V.host("str"), UNKNOWN_SET))
+                return one(Kind.ITERATOR, elem=elem)
             return frozenset({v.with_(flags=v.flags - {"param", "bool"})})
         if k is Kind.MODULE and name not in ("__init__",):
-            return UNKNOWN_SET
+            return self._unknown_call(call, ctx, d)
         if k is Kind.HOST:
             return V.host()
         if k is Kind.UNKNOWN:
-            return self._unknown_call(call, ctx, d) if name not in ("to",) else UNKNOWN_SET
+            if name in ("to", "cuda"):
+                # x.to(device) of an unknown x: a tensor (or a batch) on that device.
+                from flake8_xla.analysis.specs import device_value
+                if name == "cuda":
+                    return V.tensor("cuda")
+                dev = keyword(call, "device") or (call.args[0] if call.args else None)
+                is_dev, which = device_value(self, dev, ctx, d)
+                return V.tensor(which) if is_dev else UNKNOWN_SET
+            return self._unknown_call(call, ctx, d)
         return UNKNOWN_SET
 
     def _construct(self, klass: nodes.ClassDef, call: nodes.Call, ctx: Ctx | None, d: int

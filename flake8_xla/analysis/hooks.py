@@ -102,6 +102,19 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
         found = _method_param(ev, klass, func, idx, d)
         if found is not None:
             return found
+        if func.name == "forward" and idx >= 1 and ev.class_kind(klass) is Kind.MODULE and \
+                not ev.call_sites(func):
+            # A module's forward runs on the tensors of each step: an input without a
+            # default is a tensor on the module's device; a None default may be one too.
+            default = ev._default(func, name, d)
+            ann = ev._annotation(func, name)
+            if ann is not None:
+                return V.join(ann, default) if default is not UNKNOWN_SET else ann
+            if default is UNKNOWN_SET:
+                return V.tensor(None, flags=frozenset({"input"}))
+            if all(v.kind is Kind.HOST and v.qual == "none" for v in default):
+                return V.join(V.tensor(None, flags=frozenset({"input"})), default)
+            return default
     for kw, call, pos in callback_sites(ev).get(id(func), []):
         callee, _ = _callee_kind(ev, call, d)
         if callee == "framework:data_parallel":

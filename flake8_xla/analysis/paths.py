@@ -67,6 +67,13 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
     if op not in ("==", "!=", "in", "not in", "is", "is not"):
         return None
     left = test.left
+    if op in ("is", "is not", "==", "!=") and isinstance(right, nodes.Const) and \
+            right.value is None:
+        # ``args.tpu_cores is not None``: the truth of the flag itself.
+        inner = _word_truth(left)
+        if inner is None:
+            return None
+        return inner if op in ("is not", "!=") else not inner
     sides = [(left, right), (right, left)]
     for subject, const in sides:
         consts: list[str] = []
@@ -156,6 +163,10 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         if q in XLA_TRUE_CALLS or (q or "").rsplit(".", 1)[-1] in (
                 "is_torch_xla_available", "is_torch_tpu_available", "is_tpu_available"):
             return True
+        if q is None or not q.startswith(("torch.", "torch_xla.", "transformers.")):
+            # is_xla(), use_tpu(), on_gpu(): a predicate by its name
+            if isinstance(test.func, (nodes.Name, nodes.Attribute)) and not test.args:
+                return _word_truth(test.func)
         return None
     if isinstance(test, (nodes.Name, nodes.Attribute)):
         return _word_truth(test)
@@ -273,8 +284,40 @@ def off_xla_path(node: nodes.NodeNG, ev: Evaluator | None = None,
     """True when the XLA path never reaches ``node`` (a CUDA-only or non-XLA branch).
 
     ``kinds`` are the branching nodes whose tests count (statements and conditional
-    expressions by default).
+    expressions by default). A function whose every call site in the module is off the
+    XLA path is off it too (``else: self._save_checkpoint_cuda()``). Memoised per node.
     """
+    memo = getattr(ev, "_off_path", None) if ev is not None else None
+    key = (id(node), kinds)
+    if memo is not None and key in memo:
+        return memo[key]
+    if memo is not None:
+        memo[key] = False  # in progress: recursion through call sites
+    result = _off_xla_path(node, ev, kinds)
+    if memo is not None:
+        memo[key] = result
+    return result
+
+
+def _off_xla_path(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, ...]) -> bool:
+    if _branch_off_xla(node, ev, kinds):
+        return True
+    if ev is None:
+        return False
+    from flake8_xla.analysis.flows import enclosing_function
+
+    from flake8_xla.analysis.hooks import callback_sites
+
+    func = enclosing_function(node)
+    if func is None:
+        return False
+    sites = ev.call_sites(func)
+    if not sites or callback_sites(ev).get(id(func)):
+        return False  # no call site, or also handed to something that may call it
+    return all(off_xla_path(call, ev, kinds) for call, _ in sites)
+
+
+def _branch_off_xla(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, ...]) -> bool:
     child, cur = node, node.parent
     while cur is not None and not isinstance(cur, nodes.Module):
         if isinstance(cur, kinds) and child is not cur.test:

@@ -48,6 +48,7 @@ def device_value(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: i
         elif v.kind is Kind.TENSOR:
             return True, v.device  # x.to(other_tensor)
         elif v.kind is Kind.UNKNOWN:
+            is_device = True  # most likely a device parameter: on no known device
             found.add(None)
     if not is_device:
         return False, None

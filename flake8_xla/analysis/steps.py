@@ -59,6 +59,7 @@ class Steps:
         self.model_loop_nodes: set[int] = set()
         self.step_function_nodes: set[int] = set()
         self.training_nodes: set[int] = set()
+        self.forward_nodes: set[int] = set()
 
     # ------------------------------------------------------------------ calls
     def update_kind(self, call: nodes.Call, ctx: Ctx | None = None) -> str | None:
@@ -439,6 +440,15 @@ class Steps:
                     added = {id(n) for n, _, _ in region[before:]}
                     self.step_function_nodes |= added
                     self.training_nodes |= added
+            for klass in self.an.module_nodes(nodes.ClassDef):
+                forward = next((m for m in klass.body if isinstance(m, nodes.FunctionDef)
+                                and m.name == "forward"), None)
+                if forward is None or self.ev.class_kind(klass) is not Kind.MODULE or \
+                        self.is_compiled(forward) or off_xla_path(forward, self.ev):
+                    continue
+                before = len(region)
+                self._collect(self.function_body(forward), forward, None, 0, region, set())
+                self.forward_nodes |= {id(n) for n, _, _ in region[before:]}
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
                 if not self.iterates_parameters(holder.iter):
                     continue
