@@ -45,10 +45,21 @@ def installed_xla_version() -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Options:
-    """User settings: ``target`` is 'auto' or 'all'; ``version`` the targeted torch_xla."""
+    """User settings: ``target`` is 'auto' or 'all'; ``version`` the targeted torch_xla;
+    ``selected``: the codes and prefixes the user selected by name (``--select`` /
+    ``--extend-select``), which turn on opt-in rules."""
 
     target: str = "auto"
     version: tuple[int, int] = NEWEST_KNOWN_XLA
+    selected: tuple[str, ...] = ()
+
+    def opts_in(self, code: str) -> bool:
+        """An opt-in rule runs when a code or prefix longer than ``XLA`` selects it.
+
+        ``--select=XLA`` (every default rule) does not turn it on;
+        ``--extend-select=XLA302`` or ``XLA9`` does, as with flake8-bugbear's B9 band.
+        """
+        return any(len(s) > 3 and code.startswith(s) for s in self.selected)
 
 
 class ModuleContext:

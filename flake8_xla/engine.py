@@ -176,14 +176,14 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     if rules is None:
         from flake8_xla.rules import ALL_RULES
         rules = ALL_RULES
-    selected = list(rules)
+    selected = [r for r in rules if not r.opt_in or options.opts_in(r.code)]
     if facts is not None:
         try:
             selected = [r for r in selected if (gate := gate_for(r)) is None or gate(facts)]
         except Exception:  # the gates only save time: run every rule instead
             if strict:
                 raise
-            selected = list(rules)
+            selected = [r for r in rules if not r.opt_in or options.opts_in(r.code)]
         if not selected:
             return []
     findings: list[Finding] = []

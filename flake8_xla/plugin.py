@@ -55,8 +55,11 @@ class Plugin:
         raw = getattr(options, "xla_version", None)
         version = raw if isinstance(raw, tuple) else (
             parse_version(raw) if raw else installed_xla_version())
+        selected = [*(getattr(options, "select", None) or []),
+                    *(getattr(options, "extend_select", None) or [])]
         cls.options = Options(target=getattr(options, "xla_target", "auto") or "auto",
-                              version=version)
+                              version=version,
+                              selected=tuple(s for s in selected if s.startswith("XLA")))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         """Yield flake8 results ``(line, col, message, type)``."""

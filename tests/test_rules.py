@@ -38,8 +38,13 @@ def expected_findings(path: Path) -> set[tuple[int, str]]:
     return out
 
 
+#: Eval files and checks pairs mark the findings of the opt-in rules too.
+OPT_IN = tuple(r.code for r in ALL_RULES if r.opt_in)
+
+
 def actual_findings(path: Path, options: Options | None = None) -> set[tuple[int, str]]:
-    found = lint_source(path.read_text(encoding="utf-8"), str(path), options or Options())
+    found = lint_source(path.read_text(encoding="utf-8"), str(path),
+                        options or Options(selected=OPT_IN))
     return {(f.line, f.code) for f in found}
 
 
@@ -88,7 +93,8 @@ def test_flake8_reports_checks_at_case_lines() -> None:
     want = set()
     for case in CASES:
         spec = tomllib.loads((case / "case.toml").read_text(encoding="utf-8"))
-        want |= {(case.name, "flagged.py", e["line"], e["code"]) for e in spec["expect"]}
+        want |= {(case.name, "flagged.py", e["line"], e["code"]) for e in spec["expect"]
+                 if e["code"] not in OPT_IN}  # --select=XLA leaves the opt-in rules off
     assert got == want, proc.stderr
     assert proc.returncode == 1
 
@@ -196,3 +202,13 @@ def test_version_rules_follow_target(version: tuple[int, int], expected: set[str
            "rank = xm.get_ordinal()\n"
            "xm.mark_step()\n")
     assert {f.code for f in lint_source(src, "t.py", Options(version=version))} == expected
+
+
+def test_opt_in_rules_are_off_unless_selected_by_a_longer_prefix() -> None:
+    """``--select=XLA`` keeps the opt-in band off; ``--extend-select=XLA302`` turns it on."""
+    path = CHECKS / "XLA302" / "flagged.py"
+    assert OPT_IN, "no opt-in rule"
+    assert all(code not in {c for _, c in actual_findings(path, Options(selected=("XLA",)))}
+               for code in OPT_IN)
+    assert "XLA302" in {c for _, c in actual_findings(path, Options(selected=("XLA", "XLA302")))}
+    assert "XLA302" in {c for _, c in actual_findings(path, Options(selected=("XLA3",)))}

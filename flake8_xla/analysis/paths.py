@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from astroid import nodes
 
+from flake8_xla.analysis import values as V
 from flake8_xla.analysis.names import (
     CUDA_WORDS,
     XLA_WORDS,
@@ -163,10 +164,10 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         if q in XLA_TRUE_CALLS or (q or "").rsplit(".", 1)[-1] in (
                 "is_torch_xla_available", "is_torch_tpu_available", "is_tpu_available"):
             return True
-        if q is None or not q.startswith(("torch.", "torch_xla.", "transformers.")):
-            # is_xla(), use_tpu(), on_gpu(): a predicate by its name
-            if isinstance(test.func, (nodes.Name, nodes.Attribute)) and not test.args:
-                return _word_truth(test.func)
+        # is_xla(), use_tpu(), on_gpu(): a predicate of the script's own, by its name
+        if (q is None or not q.startswith(("torch.", "torch_xla.", "transformers."))) and \
+                isinstance(test.func, (nodes.Name, nodes.Attribute)) and not test.args:
+            return _word_truth(test.func)
         return None
     if isinstance(test, (nodes.Name, nodes.Attribute)):
         return _word_truth(test)
@@ -305,7 +306,6 @@ def _off_xla_path(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, .
     if ev is None:
         return False
     from flake8_xla.analysis.flows import enclosing_function
-
     from flake8_xla.analysis.hooks import callback_sites
 
     func = enclosing_function(node)
@@ -367,10 +367,33 @@ def switched_off(call: nodes.Call, ev: Evaluator | None = None) -> bool:
     return xla_truth(flag, ev) is False
 
 
+def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluator | None
+                             ) -> bool:
+    """``batch_idx == 1`` (or ``and``-ed with it): the loop's own counter at one value."""
+    if isinstance(test, nodes.BoolOp) and test.op == "and":
+        return any(_counter_equals_constant(v, loop, ev) for v in test.values)
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] == "=="):
+        return False
+    if not isinstance(loop, nodes.For):
+        return False
+    counters = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+    sides = [test.left, test.ops[0][1]]
+    return any(isinstance(a, nodes.Name) and a.name in counters and ev is not None and
+               V.is_host_only(ev.value(a)) for a in sides) and any(
+        isinstance(b, nodes.Const) and isinstance(b.value, int) for b in sides)
+
+
 def runs_once(node: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluator | None = None) -> bool:
-    """``node`` sits in a block of ``loop`` that ends by leaving the loop (once per run)."""
+    """``node`` runs once per execution of ``loop``, not once per iteration.
+
+    It sits in a block that ends by leaving the loop, or under a test of the loop's own
+    counter against one value (``if batch_idx == 0:``).
+    """
     child, cur = node, node.parent
     while cur is not None and cur is not loop:
+        if isinstance(cur, nodes.If) and child is not cur.test and any(
+                s is child for s in cur.body) and _counter_equals_constant(cur.test, loop, ev):
+            return True
         for block in _blocks_of(cur):
             if any(s is child for s in block) and _terminates(block, ev, loop) and \
                     _block_exits_loop(block, loop):

@@ -194,8 +194,8 @@ Not reported: bfloat16 autocast without a GradScaler, a scaler that is switched 
             if not isinstance(func, nodes.Attribute) or len(call.args) != 1:
                 continue
             scalers = [v for v in an.value(func.expr) if v.kind is Kind.SCALER
-                       and not v.has("disabled") and v.node is not None
-                       and not an.off_xla_path(v.node)]
+                       and v.device != "cuda" and not v.has("disabled")
+                       and v.node is not None and not an.off_xla_path(v.node)]
             if not scalers or an.off_xla_path(call):
                 continue
             optimizers = [v for v in an.value(call.args[0]) if v.kind is Kind.OPTIMIZER]

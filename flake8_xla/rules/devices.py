@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import Kind, const_str, keyword, mentions
+from flake8_xla.analysis import XLA_WORDS, Kind, const_str, keyword, mentions, xla_truth
 from flake8_xla.context import Finding
 from flake8_xla.facts import FileFacts
 from flake8_xla.rules.base import Rule
@@ -80,7 +80,7 @@ XLA device.
                 # A ``"cuda" if torch.cuda.is_available() else "cpu"`` choice still counts:
                 # on an XLA host it silently trains on the CPU.
                 if an.off_xla_path(target, kinds=(nodes.If, nodes.While)) or \
-                        self._overwritten_guard(target):
+                        self._xla_choice(target) or self._overwritten_guard(target):
                     continue
                 yield self.finding(target, what=what)
 
@@ -147,4 +147,16 @@ XLA device.
                     and any(v.kind is Kind.DEVICE and v.device == "xla"
                             for v in an.value(other.value)):
                 return True
+        return False
+
+    def _xla_choice(self, node: nodes.NodeNG) -> bool:
+        """``'xla' if use_xla else 'cuda'``: a conditional that picks XLA on the XLA path."""
+        child, cur = node, node.parent
+        while isinstance(cur, (nodes.IfExp, nodes.JoinedStr, nodes.FormattedValue, nodes.Call)):
+            if isinstance(cur, nodes.IfExp) and child is not cur.test and mentions(
+                    cur.test, *XLA_WORDS):
+                truth = xla_truth(cur.test, self.an.ev)
+                if truth is not None and (child is cur.orelse) == truth:
+                    return True
+            child, cur = cur, cur.parent
         return False

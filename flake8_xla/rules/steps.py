@@ -262,8 +262,13 @@ Measured (checks/XLA302, PJRT_DEVICE=CPU, 8 steps): 21 host-to-device transfers
 Reported only for loops over a `torch.utils.data.DataLoader` that run backward or
 an optimizer step, have a barrier and call `.to()` with the XLA device. A loop
 without any barrier is reported as XLA301 instead.
+
+**Opt-in.** The loop is correct and its cost is an overlap that the CPU device cannot
+show, so this rule is off by default; turn it on with `--extend-select=XLA302`
+(`--select=XLA` alone does not).
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
+    opt_in = True
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:

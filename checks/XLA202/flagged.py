@@ -1,0 +1,44 @@
+"""XLA202 flagged: autograd anomaly detection left on for training.
+
+``torch.autograd.set_detect_anomaly(True)`` makes every backward op check its
+result for NaN.  Each check reads a value on the host, so on an XLA device the
+backward pass is cut into many small graphs, each executed and copied back.
+"""
+import os
+
+import torch
+import torch.nn as nn
+import torch_xla
+
+STEPS = int(os.environ.get("XLA_CHECK_STEPS", "8"))
+BATCH_SIZE = 16
+FEATURES = 32
+
+
+def make_batches(n):
+    gen = torch.Generator().manual_seed(0)
+    return [(torch.randn(BATCH_SIZE, FEATURES, generator=gen), torch.randint(0, 2, (BATCH_SIZE,), generator=gen))
+            for _ in range(n)]
+
+
+def main():
+    torch.manual_seed(0)
+    torch.autograd.set_detect_anomaly(True)
+    device = torch_xla.device()
+    model = nn.Sequential(nn.Linear(FEATURES, 64), nn.ReLU(), nn.Linear(64, 2)).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss_fn = nn.CrossEntropyLoss()
+
+    for x, y in make_batches(STEPS):
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        torch_xla.sync()
+
+    print(f"XLA202 flagged: {STEPS} steps done")
+
+
+if __name__ == "__main__":
+    main()

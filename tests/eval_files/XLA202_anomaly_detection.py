@@ -1,0 +1,22 @@
+"""Eval file for XLA202 (autograd anomaly detection on during training)."""
+import torch
+import torch_xla
+
+device = torch_xla.device()
+torch.autograd.set_detect_anomaly(True)  # error: XLA202
+
+
+def train(model, loader, optimizer, args):
+    with torch.autograd.detect_anomaly():  # error: XLA202
+        for x, y in loader:
+            loss = model(x.to(device)).sum()
+            loss.backward()
+            optimizer.step()
+            torch_xla.sync()
+    # Traps: switched off, a flag of unknown value, a CUDA-only debugging branch.
+    torch.autograd.set_detect_anomaly(False)
+    torch.autograd.set_detect_anomaly(args.debug_anomaly)
+    with torch.autograd.detect_anomaly(False):
+        pass
+    if torch.cuda.is_available():
+        torch.autograd.set_detect_anomaly(True)
