@@ -358,10 +358,14 @@ GATES: dict[str, Gate] = {
 
 
 def gate_for(rule_cls: type[Rule]) -> Gate | None:
-    """The gate of ``rule_cls``: from :data:`GATES`, else from its ``table``, else None."""
+    """The gate of ``rule_cls``: from :data:`GATES`, else the rule's own ``gate``
+    (a static method taking :class:`FileFacts`), else from its ``table``, else None."""
     gate = GATES.get(rule_cls.code)
     if gate is not None:
         return gate
+    own = getattr(rule_cls, "gate", None)
+    if callable(own):
+        return own
     words = _table_words(rule_cls)
     if words is not None:
         return lambda f: f.any_ident(words)
@@ -456,9 +460,14 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
             if strict:
                 raise
             facts = None
+    torchtpu_only = False
     try:
         if not ctx.is_xla_code:
-            return []
+            # Under --xla-migrate, a file that already uses only TorchTPU still gets the
+            # band's TorchTPU rules (``torchtpu_code``), and only those.
+            if not (options.migrate and ctx.is_torchtpu_code):
+                return []
+            torchtpu_only = True
     except Exception:  # a file we cannot classify is not checked
         if strict:
             raise
@@ -467,6 +476,8 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         from flake8_xla.rules import ALL_RULES
         rules = ALL_RULES
     selected = list(rules)
+    if torchtpu_only:
+        selected = [r for r in selected if getattr(r, "torchtpu_code", False)]
     if facts is not None:
         try:
             selected = [r for r in selected if (gate := gate_for(r)) is None or gate(facts)]

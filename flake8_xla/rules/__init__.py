@@ -14,6 +14,7 @@ from flake8_xla.rules.distributed import (
     TrainerXlaSettings,
     UnreducedOptimizerStep,
 )
+from flake8_xla.rules.migration import MIGRATION_RULES
 from flake8_xla.rules.shapes import (
     DataDependentControlFlow,
     DynamicPadding,
@@ -44,6 +45,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     RemovedXlaApi,
     DeprecatedXlaApi,
     MissingMpFn,
+    *MIGRATION_RULES,  # XLA6xx: off unless --xla-migrate=torchtpu
 )
 RULES_BY_CODE: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}
 

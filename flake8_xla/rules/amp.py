@@ -8,6 +8,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import const_str, guarded, keyword
 from flake8_xla.context import Finding
+from flake8_xla.facts import xla_api
 from flake8_xla.rules.base import Rule
 
 CUDA_AMP = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.GradScaler",
@@ -180,7 +181,7 @@ Not reported: bfloat16 autocast without a GradScaler.
             if not self._is_scaler(func.expr):
                 continue
             classes = self._optimizer_classes(call.args[0], 0)
-            if self.ctx.options.version >= (2, 9) and self._is_torch_scaler(func.expr) and any(
+            if self._no_xla_scaler() and self._is_torch_scaler(func.expr) and any(
                     (an.qualname(c) or "").startswith(SYNCFREE) for c in classes):
                 key = (call.lineno, call.col_offset)
                 if key not in seen:
@@ -194,8 +195,12 @@ Not reported: bfloat16 autocast without a GradScaler.
                     key = (cls.lineno, cls.col_offset)
                     if key not in seen:
                         seen.add(key)
-                        fix = self.FIX_29 if self.ctx.options.version >= (2, 9) else self.FIX_OLD
+                        fix = self.FIX_29 if self._no_xla_scaler() else self.FIX_OLD
                         yield self.finding(cls, what=q, fix=fix)
+
+    def _no_xla_scaler(self) -> bool:
+        """The targeted torch_xla has no ``torch_xla.amp.GradScaler`` (API facts: 2.9 on)."""
+        return not xla_api().present("torch_xla.amp.GradScaler", self.ctx.options.version)
 
     def _is_scaler(self, node: nodes.NodeNG) -> bool:
         """An enabled GradScaler that the XLA path reaches."""

@@ -17,6 +17,11 @@ class Rule:
     ``explanation`` (markdown: why it is bad, example, fix), the ``source``
     documents it rests on and the torch_xla ``versions`` it applies to, and
     implement :meth:`check`.
+
+    ``migrate_message`` (optional) replaces ``message`` under
+    ``--xla-migrate=torchtpu``: the same hazard told in TorchTPU's terms, with the
+    same ``{...}`` fields. ``measurable`` is False for a rule whose claim no
+    ``checks/`` pair can measure here (the TorchTPU band needs a TPU).
     """
 
     code: ClassVar[str]
@@ -26,6 +31,8 @@ class Rule:
     source: ClassVar[tuple[str, ...]] = ()
     versions: ClassVar[str] = "all"
     needs_astroid: ClassVar[bool] = False
+    migrate_message: ClassVar[str | None] = None
+    measurable: ClassVar[bool] = True
 
     def __init__(self, ctx: ModuleContext) -> None:
         self.ctx = ctx
@@ -36,5 +43,8 @@ class Rule:
 
     def finding(self, node, **fmt: str) -> Finding:
         """A Finding at ``node`` (ast or astroid) with the formatted message."""
-        text = self.message.format(sync=self.ctx.sync_api, device=self.ctx.device_api, **fmt)
+        template = self.message
+        if self.migrate_message and self.ctx.options.migrate == "torchtpu":
+            template = self.migrate_message
+        text = template.format(sync=self.ctx.sync_api, device=self.ctx.device_api, **fmt)
         return Finding(node.lineno, node.col_offset, self.code, f"{self.code} {text}")

@@ -37,6 +37,10 @@ class HostSync(Rule):
     name = "host-sync-in-step"
     message = ("host sync {where}: {what} copies a lazy XLA tensor to the host, which "
                "executes the pending graph and stalls the device; {fix}")
+    migrate_message = ("host sync {where}: {what} reads a TPU tensor on the host, so TorchTPU "
+                       "compiles and runs the deferred ops, waits for the TPU and copies the "
+                       "result; read it every N steps or once after the loop, and reduce on "
+                       "the device first rather than once per parameter")
     FIX_STEP = "log it inside xm.add_step_closure(...) or read it once after the loop"
     FIX_PARAM = ("reduce on the device first (e.g. torch.stack([...]).tolist() once) instead "
                  "of one read per parameter")
