@@ -22,6 +22,15 @@ def _version_arg(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _migrate_arg(text: str) -> str:
+    """argparse type for ``--xla-migrate`` (also applied to the config's ``xla-migrate``)."""
+    value = text.strip()
+    if value not in MIGRATIONS:
+        raise argparse.ArgumentTypeError(
+            f"unknown migration {text!r} (known: {', '.join(MIGRATIONS)})")
+    return value
+
+
 class Plugin:
     """The flake8 plugin: one instance per checked file.
 
@@ -54,7 +63,7 @@ class Plugin:
             help="torch_xla version the advice targets, e.g. 2.9 "
                  "(default: the installed torch_xla, else 2.9)")
         parser.add_option(
-            "--xla-migrate", default=None, choices=MIGRATIONS, parse_from_config=True,
+            "--xla-migrate", default=None, type=_migrate_arg, parse_from_config=True,
             help="turn on a migration band: torchtpu reports every torch_xla API use with "
                  "its TorchTPU counterpart, and TorchTPU's own traps (XLA6xx; default: off)")
 

@@ -1257,24 +1257,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="use only wheels already in --cache (with --xla-versions)")
     p.add_argument("--check", action="store_true",
                    help="regenerate in memory and compare with the files in --out-dir")
+    p.add_argument("--only", choices=("xla", "tpu"), default=None,
+                   help="generate only xla_api.json or only torchtpu_api.json")
     args = p.parse_args(argv)
+    outputs: dict[str, str] = {}
     try:
-        if args.xla_versions:
-            versions = [v.strip() for v in args.xla_versions.split(",") if v.strip()]
-        elif args.offline:
-            versions = newest_patch_per_minor(
-                m.group(1) for m in (re.match(r"torch_xla-([^-]+)-", w.name)
-                                     for w in args.cache.glob("torch_xla-*.whl")) if m)
-        else:
-            versions = newest_patch_per_minor(index_versions(XLA_PACKAGE, XLA_PYTHON,
-                                                             XLA_PLATFORM))
-        if not versions:
-            raise FactsError("no torch_xla version to read")
-        xla_wheels = [download(XLA_PACKAGE, v, args.cache, XLA_PYTHON, XLA_PLATFORM, args.offline)
-                      for v in versions]
-        tpu_wheel = download(TPU_PACKAGE, TPU_VERSION, args.cache, TPU_PYTHON, TPU_PLATFORM,
-                             args.offline)
-        outputs = {"xla_api.json": build_xla(xla_wheels), "torchtpu_api.json": build_tpu(tpu_wheel)}
+        if args.only != "tpu":
+            outputs["xla_api.json"] = build_xla(_xla_wheels(args))
+        if args.only != "xla":
+            outputs["torchtpu_api.json"] = build_tpu(download(
+                TPU_PACKAGE, TPU_VERSION, args.cache, TPU_PYTHON, TPU_PLATFORM, args.offline))
     except FactsError as exc:
         print(f"api_facts: error: {exc}", file=sys.stderr)
         return 2
@@ -1291,6 +1283,23 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(text, encoding="utf-8")
             print(f"wrote {path} ({len(text.encode())} bytes)")
     return status
+
+
+def _xla_wheels(args: argparse.Namespace) -> list[Wheel]:
+    """The torch_xla wheels to read: ``--xla-versions``, or the cache (``--offline``), or
+    the newest patch of every minor release on the package index."""
+    if args.xla_versions:
+        versions = [v.strip() for v in args.xla_versions.split(",") if v.strip()]
+    elif args.offline:
+        versions = newest_patch_per_minor(
+            m.group(1) for m in (re.match(r"torch_xla-([^-]+)-", w.name)
+                                 for w in args.cache.glob("torch_xla-*.whl")) if m)
+    else:
+        versions = newest_patch_per_minor(index_versions(XLA_PACKAGE, XLA_PYTHON, XLA_PLATFORM))
+    if not versions:
+        raise FactsError("no torch_xla version to read")
+    return [download(XLA_PACKAGE, v, args.cache, XLA_PYTHON, XLA_PLATFORM, args.offline)
+            for v in versions]
 
 
 if __name__ == "__main__":

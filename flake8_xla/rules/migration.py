@@ -77,8 +77,10 @@ MESH = "torch.tpu.distributed.topology_aware_mesh"
 
 def _sources(*keys: str, public_names: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Rule ``source`` lines: the wheel files (and lines) the rule's facts rest on."""
+    table = next(iter(_tpu()["public"].values()), {}).get("table", "")
     out = [(f"{TPU_WHEEL} wheel, read by scripts/api_facts.py into "
-           "flake8_xla/data/torchtpu_api.json")]
+            "flake8_xla/data/torchtpu_api.json"),
+           f"{TPU_WHEEL}: {table} (the public torch.tpu table)"]
     for key in keys:
         if cite(key):
             out.append(f"{TPU_WHEEL}: {cite(key)}")
