@@ -324,12 +324,19 @@ def launches(f: FileFacts) -> bool:
     return f.any_ident(LAUNCHER_WORDS) and f.any_ident(TORCH_XLA_PACKAGES)
 
 
+_TABLE_WORDS: dict[type, frozenset[str] | None] = {}
+
+
 def _table_words(rule_cls: type[Rule]) -> frozenset[str] | None:
-    """Last parts of the qualified names of a table-driven rule (XLA507/508)."""
+    """Last parts of the qualified names of a table-driven rule (XLA507/508), computed
+    once per class (the tables come from the API facts and hold a hundred names)."""
+    if rule_cls in _TABLE_WORDS:
+        return _TABLE_WORDS[rule_cls]
     table = getattr(rule_cls, "table", None)
-    if not isinstance(table, dict) or not table:
-        return None
-    return frozenset(str(name).rsplit(".", 1)[-1] for name in table)
+    words = frozenset(str(name).rsplit(".", 1)[-1] for name in table) \
+        if isinstance(table, dict) and table else None
+    _TABLE_WORDS[rule_cls] = words
+    return words
 
 
 Gate = Callable[[FileFacts], bool]

@@ -16,12 +16,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+from functools import cache, cached_property
+from pathlib import Path
 from typing import Any
 
 Version = tuple[int, int]
 
+DATA_DIR = Path(__file__).resolve().parent / "data"
 XLA_DATA = "xla_api.json"
 TPU_DATA = "torchtpu_api.json"
 
@@ -125,16 +126,23 @@ class XlaApi:
         self.releases: tuple[Version, ...] = tuple(
             sorted(_as_version(r) for r in data["releases"]))
         self.wheels: dict[str, dict[str, str]] = data.get("wheels", {})
-        self.names: dict[str, NameFacts] = {}
-        for qualname, entry in data["names"].items():
+        self._raw_names: dict[str, dict[str, Any]] = data["names"]
+
+    @cached_property
+    def names(self) -> dict[str, NameFacts]:
+        """``{qualified name: NameFacts}`` (built on first use: option parsing needs only
+        the releases)."""
+        out: dict[str, NameFacts] = {}
+        for qualname, entry in self._raw_names.items():
             dep = entry.get("deprecated") or {}
             repl = dep.get("replacement") or (entry.get("replacement") or {}).get("name")
-            self.names[qualname] = NameFacts(
+            out[qualname] = NameFacts(
                 qualname=qualname, kind=entry["kind"],
                 releases=tuple(_as_version(r) for r in entry["releases"]),
                 deprecated_in=_as_version(dep["release"]) if dep.get("release") else None,
                 replacement=repl, message=dep.get("message") or "",
                 removed_in=_as_version(entry["removed"]) if entry.get("removed") else None)
+        return out
 
     @property
     def newest(self) -> Version:
@@ -186,8 +194,7 @@ class XlaApi:
 
 @cache
 def _load(name: str) -> dict[str, Any]:
-    text = resources.files("flake8_xla").joinpath("data", name).read_text(encoding="utf-8")
-    return json.loads(text)
+    return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
 
 
 @cache

@@ -1063,6 +1063,9 @@ def tpu_facts(wheel_path: Path) -> dict[str, object]:
     with zipfile.ZipFile(wheel_path) as zf:
         meta_name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
         metadata = zf.read(meta_name).decode("utf-8", errors="replace")
+        ep_name = meta_name.replace("METADATA", "entry_points.txt")
+        entry_points = zf.read(ep_name).decode("utf-8", errors="replace") \
+            if ep_name in zf.namelist() else ""
     spec, low, high = _requires_torch(metadata)
     table_file, table = _public_table(tpu)
     public: dict[str, object] = {}
@@ -1085,6 +1088,10 @@ def tpu_facts(wheel_path: Path) -> dict[str, object]:
                 entry.update(_stages_map_entry(tpu, target_str, name))
             public[f"{mod}.{name}"] = entry
     traps: dict[str, object] = {}
+    m = re.search(r"^\[torch\.backends\]\s*\n\s*(\S+)\s*=\s*(\S+)", entry_points, re.MULTILINE)
+    if m:  # torch's device-backend autoload: `import torch` imports it
+        traps["autoload"] = {"file": ep_name, "group": "torch.backends", "name": m.group(1),
+                             "entry": m.group(2)}
     loader = "torch_tpu._loader"
     backend = "torch_tpu._internal.compile._backend"
     device = "torch_tpu._internal.device._device_module"

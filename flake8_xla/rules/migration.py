@@ -92,6 +92,15 @@ def _sources(*keys: str, public_names: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _autoload_source() -> tuple[str, ...]:
+    """The entry point through which ``import torch`` loads TorchTPU, as a source line."""
+    auto = _trap("autoload")
+    if not auto:
+        return ()
+    return ((f"{TPU_WHEEL}: {auto['file']} ([{auto['group']}] {auto['name']} = "
+            f"{auto['entry']})"),)
+
+
 # ------------------------------------------------------------------ the counterpart map
 #: category -> the rule code that reports it.
 CATEGORIES = ("import", "device", "graph", "loader", "collectives", "launch", "ranks", "amp",
@@ -435,8 +444,9 @@ class _Counterpart(_MigrationRule):
 class TorchTpuImport(_Counterpart):
     """XLA600: an import of torch_xla, which TorchTPU does not use.
 
-    Source: torch-tpu 0.2.0 wheel: ``torch_tpu/_loader.py`` (torch's device-backend
-    autoload imports it with ``import torch`` and installs ``torch.tpu``).
+    Source: torch-tpu 0.2.0 wheel: ``entry_points.txt`` (``[torch.backends] torch_tpu =
+    torch_tpu._loader:load``: torch's device-backend autoload imports it with ``import
+    torch``) and ``torch_tpu/_loader.py`` (``public_api.install()`` adds ``torch.tpu``).
     """
 
     code = "XLA600"
@@ -460,7 +470,7 @@ import torch_xla.core.xla_model as xm
 import torch  # torch.tpu comes with it
 ```
 """
-    source = _sources("compile_patch")
+    source = _sources("compile_patch") + _autoload_source()
 
 
 class TorchTpuDevice(_Counterpart):
