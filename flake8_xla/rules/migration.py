@@ -413,8 +413,7 @@ class _MigrationRule(Rule):
     measurable = False
     #: also checked in files that use only TorchTPU (no torch_xla, no 'xla' device)
     torchtpu_code: ClassVar[bool] = False
-    versions = (f"all torch_xla versions; opt-in band (--xla-migrate=torchtpu), facts from "
-                f"the {TPU_WHEEL} wheel")
+    versions = "all"  # the band is about leaving torch_xla, whichever release it is
 
     def check(self) -> Iterator[Finding]:
         if self.ctx.options.migrate != MIGRATE:
@@ -426,9 +425,9 @@ class _MigrationRule(Rule):
         raise NotImplementedError
 
 
-_NO_TPU = (f"Nothing in this band can be measured without a TPU: the counterparts and traps "
-           f"are read from the sources of the {TPU_WHEEL} wheel (never run here), so the rule "
-           f"has no `checks/` pair.")
+_NO_TPU = (f"Off unless `--xla-migrate=torchtpu`. Nothing in this band can be measured "
+           f"without a TPU: the counterparts and traps are read from the sources of the "
+           f"{TPU_WHEEL} wheel (never run here), so the rule has no `checks/` pair.")
 
 
 class _Counterpart(_MigrationRule):
