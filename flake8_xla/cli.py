@@ -40,7 +40,7 @@ from flake8_xla.config import (
     per_file_ignores,
     xla_codes,
 )
-from flake8_xla.context import TARGETS
+from flake8_xla.context import MIGRATIONS, TARGETS
 from flake8_xla.docs import UnknownRuleError, find_rule, help_uri, rule_markdown, summary
 from flake8_xla.rules import ALL_RULES
 
@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="auto: check files that use torch_xla (default); all: every file")
     p.add_argument("--xla-version", default=None, metavar="X.Y",
                    help="torch_xla version the advice targets (default: installed, else 2.9)")
+    p.add_argument("--xla-migrate", choices=MIGRATIONS, default=None,
+                   help="turn on a migration band: torchtpu (XLA6xx, TorchTPU counterparts "
+                        "and traps; default: off)")
     p.add_argument("--docs-url", default=None, metavar="URL",
                    help="base URL of the rule docs in SARIF/JSON (default: docs/rules.md)")
     p.add_argument("--output-file", default=None, metavar="FILE",
@@ -165,6 +168,9 @@ def flake8_arguments(args: argparse.Namespace, project: ProjectConfig,
         out.append(f"--xla-target={target}")
     if version:
         out.append(f"--xla-version={version}")
+    migrate = args.xla_migrate or project.xla_migrate
+    if migrate:
+        out.append(f"--xla-migrate={migrate}")
     docs_url = args.docs_url or project.docs_url
     if docs_url:
         out.append(f"--xla-docs-url={docs_url}")

@@ -4,7 +4,8 @@ The standalone ``flake8-xla`` command merges, lowest precedence first: the flake
 config (``setup.cfg``, ``tox.ini``, ``.flake8``: read by flake8 itself), the
 ``[tool.flake8-xla]`` table of the nearest pyproject.toml that has one, and the
 command line. Ignore lists and per-file ignores accumulate; ``select``,
-``xla-target``, ``xla-version``, ``format`` and ``docs-url`` are replaced.
+``xla-target``, ``xla-version``, ``xla-migrate``, ``format`` and ``docs-url`` are
+replaced.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 from flake8 import utils as flake8_utils
 from flake8.defaults import VALID_CODE_PREFIX
 
-from flake8_xla.context import TARGETS, parse_version
+from flake8_xla.context import MIGRATIONS, TARGETS
+from flake8_xla.facts import check_version as _check_xla_version
 
 try:  # Python 3.11+
     import tomllib as _toml
@@ -35,7 +37,8 @@ FORMATS = ("text", "json", "sarif", "github")
 XLA_CODE = re.compile(r"XLA\d{0,3}")
 _TABLE_HEADER = re.compile(r'^\s*\[\s*tool\s*\.\s*"?flake8-xla"?\s*[\].]', re.MULTILINE)
 KEYS = frozenset({"select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-                  "extend-exclude", "xla-target", "xla-version", "format", "docs-url"})
+                  "extend-exclude", "xla-target", "xla-version", "format", "docs-url",
+                  "xla-migrate"})
 
 
 class ConfigError(ValueError):
@@ -59,6 +62,7 @@ class ProjectConfig:
     xla_version: str | None = None
     format: str | None = None
     docs_url: str | None = None
+    xla_migrate: str | None = None
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -123,11 +127,12 @@ def xla_codes(value: Any, where: str) -> list[str]:
 
 
 def check_version(value: Any, where: str) -> str:
-    """``value`` if it is a ``major.minor`` string; raises :class:`ConfigError` otherwise."""
+    """``value`` if it is a ``major.minor`` string of a release the API facts cover;
+    raises :class:`ConfigError` otherwise."""
     if not isinstance(value, str):
         raise ConfigError(f"{where}: expected a quoted version such as \"2.9\", got {value!r}")
     try:
-        parse_version(value)
+        _check_xla_version(value)
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from exc
     return value
@@ -214,6 +219,8 @@ def load_project_config(path: Path) -> ProjectConfig:
             cfg.xla_version = check_version(value, where)
         elif key == "format":
             cfg.format = _choice(value, FORMATS, where)
+        elif key == "xla-migrate":
+            cfg.xla_migrate = _choice(value, MIGRATIONS, where)
         elif key == "docs-url":
             if not isinstance(value, str):
                 raise ConfigError(f"{where}: expected a URL string, got {value!r}")

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
+from flake8_xla.facts import parse_version, xla_api
 from flake8_xla.imports import ImportTable
 
-NEWEST_KNOWN_XLA = (2, 9)
+#: The newest torch_xla release of the API facts (flake8_xla/data/xla_api.json).
+NEWEST_KNOWN_XLA = xla_api().newest
 TARGETS = ("auto", "all")
+#: ``--xla-migrate`` values: the migration bands (XLA6xx: torch_xla -> TorchTPU).
+MIGRATIONS = ("torchtpu",)
 
 
 class Finding(NamedTuple):
@@ -24,21 +27,14 @@ class Finding(NamedTuple):
     message: str
 
 
-def parse_version(text: str) -> tuple[int, int]:
-    """``'2.9.0+cpu'`` -> ``(2, 9)``. Raises ValueError when no ``major.minor`` is found."""
-    m = re.match(r"\s*(\d+)\.(\d+)", text)
-    if not m:
-        raise ValueError(f"not a torch_xla version: {text!r} (expected e.g. 2.9)")
-    return int(m.group(1)), int(m.group(2))
-
-
 def installed_xla_version() -> tuple[int, int]:
     """Version of the installed torch_xla distribution (read from metadata, never imported).
 
-    Falls back to the newest release this linter knows (2.9) when it is absent.
+    Falls back to the newest release of the API facts when it is absent, and reads a
+    release outside the facts' range as the nearest one they cover.
     """
     try:
-        return parse_version(importlib.metadata.version("torch_xla"))
+        return xla_api().facts_version(parse_version(importlib.metadata.version("torch_xla")))
     except (importlib.metadata.PackageNotFoundError, ValueError):
         return NEWEST_KNOWN_XLA
 
@@ -46,11 +42,13 @@ def installed_xla_version() -> tuple[int, int]:
 @dataclass(frozen=True)
 class Options:
     """User settings: ``target`` is 'auto' or 'all'; ``version`` the targeted torch_xla;
-    ``selected``: the codes and prefixes the user selected by name (``--select`` /
-    ``--extend-select``), which turn on opt-in rules."""
+    ``migrate`` a migration band to turn on (``'torchtpu'``) or None; ``selected``: the
+    codes and prefixes the user selected by name (``--select`` / ``--extend-select``),
+    which turn on opt-in rules."""
 
     target: str = "auto"
     version: tuple[int, int] = NEWEST_KNOWN_XLA
+    migrate: str | None = None
     selected: tuple[str, ...] = ()
 
     def opts_in(self, code: str) -> bool:
@@ -104,6 +102,24 @@ class ModuleContext:
         return False
 
     @cached_property
+    def is_torchtpu_code(self) -> bool:
+        """True when the file uses TorchTPU: ``torch.tpu``, an import of ``torch_tpu``, or
+        the string ``'tpu'`` used as a device (only asked under ``--xla-migrate``)."""
+        if "tpu" not in self.source:
+            return False
+        if self.imports.imports_prefix("torch_tpu") or self.imports.imports_prefix("torch.tpu"):
+            return True
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Attribute) and node.attr == "tpu" and \
+                    isinstance(node.value, ast.Name) and \
+                    self.imports.resolve(node.value.id) == "torch":
+                return True
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                    node.value == "tpu" or node.value.startswith("tpu:")):
+                return True
+        return False
+
+    @cached_property
     def analyzer(self):  # -> Analyzer | None (import kept lazy: astroid is costly to load)
         """The astroid-backed :class:`~flake8_xla.analysis.Analyzer`, or None if astroid fails."""
         try:
@@ -119,13 +135,12 @@ class ModuleContext:
     # Version-aware spellings -------------------------------------------------
     @property
     def sync_api(self) -> str:
-        """The step barrier of the targeted torch_xla: ``torch_xla.sync()`` from 2.8 on."""
-        return "torch_xla.sync()" if self.options.version >= (2, 8) else "xm.mark_step()"
+        """The step barrier of the targeted torch_xla, from the API facts: ``xm.mark_step()``,
+        or the replacement its deprecation names once deprecated (``torch_xla.sync()``)."""
+        return xla_api().spelling("torch_xla.core.xla_model.mark_step", self.options.version)
 
     @property
     def device_api(self) -> str:
-        """The XLA device getter of the targeted torch_xla: ``torch_xla.device()`` from 2.8 on.
-
-        2.8 is the release that deprecated ``xm.xla_device`` (see XLA508).
-        """
-        return "torch_xla.device()" if self.options.version >= (2, 8) else "xm.xla_device()"
+        """The XLA device getter of the targeted torch_xla, from the API facts:
+        ``xm.xla_device()``, or its deprecation's replacement (``torch_xla.device()``)."""
+        return xla_api().spelling("torch_xla.core.xla_model.xla_device", self.options.version)

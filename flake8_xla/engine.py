@@ -5,13 +5,13 @@ astroid tree costs more than flake8's own checks of the file. So before a rule
 runs, the engine asks its *gate*: one pass over flake8's ast tree collects the
 file's identifiers (names, attributes, keywords, parameters, imported names),
 its short string literals and whether it has loops
-(:class:`~flake8_xla.facts.FileFacts`), and each rule class's
+(:class:`~flake8_xla.filefacts.FileFacts`), and each rule class's
 :meth:`~flake8_xla.rules.base.Rule.precondition` says whether the rule could
 possibly fire given those facts. The astroid tree is built only when some rule
 passes its gate, and only those rules run.
 
 A gate must be a *necessary* condition of its rule: it may let a file through
-for nothing, never hide a finding (see :mod:`flake8_xla.facts`).
+for nothing, never hide a finding (see :mod:`flake8_xla.filefacts`).
 ``tests/test_robustness.py`` checks that gated and ungated runs give the same
 findings on every eval file, check pair and corpus script, and
 ``benchmarks/crash_sweep.py --verify-gates`` does on 25,000 library files;
@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from flake8_xla.context import Finding, ModuleContext, Options
-from flake8_xla.facts import FileFacts
+from flake8_xla.filefacts import FileFacts
 
 if TYPE_CHECKING:
     from flake8_xla.rules import Rule
@@ -55,7 +55,7 @@ Gate = Callable[[FileFacts], bool]
 
 
 def gate_for(rule_cls: type[Rule]) -> Gate | None:
-    """The precondition the rule class declares (see :mod:`flake8_xla.facts`).
+    """The precondition the rule class declares (see :mod:`flake8_xla.filefacts`).
 
     A table-driven rule (XLA507/508) that declares none gets one from the last parts of
     its table's qualified names. None for a rule with neither (a test forbids that).
@@ -64,18 +64,28 @@ def gate_for(rule_cls: type[Rule]) -> Gate | None:
 
     if getattr(rule_cls.precondition, "__func__", None) is not Rule.precondition.__func__:
         return rule_cls.precondition
+    own = getattr(rule_cls, "gate", None)
+    if callable(own):
+        return own
     words = _table_words(rule_cls)
     if words is not None:
         return lambda f: f.any_ident(words)
     return None
 
 
+_TABLE_WORDS: dict[type, frozenset[str] | None] = {}
+
+
 def _table_words(rule_cls: type[Rule]) -> frozenset[str] | None:
-    """Last parts of the qualified names of a table-driven rule (XLA507/508)."""
+    """Last parts of the qualified names of a table-driven rule (XLA507/508), computed
+    once per class (the tables come from the API facts and hold a hundred names)."""
+    if rule_cls in _TABLE_WORDS:
+        return _TABLE_WORDS[rule_cls]
     table = getattr(rule_cls, "table", None)
-    if not isinstance(table, dict) or not table:
-        return None
-    return frozenset(str(name).rsplit(".", 1)[-1] for name in table)
+    words = frozenset(str(name).rsplit(".", 1)[-1] for name in table) \
+        if isinstance(table, dict) and table else None
+    _TABLE_WORDS[rule_cls] = words
+    return words
 
 
 @contextlib.contextmanager
@@ -166,9 +176,14 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
             if strict:
                 raise
             facts = None
+    torchtpu_only = False
     try:
         if not ctx.is_xla_code:
-            return []
+            # Under --xla-migrate, a file that already uses only TorchTPU still gets the
+            # band's TorchTPU rules (``torchtpu_code``), and only those.
+            if not (options.migrate and ctx.is_torchtpu_code):
+                return []
+            torchtpu_only = True
     except Exception:  # a file we cannot classify is not checked
         if strict:
             raise
@@ -177,6 +192,8 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         from flake8_xla.rules import ALL_RULES
         rules = ALL_RULES
     selected = [r for r in rules if not r.opt_in or options.opts_in(r.code)]
+    if torchtpu_only:
+        selected = [r for r in selected if getattr(r, "torchtpu_code", False)]
     if facts is not None:
         try:
             selected = [r for r in selected if (gate := gate_for(r)) is None or gate(facts)]

@@ -1,223 +1,231 @@
-"""Syntax facts of one file, from one walk over flake8's ast tree, for the rules' preconditions.
+"""API facts read from the released wheels: the data files under ``flake8_xla/data/``.
 
-Each rule class declares a cheap *necessary* condition
-(:meth:`~flake8_xla.rules.base.Rule.precondition`) over a :class:`FileFacts`; the
-engine builds astroid and runs a rule only when its condition holds. A condition may
-let a file through for nothing, never hide a finding. They rest on one fact: every
-qualified name a rule compares (``torch_xla.core.xla_model.mark_step``) ends with an
-identifier spelled in the file, since names are resolved from the file's own imports.
-The word sets below are derived from the API model (``flake8_xla/data/api_model.toml``)
-where they name library functions, so the two cannot drift apart.
+``xla_api.json`` says, for every public name of the public torch_xla modules, which
+minor releases have it, which release deprecated it (and the replacement the
+deprecation names) and which removed it. ``torchtpu_api.json`` holds the public
+``torch.tpu`` table of torch-tpu and the traps its sources show. Both are written by
+``scripts/api_facts.py`` from the wheels on the package index (read with ``ast``,
+never imported). Rules and messages take every version fact from here; none types
+one.
+
+Versions are ``(major, minor)`` tuples such as ``(2, 9)``.
 """
 
 from __future__ import annotations
 
-import ast
-from collections import deque
-from collections.abc import Iterable
-from functools import lru_cache
+import json
+import re
+from dataclasses import dataclass
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
 
-_MAX_STRING = 80  # longer string literals are prose, never a device or a strategy
-FORWARD_NAMES = frozenset({"forward", "_forward"})
+Version = tuple[int, int]
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+XLA_DATA = "xla_api.json"
+TPU_DATA = "torchtpu_api.json"
+
+#: The short spellings torch_xla's own docs and examples use for its modules.
+#: Display only: ``xm.mark_step`` reads better than the qualified name.
+SHORT_NAMES: tuple[tuple[str, str], ...] = (
+    ("torch_xla.core.xla_model.", "xm."),
+    ("torch_xla.runtime.", "xr."),
+    ("torch_xla.distributed.xla_multiprocessing.", "xmp."),
+    ("torch_xla.distributed.parallel_loader.", "pl."),
+    ("torch_xla.debug.metrics.", "met."),
+    ("torch_xla.distributed.spmd.", "xs."),
+)
 
 
-class FileFacts:
-    """What the preconditions ask about one file.
+def version_text(version: Version) -> str:
+    """``(2, 9)`` -> ``'2.9'``."""
+    return f"{version[0]}.{version[1]}"
+
+
+def parse_version(text: str) -> Version:
+    """``'2.9.0+cpu'`` -> ``(2, 9)``. Raises ValueError when no ``major.minor`` is found."""
+    m = re.match(r"\s*(\d+)\.(\d+)", text)
+    if not m:
+        raise ValueError(f"not a torch_xla version: {text!r} (expected e.g. 2.9)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def _as_version(text: str) -> Version:
+    major, minor = text.split(".")[:2]
+    return int(major), int(minor)
+
+
+def short_name(qualname: str) -> str:
+    """The conventional short spelling: ``torch_xla.core.xla_model.mark_step`` -> ``xm.mark_step``."""
+    for prefix, short in SHORT_NAMES:
+        if qualname.startswith(prefix):
+            return short + qualname[len(prefix):]
+    return qualname
+
+
+@dataclass(frozen=True)
+class NameFacts:
+    """What the wheels say about one qualified name.
 
     Attributes:
-        idents: every identifier spelled in code: names, attribute names, keyword
-            argument names, function/class/parameter names, and each dotted part
-            of imported modules and names (with their ``as`` names).
-        call_attrs: attribute names that are called (``x.step()`` gives ``step``).
-        keywords: keyword argument names of calls (also in ``idents``).
-        called_names: names that are called directly (``float(x)`` gives ``float``).
-        strings: string literals of at most 80 characters (f-string parts included).
-        imports: the ``import`` and ``from ... import`` statements, in ast.walk order.
-        has_loop: a ``for``/``async for``/``while`` statement exists.
-        has_for: a ``for``/``async for`` statement exists.
-        loop_outside_forward: a loop exists outside every ``forward`` method.
-        has_comprehension: a comprehension exists.
-        has_classes: a class statement with a base class exists.
-        has_defs: a function definition exists.
+        qualname: e.g. ``torch_xla.core.xla_model.mark_step``.
+        kind: ``function``, ``class``, ``value`` or ``module`` (in the newest release
+            that has it).
+        releases: the minor releases in which ``import module; getattr(module, name)``
+            succeeds (for a module: ``import`` succeeds).
+        deprecated_in: the first release whose sources mark it deprecated, or None.
+        replacement: the API the deprecation names (or, for an API removed without a
+            notice, the replacement a ``checks/`` script runs), or None.
+        message: the deprecation's text ('' when none).
+        removed_in: the first release after the last one that has it, or None.
     """
 
-    __slots__ = (
-        "_lower",
-        "call_attrs",
-        "called_names",
-        "has_classes",
-        "has_comprehension",
-        "has_defs",
-        "has_for",
-        "has_loop",
-        "idents",
-        "imports",
-        "keywords",
-        "loop_outside_forward",
-        "strings",
-    )
+    qualname: str
+    kind: str
+    releases: tuple[Version, ...]
+    deprecated_in: Version | None = None
+    replacement: str | None = None
+    message: str = ""
+    removed_in: Version | None = None
 
-    def __init__(self, tree: ast.AST) -> None:
-        idents: set[str] = set()
-        call_attrs: set[str] = set()
-        keywords: set[str] = set()
-        called_names: set[str] = set()
-        strings: set[str] = set()
-        has_loop = has_comprehension = has_for = has_classes = has_defs = False
-        loops = 0
-        forward_loops = 0
-        name_t, attr_t, call_t, const_t, node_t = (ast.Name, ast.Attribute, ast.Call,
-                                                   ast.Constant, ast.AST)
-        loop_ts = (ast.For, ast.AsyncFor, ast.While)
-        def_ts = (ast.FunctionDef, ast.AsyncFunctionDef)
-        imports: list[ast.stmt] = []
-        # A queue over ``_fields`` walks about twice as fast as ast.walk, in the same
-        # (breadth-first) order, which the import table depends on.
-        queue: deque[ast.AST] = deque([tree])
-        pop, push = queue.popleft, queue.append
-        while queue:
-            node = pop()
-            t = type(node)
-            if t is name_t:
-                idents.add(node.id)  # type: ignore[attr-defined]
-                continue  # a Name has no child but its context
-            if t is const_t:
-                value = node.value  # type: ignore[attr-defined]
-                if type(value) is str and len(value) <= _MAX_STRING:
-                    strings.add(value)
-                continue
-            if t is attr_t:
-                idents.add(node.attr)  # type: ignore[attr-defined]
-            elif t is call_t:
-                func = node.func  # type: ignore[attr-defined]
-                if type(func) is attr_t:
-                    call_attrs.add(func.attr)
-                elif type(func) is name_t:
-                    called_names.add(func.id)
-            elif t is ast.keyword:
-                if node.arg:  # type: ignore[attr-defined]
-                    keywords.add(node.arg)  # type: ignore[attr-defined]
-            elif t is ast.arg:
-                idents.add(node.arg)  # type: ignore[attr-defined]
-            elif t is ast.alias:
-                idents.update(node.name.split("."))  # type: ignore[attr-defined]
-                if node.asname:  # type: ignore[attr-defined]
-                    idents.add(node.asname)  # type: ignore[attr-defined]
-            elif t is ast.ImportFrom:
-                imports.append(node)  # type: ignore[arg-type]
-                if node.module:  # type: ignore[attr-defined]
-                    idents.update(node.module.split("."))  # type: ignore[attr-defined]
-            elif t is ast.Import:
-                imports.append(node)  # type: ignore[arg-type]
-            elif t in loop_ts:
-                has_loop = True
-                loops += 1
-                if t is not ast.While:
-                    has_for = True
-            elif t is ast.comprehension:
-                has_comprehension = True
-            elif t in def_ts:
-                has_defs = True
-                idents.add(node.name)  # type: ignore[attr-defined]
-                if node.name in FORWARD_NAMES:  # type: ignore[attr-defined]
-                    forward_loops += sum(1 for n in ast.walk(node) if type(n) in loop_ts)
-            elif t is ast.ClassDef:
-                idents.add(node.name)  # type: ignore[attr-defined]
-                if node.bases:  # type: ignore[attr-defined]
-                    has_classes = True
-            for field in node._fields:
-                value = getattr(node, field, None)
-                if type(value) is list:
-                    for item in value:
-                        if isinstance(item, node_t):
-                            push(item)
-                elif isinstance(value, node_t):
-                    push(value)
-        idents |= keywords
-        self.idents = frozenset(idents)
-        self.call_attrs = frozenset(call_attrs)
-        self.keywords = frozenset(keywords)
-        self.strings = frozenset(strings)
-        self.has_loop = has_loop
-        self.has_for = has_for
-        self.loop_outside_forward = loops > forward_loops
-        self.has_comprehension = has_comprehension
-        self.has_classes = has_classes
-        self.has_defs = has_defs
-        self.called_names = frozenset(called_names)
-        self.imports = tuple(imports)
-        self._lower: frozenset[str] | None = None
+    def present(self, version: Version) -> bool:
+        """True when ``version`` has the name."""
+        return version in self.releases
+
+    def removed_at(self, version: Version, known: tuple[Version, ...]) -> Version | None:
+        """The release that removed the name, if an earlier release had it and ``version``
+        does not; None when ``version`` has it or it only appeared later.
+
+        ``known`` is the sorted tuple of releases the facts cover.
+        """
+        if self.present(version):
+            return None
+        earlier = [r for r in self.releases if r < version]
+        if not earlier:
+            return None
+        later = [r for r in known if r > earlier[-1]]
+        return later[0] if later else None
+
+    def deprecated_at(self, version: Version) -> bool:
+        """True when ``version`` has the name and marks it deprecated."""
+        return self.present(version) and self.deprecated_in is not None and \
+            self.deprecated_in <= version
+
+
+class XlaApi:
+    """The torch_xla facts of ``xla_api.json``.
+
+    Attributes:
+        releases: the minor releases read, oldest first, e.g. ``((2, 1), ..., (2, 9))``.
+        wheels: ``{'2.9': {'file': ..., 'sha256': ..., 'version': '2.9.0'}, ...}``.
+        names: ``{qualified name: NameFacts}``.
+    """
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.releases: tuple[Version, ...] = tuple(
+            sorted(_as_version(r) for r in data["releases"]))
+        self.wheels: dict[str, dict[str, str]] = data.get("wheels", {})
+        self._raw_names: dict[str, dict[str, Any]] = data["names"]
+
+    @cached_property
+    def names(self) -> dict[str, NameFacts]:
+        """``{qualified name: NameFacts}`` (built on first use: option parsing needs only
+        the releases)."""
+        out: dict[str, NameFacts] = {}
+        for qualname, entry in self._raw_names.items():
+            dep = entry.get("deprecated") or {}
+            repl = dep.get("replacement") or (entry.get("replacement") or {}).get("name")
+            out[qualname] = NameFacts(
+                qualname=qualname, kind=entry["kind"],
+                releases=tuple(_as_version(r) for r in entry["releases"]),
+                deprecated_in=_as_version(dep["release"]) if dep.get("release") else None,
+                replacement=repl, message=dep.get("message") or "",
+                removed_in=_as_version(entry["removed"]) if entry.get("removed") else None)
+        return out
 
     @property
-    def lower_idents(self) -> frozenset[str]:
-        """``idents`` in lower case (computed on first use)."""
-        if self._lower is None:
-            self._lower = frozenset(i.lower() for i in self.idents)
-        return self._lower
+    def newest(self) -> Version:
+        """The newest release the facts cover (the default ``--xla-version``)."""
+        return self.releases[-1]
 
-    def any_ident(self, words: Iterable[str]) -> bool:
-        """True when one of ``words`` is an identifier of the file."""
-        return not self.idents.isdisjoint(words)
+    def accepted_versions(self) -> tuple[Version, ...]:
+        """Every ``--xla-version`` accepted: the releases read, plus the earlier minors of
+        the first release's major that have no wheel (2.0: read with the 2.1 facts)."""
+        first = self.releases[0]
+        return tuple((first[0], m) for m in range(first[1])) + self.releases
 
-    def ident_contains(self, *parts: str) -> bool:
-        """True when an identifier contains one of ``parts`` (case-insensitive)."""
-        return any(p in i for i in self.lower_idents for p in parts)
+    def facts_version(self, version: Version) -> Version:
+        """The release whose facts answer for ``version`` (2.0 -> 2.1); clamps to the range."""
+        if version < self.releases[0]:
+            return self.releases[0]
+        if version > self.releases[-1]:
+            return self.releases[-1]
+        return version
 
+    def lookup(self, qualname: str) -> NameFacts | None:
+        """The facts of the longest known prefix of ``qualname`` (``xm.mark_step.__doc__``
+        -> ``xm.mark_step``; an unknown name of a known module -> the module), or None
+        outside the covered modules."""
+        parts = qualname.split(".")
+        for i in range(len(parts), 0, -1):
+            found = self.names.get(".".join(parts[:i]))
+            if found is not None:
+                return found
+        return None
 
-# ---------------------------------------------------------------------- shared words
-@lru_cache(maxsize=1)
-def words() -> dict[str, frozenset[str]]:
-    """Word sets derived from the API model (last dotted part of qualified names)."""
-    from flake8_xla.analysis.apimodel import model
+    def present(self, qualname: str, version: Version) -> bool:
+        """True when ``version`` has ``qualname`` (unknown names count as present)."""
+        found = self.names.get(qualname)
+        return found is None or found.present(self.facts_version(version))
 
-    api = model()
-
-    def last(names: Iterable[str]) -> frozenset[str]:
-        return frozenset(n.rsplit(".", 1)[-1] for n in names)
-
-    return {
-        "barrier": last(api.names_with(barrier=True)) | last(api.names_with(effect="compile")),
-        "xla_loader": last(api.names_with(returns_prefix="loader:xla"))
-        | last(api.names_with(returns_prefix="loader:parallel"))
-        | last(api.names_with(returns_prefix="loader:ignite"))
-        | last(api.names_with(returns_prefix="framework:data_parallel"))
-        | api.method_names(kinds=("loader",), effect=None) | {"per_device_loader"},
-        "update": api.method_names(effect="backward") | api.method_names(
-            effect="optimizer_step") | api.method_names(effect="scaler_step")
-        | last(api.names_with(effect="optimizer_step")),
-        "launch": last(api.names_with(effect="launch")),
-        "save": last(api.names_with(effect="save")),
-        "dynamic": last(api.names_with(effect="dynamic_shape"))
-        | api.method_names(effect="dynamic_shape") | {"where"},
-        "scalar_sync": api.method_names(sync="scalar")
-        | last(n for n, e in api.calls.items() if e.sync in ("scalar",)),
-        "anomaly": last(api.names_with(effect="anomaly")),
-    }
-
-
-def may_update(f: FileFacts) -> bool:
-    """``backward()``, an optimizer ``step()`` or ``xm.optimizer_step`` may be called."""
-    return not f.call_attrs.isdisjoint(words()["update"]) or "optimizer_step" in f.idents
+    def spelling(self, qualname: str, version: Version, call: bool = True) -> str:
+        """How the targeted release spells the API ``qualname``: its deprecation's
+        replacement once deprecated (``torch_xla.sync()`` for ``xm.mark_step`` from 2.8
+        on), else the short name (``xm.mark_step()``)."""
+        version = self.facts_version(version)
+        name = qualname
+        facts = self.names.get(qualname)
+        if facts is not None and facts.deprecated_at(version) and facts.replacement and \
+                self.present(facts.replacement, version):
+            name = facts.replacement
+        return short_name(name) + ("()" if call and "(" not in name else "")
 
 
-def may_forward(f: FileFacts) -> bool:
-    """A loop outside a ``forward`` method may run a forward pass."""
-    return f.loop_outside_forward and bool(f.called_names or f.call_attrs)
+@cache
+def _load(name: str) -> dict[str, Any]:
+    return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
 
 
-def may_have_step_region(f: FileFacts) -> bool:
-    """:meth:`Steps.step_region` may hold a node: a step loop, a step function or hook,
-    or a loop over a model's parameters."""
-    if may_update(f):
-        return True
-    if f.has_loop and (f.any_ident(words()["barrier"]) or f.any_ident(words()["xla_loader"])):
-        return True
-    if may_forward(f):
-        return True
-    return (f.has_loop or f.has_comprehension) and not f.call_attrs.isdisjoint(
-        {"parameters", "named_parameters", "state_dict", "buffers", "named_buffers"})
+@cache
+def xla_api() -> XlaApi:
+    """The torch_xla facts (loaded once per process)."""
+    return XlaApi(_load(XLA_DATA))
 
 
-def launches(f: FileFacts) -> bool:
-    """``xmp.spawn(...)`` or ``torch_xla.launch(...)`` may be called."""
-    return f.any_ident(words()["launch"]) and f.any_ident(("torch_xla", "torch_xla_py"))
+@cache
+def torchtpu_api() -> dict[str, Any]:
+    """The torch-tpu facts: ``version``, ``torch_requirement``, ``torch_min``, ``public``
+    (``{'torch.tpu.synchronize': {'stage': ..., 'prefer': ..., 'file': ..., 'line': ...}}``)
+    and ``traps`` (``{'compile_dynamic_true': {'file': ..., 'line': ..., 'message': ...}}``)."""
+    return _load(TPU_DATA)
+
+
+def check_version(text: str) -> Version:
+    """Parse and validate an ``--xla-version`` value.
+
+    Returns ``(major, minor)``. Raises ValueError with a message naming the accepted
+    range when the text is not a version or not a release the facts cover.
+    """
+    version = parse_version(text)
+    api = xla_api()
+    accepted = api.accepted_versions()
+    if version not in accepted:
+        first, newest = api.releases[0], api.newest
+        older = ", ".join(version_text(v) for v in accepted if v < first)
+        raise ValueError(
+            f"torch_xla {version_text(version)} is not a release flake8-xla knows: use "
+            f"{version_text(accepted[0])} ... {version_text(newest)}"
+            + (f" ({older}: read as {version_text(first)}, the first release with a wheel)"
+               if older else ""))
+    return version

@@ -8,24 +8,37 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from flake8_xla import __version__
-from flake8_xla.context import TARGETS, Options, installed_xla_version, parse_version
+from flake8_xla.context import MIGRATIONS, TARGETS, Options, installed_xla_version
 from flake8_xla.engine import lint_tree
+from flake8_xla.facts import check_version
 
 
 def _version_arg(text: str) -> tuple[int, int]:
-    """argparse type for ``--xla-version``: ``'2.9'`` -> ``(2, 9)``; bad input is a usage error."""
+    """argparse type for ``--xla-version``: ``'2.9'`` -> ``(2, 9)``; a malformed version or
+    a release the API facts do not cover (e.g. 3.0) is a usage error."""
     try:
-        return parse_version(text)
+        return check_version(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _migrate_arg(text: str) -> str:
+    """argparse type for ``--xla-migrate`` (also applied to the config's ``xla-migrate``)."""
+    value = text.strip()
+    if value not in MIGRATIONS:
+        raise argparse.ArgumentTypeError(
+            f"unknown migration {text!r} (known: {', '.join(MIGRATIONS)})")
+    return value
 
 
 class Plugin:
     """The flake8 plugin: one instance per checked file.
 
-    Options: ``--xla-target {auto,all}`` (config ``xla-target``) and
+    Options: ``--xla-target {auto,all}`` (config ``xla-target``),
     ``--xla-version X.Y`` (config ``xla-version``; default: the installed
-    torch_xla, else 2.9).
+    torch_xla, else the newest release of the API facts) and
+    ``--xla-migrate torchtpu`` (config ``xla-migrate``; default: off), which turns
+    on the migration band XLA6xx.
     """
 
     name = "flake8-xla"
@@ -39,7 +52,8 @@ class Plugin:
 
     @classmethod
     def add_options(cls, parser: Any) -> None:
-        """Register ``--xla-target`` and ``--xla-version`` (also read from the config)."""
+        """Register ``--xla-target``, ``--xla-version`` and ``--xla-migrate`` (also read from
+        the config)."""
         parser.add_option(
             "--xla-target", default="auto", choices=TARGETS, parse_from_config=True,
             help="auto (default): check files that import torch_xla or use the 'xla' device; "
@@ -48,17 +62,22 @@ class Plugin:
             "--xla-version", default=None, parse_from_config=True, type=_version_arg,
             help="torch_xla version the advice targets, e.g. 2.9 "
                  "(default: the installed torch_xla, else 2.9)")
+        parser.add_option(
+            "--xla-migrate", default=None, type=_migrate_arg, parse_from_config=True,
+            help="turn on a migration band: torchtpu reports every torch_xla API use with "
+                 "its TorchTPU counterpart, and TorchTPU's own traps (XLA6xx; default: off)")
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
         """Store the parsed options. Raises ValueError for a malformed --xla-version."""
         raw = getattr(options, "xla_version", None)
         version = raw if isinstance(raw, tuple) else (
-            parse_version(raw) if raw else installed_xla_version())
+            check_version(raw) if raw else installed_xla_version())
         selected = [*(getattr(options, "select", None) or []),
                     *(getattr(options, "extend_select", None) or [])]
         cls.options = Options(target=getattr(options, "xla_target", "auto") or "auto",
                               version=version,
+                              migrate=getattr(options, "xla_migrate", None) or None,
                               selected=tuple(s for s in selected if s.startswith("XLA")))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:

@@ -549,7 +549,8 @@ def test_gates_never_hide_a_finding(case_files: dict[str, Path]) -> None:
     """On every eval file, check pair, corpus script and bad input: gated == ungated."""
     samples = _samples() + [p for n, p in case_files.items() if n != "megabyte_line"]
     assert len(samples) > 20
-    options = Options(target="all", version=(2, 9))
+    # With the TorchTPU band on, so that its gates are checked too.
+    options = Options(target="all", version=(2, 9), migrate="torchtpu")
     compared = 0
     for path in samples:
         try:
@@ -603,7 +604,7 @@ def test_every_rule_fires_on_its_eval_file_through_the_gates() -> None:
         files = sorted((ROOT / "tests" / "eval_files").glob(f"{rule.code}_*.py"))
         if not files:
             continue
-        opts = Options(target="all", version=(2, 9), selected=(rule.code,))
+        opts = Options(target="all", version=(2, 9), migrate="torchtpu", selected=(rule.code,))
         found = lint_source(files[0].read_text(encoding="utf-8"), str(files[0]), opts,
                             gates=True, strict=True)
         assert rule.code in {f.code for f in found}, rule.code
@@ -612,18 +613,18 @@ def test_every_rule_fires_on_its_eval_file_through_the_gates() -> None:
 def test_every_rule_has_a_gate() -> None:
     """A rule without a gate builds astroid for every file under --xla-target=all.
 
-    Add its necessary condition to ``flake8_xla.engine.GATES`` (or give it a
-    ``table`` of qualified names), and an eval file that fires through it.
+    Give the rule class a ``precondition`` (or a ``table`` of qualified names), and an
+    eval file that fires through it.
     """
     ungated = [rule.code for rule in ALL_RULES if engine.gate_for(rule) is None]
-    assert ungated == [], f"rules without a gate in flake8_xla/engine.py: {ungated}"
+    assert ungated == [], f"rules without a precondition: {ungated}"
 
 
 def test_gate_words_come_from_the_api_model() -> None:
     """The preconditions' word sets are derived from the API model, so a library function
     added there (a barrier, a loader, a launcher) reaches the gates too."""
     from flake8_xla.analysis.apimodel import model
-    from flake8_xla.facts import words
+    from flake8_xla.filefacts import words
 
     api = model()
     w = words()

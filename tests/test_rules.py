@@ -26,6 +26,25 @@ ROOT = Path(__file__).resolve().parent.parent
 EVAL_DIR = Path(__file__).resolve().parent / "eval_files"
 CHECKS = ROOT / "checks"
 MARK = re.compile(r"#\s*error:\s*(XLA\d{3}(?:\s*,\s*XLA\d{3})*)")
+#: An eval file's first lines may set options: ``# flake8-xla: --xla-migrate=torchtpu``.
+OPTIONS_MARK = re.compile(r"^#\s*flake8-xla:\s*(.+)$", re.MULTILINE)
+
+
+def eval_options(path: Path) -> Options:
+    """The Options an eval file asks for in a ``# flake8-xla: --opt=value ...`` line."""
+    m = OPTIONS_MARK.search(path.read_text(encoding="utf-8")[:2000])
+    fields: dict[str, object] = {}
+    for arg in (m.group(1).split() if m else []):
+        key, _, value = arg.lstrip("-").partition("=")
+        if key == "xla-migrate":
+            fields["migrate"] = value
+        elif key == "xla-version":
+            fields["version"] = tuple(int(p) for p in value.split("."))
+        elif key == "xla-target":
+            fields["target"] = value
+        else:
+            raise ValueError(f"{path.name}: unknown eval-file option {arg!r}")
+    return Options(selected=OPT_IN, **fields)  # type: ignore[arg-type]
 
 
 def expected_findings(path: Path) -> set[tuple[int, str]]:
@@ -54,7 +73,7 @@ EVAL_FILES = sorted(EVAL_DIR.glob("*.py"))
 @pytest.mark.parametrize("path", EVAL_FILES, ids=lambda p: p.stem)
 def test_eval_file(path: Path) -> None:
     expected = expected_findings(path)
-    actual = actual_findings(path)
+    actual = actual_findings(path, eval_options(path))
     assert expected, f"{path.name} marks no expected finding"
     missing = sorted(expected - actual)
     extra = sorted(actual - expected)
@@ -78,7 +97,16 @@ def test_checks_pair(case: Path) -> None:
 
 
 def test_every_rule_has_a_checks_pair() -> None:
-    assert {r.code for r in ALL_RULES} <= {c.name for c in CASES}
+    """Every measurable rule; the TorchTPU band (``measurable = False``) needs a TPU."""
+    assert {r.code for r in ALL_RULES if r.measurable} <= {c.name for c in CASES}
+    assert not {r.code for r in ALL_RULES if not r.measurable} & {c.name for c in CASES}
+
+
+def test_unmeasurable_rules_say_so() -> None:
+    for rule in ALL_RULES:
+        if not rule.measurable:
+            assert "without a TPU" in rule.explanation and "checks/" in rule.explanation, \
+                rule.code
 
 
 def test_flake8_reports_checks_at_case_lines() -> None:
@@ -195,13 +223,18 @@ def test_bad_xla_version_is_a_usage_error() -> None:
     assert "Traceback" not in proc.stderr and "--xla-version" in proc.stderr
 
 
-@pytest.mark.parametrize(("version", "expected"), [((2, 9), {"XLA507", "XLA508"}),
-                                                   ((2, 6), set())])
-def test_version_rules_follow_target(version: tuple[int, int], expected: set[str]) -> None:
+@pytest.mark.parametrize(("version", "expected"), [
+    ((2, 9), {(2, "XLA507"), (3, "XLA508")}),  # get_ordinal gone in 2.7, mark_step deprecated 2.8
+    ((2, 6), {(2, "XLA508")}),                 # get_ordinal deprecated in 2.5, still there
+    ((2, 4), set()),
+])
+def test_version_rules_follow_target(version: tuple[int, int],
+                                     expected: set[tuple[int, str]]) -> None:
     src = ("import torch_xla.core.xla_model as xm\n"
            "rank = xm.get_ordinal()\n"
            "xm.mark_step()\n")
-    assert {f.code for f in lint_source(src, "t.py", Options(version=version))} == expected
+    found = lint_source(src, "t.py", Options(version=version))
+    assert {(f.line, f.code) for f in found} == expected
 
 
 def test_opt_in_rules_are_off_unless_selected_by_a_longer_prefix() -> None:

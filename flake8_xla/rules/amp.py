@@ -8,7 +8,8 @@ from astroid import nodes
 
 from flake8_xla.analysis import Kind, const_str, keyword
 from flake8_xla.context import Finding
-from flake8_xla.facts import FileFacts
+from flake8_xla.facts import xla_api
+from flake8_xla.filefacts import FileFacts
 from flake8_xla.rules.base import Rule
 
 CUDA_AMP = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.GradScaler",
@@ -188,7 +189,7 @@ Not reported: bfloat16 autocast without a GradScaler, a scaler that is switched 
         if an is None:
             return
         seen: set[tuple[int, int]] = set()
-        new_api = self.ctx.options.version >= (2, 9)
+        new_api = self._no_xla_scaler()
         for call in an.calls_named("step"):
             func = call.func
             if not isinstance(func, nodes.Attribute) or len(call.args) != 1:
@@ -219,6 +220,10 @@ Not reported: bfloat16 autocast without a GradScaler, a scaler that is switched 
                     seen.add(key)
                     yield self.finding(where, what=q, fix=self.FIX_29 if new_api else
                                        self.FIX_OLD)
+
+    def _no_xla_scaler(self) -> bool:
+        """The targeted torch_xla has no ``torch_xla.amp.GradScaler`` (API facts: 2.9 on)."""
+        return not xla_api().present("torch_xla.amp.GradScaler", self.ctx.options.version)
 
     def _class_site(self, call: nodes.Call, qual: str) -> nodes.NodeNG:
         """Where the optimizer class is named: the constructor, or the expression that

@@ -9,7 +9,7 @@ from flake8_xla.context import Finding, ModuleContext
 
 if TYPE_CHECKING:
     from flake8_xla.analysis import Analyzer
-    from flake8_xla.facts import FileFacts
+    from flake8_xla.filefacts import FileFacts
 
 #: Every concrete rule class, in definition order (filled by ``Rule.__init_subclass__``).
 REGISTRY: list[type[Rule]] = []
@@ -27,6 +27,10 @@ class Rule:
 
     A concrete subclass registers itself; ``opt_in`` rules (the ``XLA9xx`` band) are
     off unless selected.
+    ``migrate_message`` (optional) replaces ``message`` under
+    ``--xla-migrate=torchtpu``: the same hazard told in TorchTPU's terms, with the
+    same ``{...}`` fields. ``measurable`` is False for a rule whose claim no
+    ``checks/`` pair can measure here (the TorchTPU band needs a TPU).
     """
 
     code: ClassVar[str]
@@ -36,6 +40,8 @@ class Rule:
     source: ClassVar[tuple[str, ...]] = ()
     versions: ClassVar[str] = "all"
     opt_in: ClassVar[bool] = False
+    migrate_message: ClassVar[str | None] = None
+    measurable: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -66,5 +72,8 @@ class Rule:
 
     def finding(self, node, **fmt: str) -> Finding:
         """A Finding at ``node`` (ast or astroid) with the formatted message."""
-        text = self.message.format(sync=self.ctx.sync_api, device=self.ctx.device_api, **fmt)
+        template = self.message
+        if self.migrate_message and self.ctx.options.migrate == "torchtpu":
+            template = self.migrate_message
+        text = template.format(sync=self.ctx.sync_api, device=self.ctx.device_api, **fmt)
         return Finding(node.lineno, node.col_offset, self.code, f"{self.code} {text}")

@@ -8,7 +8,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import XLA_WORDS, Kind, const_str, keyword, mentions, xla_truth
 from flake8_xla.context import Finding
-from flake8_xla.facts import FileFacts
+from flake8_xla.filefacts import FileFacts
 from flake8_xla.rules.base import Rule
 
 

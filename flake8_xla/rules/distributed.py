@@ -9,7 +9,7 @@ from astroid import nodes
 from flake8_xla.analysis import Analyzer, Kind, const_str, has_star_kwargs, keyword, source_key
 from flake8_xla.analysis import values as V
 from flake8_xla.context import Finding
-from flake8_xla.facts import FileFacts, launches, may_update
+from flake8_xla.filefacts import FileFacts, launches, may_update
 from flake8_xla.rules.base import Rule
 
 WRAPPERS = ("DistributedDataParallel", "FullyShardedDataParallel", "XlaFullyShardedDataParallel",

@@ -10,7 +10,7 @@ from flake8_xla.analysis import Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.context import Finding
-from flake8_xla.facts import FileFacts, may_have_step_region, words
+from flake8_xla.filefacts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
 
 TOKENIZER_METHODS = frozenset({"pad", "batch_encode_plus", "encode_plus", "prepare_seq2seq_batch",
@@ -58,6 +58,12 @@ class DynamicPadding(Rule):
                "so every new length is a new graph shape and XLA recompiles; use "
                "padding='max_length' with max_length=N (or pad_to_multiple_of to bound the "
                "shapes)")
+    migrate_message = ("dynamic padding: {what} gives each batch the length of its longest "
+                       "sequence; with "
+                       "TorchTPU every new length is a new shape, which torch.compile "
+                       "(dynamic=False on the TPU backend) and the deferred eager ops compile "
+                       "again; use padding='max_length' with max_length=N (or "
+                       "pad_to_multiple_of to bound the shapes)")
     explanation = """\
 Padding to the longest sequence in each batch gives a new input shape whenever that
 length changes. XLA traces a graph per shape and compiles every new one, so a
@@ -210,6 +216,9 @@ class RaggedLastBatch(Rule):
     name = "ragged-last-batch"
     message = ("ragged last batch: {what} yields a smaller final batch, a new input shape for "
                "which XLA compiles the whole step graph again; {fix}")
+    migrate_message = ("ragged last batch: {what} yields a smaller final batch, a new input "
+                       "shape that TorchTPU compiles again (torch.compile runs with "
+                       "dynamic=False on the TPU backend); {fix}")
     FIX_LOADER = ("pass drop_last=True for training (pad the last batch instead where every "
                   "sample must count, as in evaluation)")
     FIX_TRAINER = "set dataloader_drop_last=True"
@@ -341,6 +350,10 @@ class DataDependentControlFlow(Rule):
                 "graph execution and a device-to-host read, and every new length a new graph; "
                 "decode with a fixed max_new_tokens and a static cache, or outside the step "
                 "loop")
+    migrate_message = ("data-dependent control flow: {what} needs a tensor's value on the "
+                       "host, so TorchTPU compiles and runs the deferred ops, waits for the "
+                       "TPU and copies the result each step; keep the decision on the device "
+                       "with torch.where or a mask")
     explanation = """\
 `if loss > x:`, `while not done:`, `assert (t >= 0).all()`, or `a if flag else b`
 where the test is a lazy XLA tensor: Python needs a bool, so torch_xla executes
@@ -439,6 +452,11 @@ class DynamicShapeOp(Rule):
     message = ("dynamic-shape op: {what} has an output shape that depends on tensor values, so "
                "XLA must execute to learn the shape and compiles a new graph per size; use "
                "fixed-size masks (torch.where, multiply by the mask) instead")
+    migrate_message = ("dynamic-shape op: {what} has an output shape that depends on tensor "
+                       "values, so TorchTPU must run the deferred ops to learn it and compiles "
+                       "a new graph per size (its torch.compile backend takes no dynamic "
+                       "shapes); use fixed-size masks (torch.where, multiply by the mask) "
+                       "instead")
     explanation = """\
 `torch.nonzero`, `masked_select`, `unique`, boolean-mask indexing `t[t > 0]` (and
 assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]` and

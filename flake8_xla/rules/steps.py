@@ -12,7 +12,7 @@ from flake8_xla.analysis.flows import enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.specs import device_value
 from flake8_xla.context import Finding
-from flake8_xla.facts import FileFacts, may_forward, may_update
+from flake8_xla.filefacts import FileFacts, may_forward, may_update
 from flake8_xla.rules.base import Rule
 
 LOOPS = (nodes.For, nodes.While)

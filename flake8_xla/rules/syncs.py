@@ -9,7 +9,7 @@ from astroid import nodes
 from flake8_xla.analysis import Ctx, Kind, const_str, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.context import Finding
-from flake8_xla.facts import FileFacts, may_have_step_region, words
+from flake8_xla.filefacts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
 
 BULK_KINDS = frozenset({".cpu()", ".numpy()", ".to('cpu')"})
@@ -27,6 +27,10 @@ class HostSync(Rule):
     name = "host-sync-in-step"
     message = ("host sync {where}: {what} copies a lazy XLA tensor to the host, which "
                "executes the pending graph and stalls the device; {fix}")
+    migrate_message = ("host sync {where}: {what} reads a TPU tensor on the host, so TorchTPU "
+                       "compiles and runs the deferred ops, waits for the TPU and copies the "
+                       "result; read it every N steps or once after the loop, and reduce on "
+                       "the device first rather than once per parameter")
     FIX_STEP = "log it inside xm.add_step_closure(...) or read it once after the loop"
     FIX_PARAM = ("reduce on the device first (e.g. torch.stack([...]).tolist() once) instead "
                  "of one read per parameter")

@@ -1,4 +1,8 @@
-"""XLA507/XLA508: torch_xla APIs removed or deprecated in the targeted release."""
+"""XLA507/XLA508: torch_xla APIs removed or deprecated in the targeted release.
+
+Every fact comes from ``flake8_xla/data/xla_api.json`` (:mod:`flake8_xla.facts`),
+which ``scripts/api_facts.py`` reads from the torch_xla wheels of 2.1 ... 2.9.
+"""
 
 from __future__ import annotations
 
@@ -8,81 +12,109 @@ from typing import ClassVar
 from astroid import nodes
 
 from flake8_xla.context import Finding
+from flake8_xla.facts import NameFacts, short_name, version_text, xla_api
 from flake8_xla.imports import canonical
 from flake8_xla.rules.base import Rule
 
-# qualified name -> (torch_xla version that removed it, replacement)
-REMOVED: dict[str, tuple[tuple[int, int], str]] = {
-    "torch_xla.core.xla_model.xrt_world_size": ((2, 7), "torch_xla.runtime.world_size()"),
-    "torch_xla.core.xla_model.get_ordinal": ((2, 7), "torch_xla.runtime.global_ordinal()"),
-    "torch_xla.core.xla_model.get_local_ordinal": ((2, 7),
-                                                   "torch_xla.runtime.local_ordinal()"),
-    "torch_xla.amp.GradScaler": ((2, 9), "torch.amp.GradScaler('xla')"),
-}
-# qualified name -> (torch_xla version that deprecated it, replacement)
-DEPRECATED: dict[str, tuple[tuple[int, int], str]] = {
-    "torch_xla.core.xla_model.mark_step": ((2, 8), "torch_xla.sync()"),
-    "torch_xla.core.xla_model.xla_device": ((2, 8), "torch_xla.device()"),
-}
+
+def _removed_table() -> dict[str, NameFacts]:
+    api = xla_api()
+    return {q: f for q, f in api.names.items()
+            if any(f.removed_at(v, api.releases) for v in api.releases)}
 
 
-def _fmt(v: tuple[int, int]) -> str:
-    return f"{v[0]}.{v[1]}"
+def _deprecated_table() -> dict[str, NameFacts]:
+    return {q: f for q, f in xla_api().names.items() if f.deprecated_in is not None}
 
 
 class _VersionRule(Rule):
-    table: ClassVar[dict[str, tuple[tuple[int, int], str]]] = {}
+    """Reports uses of the names in ``table`` for which :meth:`_hit` answers."""
+
+    #: qualified name -> facts: the names this rule can report (the engine's gate
+    #: takes the last part of each key).
+    table: ClassVar[dict[str, NameFacts]] = {}
 
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None:
             return
-        target = self.ctx.options.version
-        for node in an.module_nodes((nodes.Attribute, nodes.ImportFrom)):
+        target = xla_api().facts_version(self.ctx.options.version)
+        for node in an.module_nodes((nodes.Attribute, nodes.ImportFrom, nodes.Import)):
+            if isinstance(node, nodes.Import):
+                for name, _ in node.names:
+                    fmt = self._hit(canonical(name), target)
+                    if fmt:
+                        yield self.finding(node, **fmt)
+                continue
             if isinstance(node, nodes.ImportFrom):
                 for name, _ in node.names:
                     # This statement's own module, not the file-wide table: a name
                     # imported twice (try/except shims, branches) stays apart.
-                    q = canonical(f"{node.modname}.{name}") if name != "*" and \
-                        not node.level else None
-                    hit = self._match(q or "", target) if q else None
-                    if hit:
-                        yield self.finding(node, what=hit[0], since=hit[1], fix=hit[2])
+                    if name == "*" or node.level:
+                        continue
+                    fmt = self._hit(canonical(f"{node.modname}.{name}"), target)
+                    if fmt:
+                        yield self.finding(node, **fmt)
                 continue
             if isinstance(node.parent, nodes.Attribute):
                 continue  # report the longest chain once
             q = an.qualname(node)
-            hit = self._match(q or "", target)
-            if hit:
-                yield self.finding(node, what=hit[0], since=hit[1], fix=hit[2])
+            fmt = self._hit(q, target) if q else None
+            if fmt:
+                yield self.finding(node, **fmt)
 
-    def _match(self, q: str, target: tuple[int, int]) -> tuple[str, str, str] | None:
-        for name, (since, fix) in self.table.items():
-            if (q == name or q.startswith(name + ".")) and target >= since:
-                short = name.replace("torch_xla.core.xla_model.", "xm.")
-                return short, _fmt(since), fix
-        return None
+    def _hit(self, qualname: str, target: tuple[int, int]) -> dict[str, str] | None:
+        raise NotImplementedError
+
+
+def _fix(facts: NameFacts, target: tuple[int, int], seen: frozenset[str] = frozenset()) -> str:
+    """The advice for a removed/deprecated API: its replacement as the targeted release
+    spells it, following a replacement that is itself gone there."""
+    repl = facts.replacement
+    api = xla_api()
+    if not repl:
+        return (f"it has no replacement named in the wheels; port the call, or pin "
+                f"torch_xla<{version_text(facts.removed_in)}" if facts.removed_in else
+                "see its deprecation notice")
+    further = api.names.get(repl)
+    if further is not None and repl not in seen:
+        gone = further.removed_at(target, api.releases)
+        if gone and further.replacement:
+            return _fix(further, target, seen | {repl})
+        if gone:
+            return (f"its replacement {short_name(repl)} is gone too since torch_xla "
+                    f"{version_text(gone)}; port the call")
+    call = "()" if (further is not None and further.kind == "function") else ""
+    return f"use {short_name(repl)}{call}"
 
 
 class RemovedXlaApi(_VersionRule):
     """XLA507: a torch_xla API that the targeted release no longer has (it crashes).
 
-    Source: torch_xla 2.9.0 sources (``torch_xla/core/xla_model.py`` has no
-    ``xrt_world_size``/``get_ordinal``; ``torch_xla/amp/__init__.py`` exports no
-    ``GradScaler``), and the 2.5/2.6 deprecation warnings "will be removed in
-    release 2.7" for ``xrt_world_size`` and ``get_ordinal``.
+    Source: the torch_xla wheels of 2.1 ... 2.9 on the package index, read by
+    ``scripts/api_facts.py`` into ``flake8_xla/data/xla_api.json``: a name some
+    earlier release has (``import module; getattr(module, name)``) and the targeted
+    release lacks.
     """
 
     code = "XLA507"
     name = "removed-xla-api"
-    message = ("removed torch_xla API: {what} no longer exists in torch_xla {since}+ and raises "
-               "AttributeError/ImportError; use {fix}")
+    message = ("removed torch_xla API: {what} no longer exists in torch_xla {since}+ (last in "
+               "{last}) and raises AttributeError/ImportError; {fix}")
     explanation = """\
-Scripts written for torch_xla 1.x call APIs that newer releases removed:
-`xm.xrt_world_size()` and `xm.get_ordinal()` (gone in 2.7, use `xr.world_size()`
-and `xr.global_ordinal()` from `torch_xla.runtime`), and `torch_xla.amp.GradScaler`
-(gone in 2.9, use `torch.amp.GradScaler("xla")`). The script crashes at that line.
-The finding depends on `--xla-version` (default: the installed torch_xla, else 2.9).
+Scripts written for older torch_xla releases call APIs that newer releases removed;
+the script crashes at that line. Which names exist in which release is read from the
+released wheels (`flake8_xla/data/xla_api.json`, written by `scripts/api_facts.py`
+from the torch_xla wheels of 2.1 to 2.9): for example `xm.xrt_world_size()`,
+`xm.get_ordinal()` and `xm.parse_xla_device()` are gone from 2.7 on (their 2.5
+deprecation names `xr.world_size()`, `xr.global_ordinal()` and
+`torch_xla._internal.utils.parse_xla_device()`), `torch_xla.runtime.xla_device()`
+from 2.8 on, `torch_xla.amp.GradScaler` from 2.9 on. `xm.get_local_ordinal()` still
+exists in 2.9. The replacement is the one the deprecation notice names; where the
+release removed an API without a notice, the message says so, except for
+`torch_xla.amp.GradScaler`, whose replacement `torch.amp.GradScaler("xla")` runs in
+`checks/XLA402/fixed.py`. The finding depends on `--xla-version` (default: the
+installed torch_xla, else the newest release of the facts).
 
 **Example**
 ```python
@@ -94,27 +126,49 @@ import torch_xla.runtime as xr
 rank = xr.global_ordinal()
 ```
 """
-    source = ("torch_xla 2.9.0 source: torch_xla/core/xla_model.py, torch_xla/amp/__init__.py",
+    source = (("torch_xla wheels 2.1.0 ... 2.9.0 (sha256 in flake8_xla/data/xla_api.json), "
+              "read with ast by scripts/api_facts.py"),
+              ("torch_xla 2.5.1 source: torch_xla/core/xla_model.py (deprecated(...) of "
+              "xrt_world_size, get_ordinal, parse_xla_device: 'will be removed in release 2.7')"),
               "https://github.com/huggingface/transformers/issues/37301")
-    versions = "xrt_world_size/get_ordinal: removed in 2.7; torch_xla.amp.GradScaler: 2.9"
-    table = REMOVED
+    versions = "every release the API facts cover (2.0 read as 2.1, ... 2.9)"
+    table = _removed_table()
+
+    def _hit(self, qualname: str, target: tuple[int, int]) -> dict[str, str] | None:
+        api = xla_api()
+        facts = api.lookup(qualname)
+        if facts is None:
+            return None
+        since = facts.removed_at(target, api.releases)
+        if since is None:
+            return None
+        last = [r for r in facts.releases if r < since][-1]
+        return {"what": short_name(facts.qualname), "since": version_text(since),
+                "last": version_text(last), "fix": _fix(facts, target)}
 
 
 class DeprecatedXlaApi(_VersionRule):
     """XLA508: a torch_xla API deprecated in the targeted release.
 
-    Source: torch_xla 2.9.0 sources, ``torch_xla/core/xla_model.py``:
-    ``@deprecated("Use torch_xla.sync instead") def mark_step`` and
-    ``@deprecated("Use torch_xla.device instead") def xla_device``.
+    Source: the torch_xla wheels of 2.1 ... 2.9 (``flake8_xla/data/xla_api.json``):
+    ``@deprecated("Use torch_xla.sync instead")`` on ``xm.mark_step`` and
+    ``@deprecated("Use torch_xla.device instead")`` on ``xm.xla_device`` (2.8),
+    ``deprecated(this_module, ...)`` in ``xla_model.py`` (2.5), ``register_deprecated``
+    in ``torch_xla/experimental/pjrt.py`` (2.1-2.4), and deprecation warnings on call or
+    at import.
     """
 
     code = "XLA508"
     name = "deprecated-xla-api"
-    message = ("deprecated torch_xla API: {what} is deprecated since torch_xla {since}; use {fix}")
+    message = ("deprecated torch_xla API: {what} is deprecated since torch_xla {since}; {fix}")
     explanation = """\
-`xm.mark_step()` and `xm.xla_device()` still work but warn, and will be removed:
-use `torch_xla.sync()` and `torch_xla.device()`. Only reported when
-`--xla-version` is 2.8 or newer.
+A deprecated API still works but warns, and a later release removes it. The facts
+come from the wheels: `@deprecated(...)` decorators (`xm.mark_step` and
+`xm.xla_device` from 2.8: use `torch_xla.sync()` and `torch_xla.device()`),
+torch_xla's `deprecated(...)`/`register_deprecated(...)` helpers, and warnings that
+say "deprecated" on every call or at import (`torch_xla.experimental.xla_sharding`:
+use `torch_xla.distributed.spmd`). Only reported when `--xla-version` is at or after
+the release that deprecated it and still has it (after that, XLA507 reports it).
 
 **Example**
 ```python
@@ -127,6 +181,15 @@ device = torch_xla.device()
 torch_xla.sync()
 ```
 """
-    source = ("torch_xla 2.9.0 source: torch_xla/core/xla_model.py (@deprecated decorators)",)
-    versions = "2.8 and later"
-    table = DEPRECATED
+    source = ("torch_xla 2.9.0 source: torch_xla/core/xla_model.py (@deprecated decorators)",
+              ("torch_xla wheels 2.1.0 ... 2.9.0, read by scripts/api_facts.py "
+              "(flake8_xla/data/xla_api.json)"))
+    versions = "from the release that deprecated each API (facts: flake8_xla/data/xla_api.json)"
+    table = _deprecated_table()
+
+    def _hit(self, qualname: str, target: tuple[int, int]) -> dict[str, str] | None:
+        facts = xla_api().lookup(qualname)
+        if facts is None or not facts.deprecated_at(target) or facts.deprecated_in is None:
+            return None
+        return {"what": short_name(facts.qualname), "since": version_text(facts.deprecated_in),
+                "fix": _fix(facts, target)}

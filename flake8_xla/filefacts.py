@@ -1,0 +1,223 @@
+"""Syntax facts of one file, from one walk over flake8's ast tree, for the rules' preconditions.
+
+Each rule class declares a cheap *necessary* condition
+(:meth:`~flake8_xla.rules.base.Rule.precondition`) over a :class:`FileFacts`; the
+engine builds astroid and runs a rule only when its condition holds. A condition may
+let a file through for nothing, never hide a finding. They rest on one fact: every
+qualified name a rule compares (``torch_xla.core.xla_model.mark_step``) ends with an
+identifier spelled in the file, since names are resolved from the file's own imports.
+The word sets below are derived from the API model (``flake8_xla/data/api_model.toml``)
+where they name library functions, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from collections.abc import Iterable
+from functools import lru_cache
+
+_MAX_STRING = 80  # longer string literals are prose, never a device or a strategy
+FORWARD_NAMES = frozenset({"forward", "_forward"})
+
+
+class FileFacts:
+    """What the preconditions ask about one file.
+
+    Attributes:
+        idents: every identifier spelled in code: names, attribute names, keyword
+            argument names, function/class/parameter names, and each dotted part
+            of imported modules and names (with their ``as`` names).
+        call_attrs: attribute names that are called (``x.step()`` gives ``step``).
+        keywords: keyword argument names of calls (also in ``idents``).
+        called_names: names that are called directly (``float(x)`` gives ``float``).
+        strings: string literals of at most 80 characters (f-string parts included).
+        imports: the ``import`` and ``from ... import`` statements, in ast.walk order.
+        has_loop: a ``for``/``async for``/``while`` statement exists.
+        has_for: a ``for``/``async for`` statement exists.
+        loop_outside_forward: a loop exists outside every ``forward`` method.
+        has_comprehension: a comprehension exists.
+        has_classes: a class statement with a base class exists.
+        has_defs: a function definition exists.
+    """
+
+    __slots__ = (
+        "_lower",
+        "call_attrs",
+        "called_names",
+        "has_classes",
+        "has_comprehension",
+        "has_defs",
+        "has_for",
+        "has_loop",
+        "idents",
+        "imports",
+        "keywords",
+        "loop_outside_forward",
+        "strings",
+    )
+
+    def __init__(self, tree: ast.AST) -> None:
+        idents: set[str] = set()
+        call_attrs: set[str] = set()
+        keywords: set[str] = set()
+        called_names: set[str] = set()
+        strings: set[str] = set()
+        has_loop = has_comprehension = has_for = has_classes = has_defs = False
+        loops = 0
+        forward_loops = 0
+        name_t, attr_t, call_t, const_t, node_t = (ast.Name, ast.Attribute, ast.Call,
+                                                   ast.Constant, ast.AST)
+        loop_ts = (ast.For, ast.AsyncFor, ast.While)
+        def_ts = (ast.FunctionDef, ast.AsyncFunctionDef)
+        imports: list[ast.stmt] = []
+        # A queue over ``_fields`` walks about twice as fast as ast.walk, in the same
+        # (breadth-first) order, which the import table depends on.
+        queue: deque[ast.AST] = deque([tree])
+        pop, push = queue.popleft, queue.append
+        while queue:
+            node = pop()
+            t = type(node)
+            if t is name_t:
+                idents.add(node.id)  # type: ignore[attr-defined]
+                continue  # a Name has no child but its context
+            if t is const_t:
+                value = node.value  # type: ignore[attr-defined]
+                if type(value) is str and len(value) <= _MAX_STRING:
+                    strings.add(value)
+                continue
+            if t is attr_t:
+                idents.add(node.attr)  # type: ignore[attr-defined]
+            elif t is call_t:
+                func = node.func  # type: ignore[attr-defined]
+                if type(func) is attr_t:
+                    call_attrs.add(func.attr)
+                elif type(func) is name_t:
+                    called_names.add(func.id)
+            elif t is ast.keyword:
+                if node.arg:  # type: ignore[attr-defined]
+                    keywords.add(node.arg)  # type: ignore[attr-defined]
+            elif t is ast.arg:
+                idents.add(node.arg)  # type: ignore[attr-defined]
+            elif t is ast.alias:
+                idents.update(node.name.split("."))  # type: ignore[attr-defined]
+                if node.asname:  # type: ignore[attr-defined]
+                    idents.add(node.asname)  # type: ignore[attr-defined]
+            elif t is ast.ImportFrom:
+                imports.append(node)  # type: ignore[arg-type]
+                if node.module:  # type: ignore[attr-defined]
+                    idents.update(node.module.split("."))  # type: ignore[attr-defined]
+            elif t is ast.Import:
+                imports.append(node)  # type: ignore[arg-type]
+            elif t in loop_ts:
+                has_loop = True
+                loops += 1
+                if t is not ast.While:
+                    has_for = True
+            elif t is ast.comprehension:
+                has_comprehension = True
+            elif t in def_ts:
+                has_defs = True
+                idents.add(node.name)  # type: ignore[attr-defined]
+                if node.name in FORWARD_NAMES:  # type: ignore[attr-defined]
+                    forward_loops += sum(1 for n in ast.walk(node) if type(n) in loop_ts)
+            elif t is ast.ClassDef:
+                idents.add(node.name)  # type: ignore[attr-defined]
+                if node.bases:  # type: ignore[attr-defined]
+                    has_classes = True
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, node_t):
+                            push(item)
+                elif isinstance(value, node_t):
+                    push(value)
+        idents |= keywords
+        self.idents = frozenset(idents)
+        self.call_attrs = frozenset(call_attrs)
+        self.keywords = frozenset(keywords)
+        self.strings = frozenset(strings)
+        self.has_loop = has_loop
+        self.has_for = has_for
+        self.loop_outside_forward = loops > forward_loops
+        self.has_comprehension = has_comprehension
+        self.has_classes = has_classes
+        self.has_defs = has_defs
+        self.called_names = frozenset(called_names)
+        self.imports = tuple(imports)
+        self._lower: frozenset[str] | None = None
+
+    @property
+    def lower_idents(self) -> frozenset[str]:
+        """``idents`` in lower case (computed on first use)."""
+        if self._lower is None:
+            self._lower = frozenset(i.lower() for i in self.idents)
+        return self._lower
+
+    def any_ident(self, words: Iterable[str]) -> bool:
+        """True when one of ``words`` is an identifier of the file."""
+        return not self.idents.isdisjoint(words)
+
+    def ident_contains(self, *parts: str) -> bool:
+        """True when an identifier contains one of ``parts`` (case-insensitive)."""
+        return any(p in i for i in self.lower_idents for p in parts)
+
+
+# ---------------------------------------------------------------------- shared words
+@lru_cache(maxsize=1)
+def words() -> dict[str, frozenset[str]]:
+    """Word sets derived from the API model (last dotted part of qualified names)."""
+    from flake8_xla.analysis.apimodel import model
+
+    api = model()
+
+    def last(names: Iterable[str]) -> frozenset[str]:
+        return frozenset(n.rsplit(".", 1)[-1] for n in names)
+
+    return {
+        "barrier": last(api.names_with(barrier=True)) | last(api.names_with(effect="compile")),
+        "xla_loader": last(api.names_with(returns_prefix="loader:xla"))
+        | last(api.names_with(returns_prefix="loader:parallel"))
+        | last(api.names_with(returns_prefix="loader:ignite"))
+        | last(api.names_with(returns_prefix="framework:data_parallel"))
+        | api.method_names(kinds=("loader",), effect=None) | {"per_device_loader"},
+        "update": api.method_names(effect="backward") | api.method_names(
+            effect="optimizer_step") | api.method_names(effect="scaler_step")
+        | last(api.names_with(effect="optimizer_step")),
+        "launch": last(api.names_with(effect="launch")),
+        "save": last(api.names_with(effect="save")),
+        "dynamic": last(api.names_with(effect="dynamic_shape"))
+        | api.method_names(effect="dynamic_shape") | {"where"},
+        "scalar_sync": api.method_names(sync="scalar")
+        | last(n for n, e in api.calls.items() if e.sync in ("scalar",)),
+        "anomaly": last(api.names_with(effect="anomaly")),
+    }
+
+
+def may_update(f: FileFacts) -> bool:
+    """``backward()``, an optimizer ``step()`` or ``xm.optimizer_step`` may be called."""
+    return not f.call_attrs.isdisjoint(words()["update"]) or "optimizer_step" in f.idents
+
+
+def may_forward(f: FileFacts) -> bool:
+    """A loop outside a ``forward`` method may run a forward pass."""
+    return f.loop_outside_forward and bool(f.called_names or f.call_attrs)
+
+
+def may_have_step_region(f: FileFacts) -> bool:
+    """:meth:`Steps.step_region` may hold a node: a step loop, a step function or hook,
+    or a loop over a model's parameters."""
+    if may_update(f):
+        return True
+    if f.has_loop and (f.any_ident(words()["barrier"]) or f.any_ident(words()["xla_loader"])):
+        return True
+    if may_forward(f):
+        return True
+    return (f.has_loop or f.has_comprehension) and not f.call_attrs.isdisjoint(
+        {"parameters", "named_parameters", "state_dict", "buffers", "named_buffers"})
+
+
+def launches(f: FileFacts) -> bool:
+    """``xmp.spawn(...)`` or ``torch_xla.launch(...)`` may be called."""
+    return f.any_ident(words()["launch"]) and f.any_ident(("torch_xla", "torch_xla_py"))
