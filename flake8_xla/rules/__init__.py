@@ -1,4 +1,10 @@
-"""The rule registry: every rule class, in code order."""
+"""The rule registry: every rule class, in code order.
+
+``ALL_RULES`` are the rules the engine runs on a parsed file. ``FILE_RULES`` are
+about the file itself (XLA001: it could not be read or parsed); they are
+reported before any rule runs, and never by the engine. ``LISTED_RULES`` is both,
+in code order: what ``--list-rules``, the docs and SARIF list.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from flake8_xla.rules.distributed import (
     TrainerXlaSettings,
     UnreducedOptimizerStep,
 )
+from flake8_xla.rules.files import UnreadableFile
 from flake8_xla.rules.shapes import (
     DataDependentControlFlow,
     DynamicPadding,
@@ -45,6 +52,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     DeprecatedXlaApi,
     MissingMpFn,
 )
-RULES_BY_CODE: dict[str, type[Rule]] = {r.code: r for r in ALL_RULES}
+FILE_RULES: tuple[type[Rule], ...] = (UnreadableFile,)
+LISTED_RULES: tuple[type[Rule], ...] = (*FILE_RULES, *ALL_RULES)
+RULES_BY_CODE: dict[str, type[Rule]] = {r.code: r for r in LISTED_RULES}
 
-__all__ = ["ALL_RULES", "RULES_BY_CODE", "Rule"]
+__all__ = ["ALL_RULES", "FILE_RULES", "LISTED_RULES", "RULES_BY_CODE", "Rule"]

@@ -15,8 +15,9 @@ class Rule:
     ``message`` template (problem, cost and fix in one line; ``{sync}`` and
     ``{device}`` are filled with the targeted torch_xla's spellings), the
     ``explanation`` (markdown: why it is bad, example, fix), the ``source``
-    documents it rests on and the torch_xla ``versions`` it applies to, and
-    implement :meth:`check`.
+    documents it rests on, the torch_xla ``versions`` it applies to and the
+    kind of its automatic ``fix`` (``'safe'``, ``'unsafe'`` or ``'none'``, as in
+    ruff; the fixers live in :mod:`flake8_xla.fixes`), and implement :meth:`check`.
     """
 
     code: ClassVar[str]
@@ -26,6 +27,7 @@ class Rule:
     source: ClassVar[tuple[str, ...]] = ()
     versions: ClassVar[str] = "all"
     needs_astroid: ClassVar[bool] = False
+    fix: ClassVar[str] = "none"
 
     def __init__(self, ctx: ModuleContext) -> None:
         self.ctx = ctx

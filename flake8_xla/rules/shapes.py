@@ -26,6 +26,7 @@ class DynamicPadding(Rule):
     """
 
     code = "XLA101"
+    fix = "unsafe"
     name = "dynamic-padding"
     message = ("dynamic padding: {what} pads each batch to its longest sequence, so every new "
                "length is a new graph shape and XLA recompiles; use padding='max_length' with "
@@ -191,6 +192,7 @@ class RaggedLastBatch(Rule):
     """
 
     code = "XLA102"
+    fix = "unsafe"
     name = "ragged-last-batch"
     message = ("ragged last batch: {what} yields a smaller final batch, a new input shape for "
                "which XLA compiles the whole step graph again; {fix}")
@@ -312,6 +314,7 @@ class DataDependentControlFlow(Rule):
     """
 
     code = "XLA103"
+    fix = "none"
     name = "data-dependent-control-flow"
     message = ("data-dependent control flow: {what} needs the value of a lazy XLA tensor, so "
                "the pending graph executes and the result is copied to the host each step; keep "
@@ -402,6 +405,7 @@ class DynamicShapeOp(Rule):
     """
 
     code = "XLA104"
+    fix = "none"
     name = "dynamic-shape-op"
     message = ("dynamic-shape op: {what} has an output shape that depends on tensor values, so "
                "XLA must execute to learn the shape and compiles a new graph per size; use "
