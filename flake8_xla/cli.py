@@ -302,7 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a bad option (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        return _main(args)
+        status = _main(args)
+        sys.stdout.flush()  # a pipe closed early fails here, not at interpreter exit
+        return status
     except BrokenPipeError:
         return _closed_pipe()
     except SystemExit as exc:  # flake8 rejected an option from the config (message printed)

@@ -54,7 +54,8 @@ class _Silent(BaseFormatter):
 
 @dataclass
 class FixSummary:
-    """What a fix run did: files changed, findings fixed, fixes left for ``--unsafe-fixes``."""
+    """What a fix run did: files changed, findings a fix was applied to (over all rounds),
+    findings only ``--unsafe-fixes`` would fix, and files that could not be fixed."""
 
     files: int = 0
     fixed: int = 0
@@ -63,12 +64,12 @@ class FixSummary:
 
     def line(self, diff: bool) -> str:
         """The summary for stderr."""
-        verb = "would fix" if diff else "fixed"
-        text = (f"flake8-xla: {verb} {self.fixed} finding{'s' if self.fixed != 1 else ''} in "
+        verb = "would apply" if diff else "applied"
+        text = (f"flake8-xla: {verb} {self.fixed} fix{'es' if self.fixed != 1 else ''} in "
                 f"{self.files} file{'s' if self.files != 1 else ''}")
         if self.hidden_unsafe:
-            text += (f"; {self.hidden_unsafe} more {'is' if self.hidden_unsafe == 1 else 'are'}"
-                     f" fixable with --unsafe-fixes")
+            text += (f"; {self.hidden_unsafe} more finding{'s' if self.hidden_unsafe != 1 else ''}"
+                     f" can be fixed with --unsafe-fixes")
         return text
 
 

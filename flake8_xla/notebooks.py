@@ -154,7 +154,10 @@ class _Masker:
                     _complete("".join(out)):
                 body = line.rstrip("\r\n")
                 indent = line[:len(line) - len(line.lstrip(" \t"))]
-                out.append(f"{indent}{_MASK.format(n=self._keep(line))}{line[len(body):]}")
+                # At the top level a comment will do (and keeps imports added by --fix
+                # below the magics); in a block, ``pass`` keeps the block non-empty.
+                out.append(f"{indent}{_MASK.format(n=self._keep(line))}{line[len(body):]}"
+                           if indent else self._cell_mask(line))
             else:
                 out.append(line)
                 continue

@@ -275,8 +275,12 @@ def fix_cuda_amp(ctx: FixContext, target: Target) -> list[Edit]:
         if isinstance(node, cst.Call) and last_name(node.func) == "autocast":
             if has_star_args(node):
                 return []
-            device_arg = node.args[0] if node.args and node.args[0].keyword is None else \
-                keyword_arg(node, "device_type")
+            # torch.autocast / torch.amp.autocast name the device first (the rule reports
+            # them for a 'cuda' literal); torch.cuda.amp.autocast(enabled, dtype, ...) not.
+            device_arg = keyword_arg(node, "device_type")
+            if device_arg is None and node.args and node.args[0].keyword is None and \
+                    string_value(node.args[0].value) is not None:
+                device_arg = node.args[0]
             if device_arg is not None and string_value(device_arg.value) == "cuda":
                 # torch.autocast('cuda', ...): the same call on the XLA device.
                 def on_xla(updated: cst.CSTNode) -> cst.CSTNode:
