@@ -288,3 +288,25 @@ def test_the_plugin_never_imports_libcst() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, timeout=120, check=False)
     assert proc.stderr.strip().splitlines()[-1] == "False", proc.stderr
+
+
+@pytest.mark.slow
+def test_fix_sweep_never_produces_code_that_fails_to_parse() -> None:
+    """benchmarks/fix_sweep.py over a sample of the crash-sweep corpus plus checks/ and the
+    eval files: in memory (engine), then through the command on copies (--fix, then --diff)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fix_sweep", ROOT / "benchmarks" /
+                                                  "fix_sweep.py")
+    assert spec is not None and spec.loader is not None
+    sweep = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = sweep
+    spec.loader.exec_module(sweep)
+    files = sweep.corpus([], 200)
+    outcomes = sweep.run_engine(files, workers=2)
+    bad = [o for o in outcomes if o.status in ("broken", "crash")]
+    assert not bad, bad[:3]
+    assert sum(o.fixes for o in outcomes) >= 30  # the eval files and checks give fixes
+    report = sweep.run_command(files)
+    assert report["broken"] == 0 and not report["traceback"], report
+    assert report["changed"] >= 20, report
