@@ -106,14 +106,28 @@ def read_python(path: str) -> str:
 def encoding_problem(filename: str, source: str) -> str | None:
     """Why Python refuses the file that flake8 gave us as ``source``, or None.
 
-    flake8 decodes a file it cannot decode as latin-1 instead. That can only
-    yield non-ASCII text, or come from a coding line, so a file whose text is
-    ASCII without a coding line in its first two lines costs one ``isascii``
-    check. The file is re-read only otherwise, and the answer is given only when
-    the bytes on disk are the text flake8 linted (not stdin shown under that name).
+    flake8 decodes a file it cannot decode as latin-1 instead. Without a coding
+    line in the first two lines that can only yield non-ASCII text of characters
+    up to U+00FF whose latin-1 bytes are not UTF-8, so most files cost an
+    ``isascii`` check (or one encode). The file is re-read only otherwise, and the
+    answer is given only when the bytes on disk are the text flake8 linted (not
+    stdin shown under that name).
     """
-    if source.isascii() and "coding" not in "".join(source.splitlines(True)[:2]):
-        return None
+    first = source.find("\n")
+    second = source.find("\n", first + 1) if first >= 0 else -1
+    if "coding" not in (source if second < 0 else source[:second]):
+        if source.isascii():
+            return None
+        try:  # latin-1 text holds no character above U+00FF ...
+            raw = source.encode("latin-1")
+        except UnicodeEncodeError:
+            return None  # ... so this text was decoded as UTF-8
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # e.g. 'é' alone: UTF-8 read right, or latin-1 read of bad UTF-8; ask the disk
+        else:
+            return None
     if not filename or filename in ("-", "stdin") or filename.endswith(".ipynb") or \
             not os.path.isfile(filename):
         return None
