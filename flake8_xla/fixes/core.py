@@ -240,9 +240,6 @@ class FixContext:
         if alias and alias not in self.names:
             self.planned_imports[qualified] = alias
             return alias, (qualified, None, alias)
-        top = qualified.split(".")[0]
-        if top != qualified and self.bindings.get(top) not in (None, top):
-            pass  # e.g. 'torch_xla' bound to something else: the dotted import rebinds it
         self.planned_imports[qualified] = qualified
         return qualified, (qualified, None, None)
 
