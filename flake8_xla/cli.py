@@ -8,7 +8,15 @@ pyproject.toml merged in, ``--format`` mapped to the report plugins of
 behave exactly as in ``flake8 --select=XLA``. Only the XLA checker runs (the other
 installed flake8 checkers are skipped: their codes are never selected anyway).
 
-Exit status: 0 no finding, 1 findings, 2 usage or configuration error.
+The command adds what flake8 does not do: notebooks (``.ipynb``, linted cell by
+cell: :mod:`flake8_xla.runner`), ``XLA001`` for a file that could not be read or
+parsed (flake8's E999/E902, always selected), default excludes for virtual
+environments and build folders (:data:`flake8_xla.config.DEFAULT_EXCLUDE`, as
+ruff), and ``--fix``/``--diff``/``--unsafe-fixes`` (:mod:`flake8_xla.fixing`).
+
+Exit status: 0 no finding, 1 findings (XLA001 included), 2 usage or configuration
+error; with ``--diff``: 1 when a file would change. A closed output pipe
+(``flake8-xla . | head``) ends the run quietly with status 1.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from flake8.options.parse_args import parse_args as flake8_parse_args
 
 from flake8_xla import __version__
 from flake8_xla.config import (
+    DEFAULT_EXCLUDE,
     FORMATS,
     ConfigError,
     ProjectConfig,
@@ -42,7 +51,9 @@ from flake8_xla.config import (
 )
 from flake8_xla.context import MIGRATIONS, TARGETS
 from flake8_xla.docs import UnknownRuleError, find_rule, help_uri, rule_markdown, summary
-from flake8_xla.rules import ALL_RULES
+from flake8_xla.rules import LISTED_RULES
+from flake8_xla.runner import XlaManager
+from flake8_xla.sources import UNREADABLE
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: ``--format`` value -> the flake8 report plugin that prints it.
@@ -61,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flake8-xla",
         description="Find PyTorch/XLA performance hazards (flake8 with the XLA rules only). "
                     "Reads [tool.flake8-xla] in pyproject.toml and the [flake8] config.",
-        epilog="Exit status: 0 clean, 1 findings, 2 usage error. "
+        epilog="Exit status: 0 clean, 1 findings (XLA001: a file that could not be checked), "
+               "2 usage error; --diff: 1 when a file would change. "
                "Rule reference: flake8-xla --list-rules, flake8-xla --explain XLA201.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or folders to check, recursively ('-' reads stdin; default: .)")
@@ -73,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="CODES", help="also ignore these codes or prefixes")
     p.add_argument("--per-file-ignores", action="append", default=[], metavar="PAIRS",
                    help="'PATTERN:CODES ...' pairs, as flake8's option (added to the config's)")
+    p.add_argument("--exclude", action="append", default=None, metavar="PATTERNS",
+                   help="skip these files/folders instead of the defaults (flake8's and "
+                        f"{', '.join(DEFAULT_EXCLUDE[:4])}, ...; comma separated globs)")
     p.add_argument("--extend-exclude", action="append", default=[], metavar="PATTERNS",
                    help="also skip these files/folders (comma separated globs)")
     p.add_argument("--xla-target", choices=TARGETS, default=None,
@@ -98,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="flake8 config file to use instead of setup.cfg/tox.ini/.flake8")
     p.add_argument("--isolated", action="store_true",
                    help="ignore all config files (flake8 and pyproject.toml)")
+    add_fix_options(p)
     p.add_argument("--explain", metavar="CODE",
                    help="print the documentation of one rule (code or name) and exit")
     p.add_argument("--list-rules", action="store_true",
@@ -105,6 +121,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version",
                    version=f"flake8-xla {__version__} (flake8 {flake8.__version__})")
     return p
+
+
+def add_fix_options(p: argparse.ArgumentParser) -> None:
+    """``--fix``, ``--diff`` and ``--unsafe-fixes`` (ruff's names and meaning)."""
+    group = p.add_argument_group("fixing", "safe fixes keep what the code does on XLA; unsafe "
+                                           "ones change behaviour you must review "
+                                           "(--list-rules shows each rule's kind)")
+    group.add_argument("--fix", action="store_true",
+                       help="apply the safe fixes, then report what is left")
+    group.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff and change no file "
+                            "(exit 1 when a file would change)")
+    group.add_argument("--unsafe-fixes", action="store_true",
+                       help="with --fix/--diff: apply the unsafe fixes too")
 
 
 def _split(values: list[str]) -> list[str]:
@@ -146,6 +176,8 @@ def flake8_arguments(args: argparse.Namespace, project: ProjectConfig,
     except ConfigError as exc:
         raise UsageError(str(exc)) from exc
 
+    if not any(UNREADABLE.startswith(code) for code in select):
+        select = [*select, UNREADABLE]  # a file that could not be checked is never clean
     sel = ",".join(select)
     out = [f"--select={sel}", f"--extend-select={sel}"]
     if args.config:
@@ -157,7 +189,10 @@ def flake8_arguments(args: argparse.Namespace, project: ProjectConfig,
     pfi = "\n".join(line for line in pfi_lines if line.strip())
     if pfi:
         out.append(f"--per-file-ignores={pfi}")
-    excludes = [*project.extend_exclude, *_split(args.extend_exclude)]
+    if args.exclude is not None:
+        out.append(f"--exclude={','.join(_split(args.exclude))}")
+    excludes = [*([] if args.exclude is not None else DEFAULT_EXCLUDE),
+                *project.extend_exclude, *_split(args.extend_exclude)]
     if excludes:
         configured = section.get("extend-exclude", section.get("extend_exclude", ""))
         excludes = [*flake8_utils.normalize_paths(
@@ -186,11 +221,12 @@ def flake8_arguments(args: argparse.Namespace, project: ProjectConfig,
     return out + list(args.paths or ["."])
 
 
-def run_flake8(argv: list[str]) -> int:
-    """Run flake8's application on ``argv`` with only the XLA checker; the exit status.
+def make_application(argv: list[str]) -> Application:
+    """flake8's application for ``argv``: options, the XLA checker only, formatter and
+    style guide made, files not yet discovered.
 
-    Returns 0 (clean), 1 (findings) or 2 (configuration error, or flake8-xla's plugin
-    is not registered with flake8, i.e. the package is not installed).
+    Raises :class:`UsageError` for a configuration error, or when flake8-xla's plugin
+    is not registered with flake8 (the package is not installed).
     """
     app = Application()
     try:
@@ -208,21 +244,61 @@ def run_flake8(argv: list[str]) -> int:
     app.plugins, app.options = plugins._replace(checkers=checkers), options
     app.make_formatter()
     app.make_guide()
-    app.make_file_checker_manager(argv)
+    return app
+
+
+def run_flake8(argv: list[str]) -> int:
+    """Run flake8's application on ``argv`` with only the XLA checker; the exit status.
+
+    Notebooks and XLA001 are handled by :class:`flake8_xla.runner.XlaManager`.
+    Returns 0 (clean), 1 (findings) or 2 (configuration error, or flake8-xla's plugin
+    is not registered with flake8, i.e. the package is not installed).
+    """
+    app = make_application(argv)
+    app.file_checker_manager = XlaManager(app.guide, app.plugins.checkers, argv)
     app.run_checks()
     app.report()
     if app.catastrophic_failure:
         return EXIT_USAGE
-    return EXIT_FINDINGS if app.result_count > 0 and not options.exit_zero else EXIT_CLEAN
+    return EXIT_FINDINGS if app.result_count > 0 and not app.options.exit_zero else EXIT_CLEAN
+
+
+def run_fix(args: argparse.Namespace, argv: list[str]) -> int:
+    """``--fix``/``--diff``: fix the files, then (``--fix``) report what is left.
+
+    Raises :class:`UsageError` when LibCST is missing.
+    """
+    try:
+        import libcst  # noqa: F401 - a dependency of flake8-xla; checked for a clear message
+    except ImportError:
+        raise UsageError("--fix and --diff need LibCST: pip install libcst") from None
+    from flake8_xla.fixing import Fixer
+
+    stdin = "-" in (args.paths or [])
+    fixer = Fixer(make_application(argv), argv, unsafe=args.unsafe_fixes, diff=args.diff)
+    summary = fixer.run()
+    for problem in summary.problems:
+        print(f"flake8-xla: {problem}", file=sys.stderr)
+    if not stdin or args.diff:
+        print(summary.line(args.diff), file=sys.stderr)
+    if args.diff:
+        return EXIT_FINDINGS if summary.files else EXIT_CLEAN
+    if stdin:
+        return EXIT_CLEAN
+    return run_flake8(argv)
 
 
 def list_rules(fmt: str | None, docs_url: str | None) -> str:
-    """The rule list: a text table, or a JSON array with ``fmt == 'json'``."""
+    """The rule list: a text table (code, name, fix kind, summary), or a JSON array
+    with ``fmt == 'json'`` (``code``, ``name``, ``fix``: safe/unsafe/none, ``summary``,
+    ``url``)."""
     if fmt == "json":
-        return json.dumps([{"code": r.code, "name": r.name, "summary": summary(r),
-                            "url": help_uri(r.code, docs_url)} for r in ALL_RULES], indent=2)
-    width = max(len(r.name) for r in ALL_RULES)
-    return "\n".join(f"{r.code}  {r.name:<{width}}  {summary(r)}" for r in ALL_RULES)
+        return json.dumps([{"code": r.code, "name": r.name, "fix": r.fix, "summary": summary(r),
+                            "url": help_uri(r.code, docs_url)} for r in LISTED_RULES], indent=2)
+    width = max(len(r.name) for r in LISTED_RULES)
+    fix = {"safe": "fix", "unsafe": "unsafe-fix", "none": "-"}
+    return "\n".join(f"{r.code}  {r.name:<{width}}  {fix.get(r.fix, r.fix):<10}  {summary(r)}"
+                     for r in LISTED_RULES)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -233,7 +309,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a bad option (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        return _main(args)
+        status = _main(args)
+        sys.stdout.flush()  # a pipe closed early fails here, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        return _closed_pipe()
     except SystemExit as exc:  # flake8 rejected an option from the config (message printed)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except UsageError as exc:
@@ -244,12 +324,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _closed_pipe() -> int:
+    """The reader of our output went away (``flake8-xla . | head``): stop quietly.
+
+    stdout is pointed at devnull so that the interpreter's final flush does not
+    print a second BrokenPipeError; the status is 1, the output was cut short.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real stdout (captured in tests)
+        pass
+    return EXIT_FINDINGS
+
+
 def _main(args: argparse.Namespace) -> int:
     if args.explain:
         try:
             rule = find_rule(args.explain)
         except UnknownRuleError:
-            known = ", ".join(r.code for r in ALL_RULES)
+            known = ", ".join(r.code for r in LISTED_RULES)
             raise UsageError(f"unknown rule {args.explain!r} (known: {known})") from None
         sys.stdout.write(rule_markdown(rule))
         return EXIT_CLEAN
@@ -267,5 +361,10 @@ def _main(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if p != "-" and not os.path.exists(p)]
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise UsageError("--unsafe-fixes needs --fix or --diff")
     section, cfg_dir = _flake8_section(args)
-    return run_flake8(flake8_arguments(args, project, section, cfg_dir))
+    flake8_argv = flake8_arguments(args, project, section, cfg_dir)
+    if args.fix or args.diff:
+        return run_fix(args, flake8_argv)
+    return run_flake8(flake8_argv)

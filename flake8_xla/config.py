@@ -241,3 +241,15 @@ def flake8_xla_select(section: Mapping[str, str]) -> list[str]:
             elif item in ("X", "XL"):
                 out.append("XLA")
     return list(dict.fromkeys(out))
+
+
+#: What the ``flake8-xla`` command skips besides flake8's own default excludes: virtual
+#: environments, build output and tool caches (ruff's default ``exclude``), so that
+#: ``flake8-xla .`` never lints torch_xla's own files inside ``.venv``. ``--exclude``
+#: replaces these and flake8's defaults; ``extend-exclude`` adds to them.
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".venv", "venv", ".tox", ".nox", "build", "dist", "site-packages", "node_modules",
+    "__pypackages__", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
+    ".mypy_cache", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn",
+    ".vscode", "_build", "buck-out",
+)

@@ -4,10 +4,11 @@ Regenerate the reference with::
 
     python -m flake8_xla.docs > docs/rules.md
 
-Every section comes from the registered rule classes (:data:`flake8_xla.rules.ALL_RULES`):
+Every section comes from the registered rule classes (:data:`flake8_xla.rules.LISTED_RULES`):
 the class docstring (summary and ``Source:`` paragraph), ``message``, ``explanation``
-(split at its ``**Example**`` and ``**Use instead**`` markers), ``versions`` and
-``source``. The measured numbers come from ``checks/XLAnnn/case.toml`` (its summary,
+(split at its ``**Example**`` and ``**Use instead**`` markers), ``fix`` with the
+rule's text in :data:`flake8_xla.fixes.FIX_SAFETY` (the "Fix safety" section),
+``versions`` and ``source``. The measured numbers come from ``checks/XLAnnn/case.toml`` (its summary,
 ``[[claim]]`` tables and comments) when the checks folder is present (a source checkout).
 """
 
@@ -22,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from flake8_xla.context import NEWEST_KNOWN_XLA, ModuleContext, Options
-from flake8_xla.rules import ALL_RULES, RULES_BY_CODE, Rule
+from flake8_xla.fixes import FIX_SAFETY, SAFE, UNSAFE
+from flake8_xla.rules import LISTED_RULES, RULES_BY_CODE, Rule
 
 try:  # Python 3.11+
     import tomllib as _toml
@@ -55,7 +57,7 @@ def find_rule(code_or_name: str) -> type[Rule]:
     rule = RULES_BY_CODE.get(key.upper())
     if rule is not None:
         return rule
-    for rule in ALL_RULES:
+    for rule in LISTED_RULES:
         if rule.name == key.lower():
             return rule
     raise UnknownRuleError(key)
@@ -233,6 +235,25 @@ def _version_text(rule: type[Rule]) -> str:
     return " ".join(lines)
 
 
+def fix_safety(rule: type[Rule]) -> str:
+    """The "Fix safety" paragraph of ``rule``: its fix kind and what the fix does.
+
+    Raises ValueError for a ``fix`` that is not ``safe``, ``unsafe`` or ``none``.
+    """
+    kind = getattr(rule, "fix", "none")
+    detail = FIX_SAFETY.get(rule.code, "")
+    if kind == SAFE:
+        head = "Safe fix: `flake8-xla --fix` applies it (`--diff` shows it first)."
+    elif kind == UNSAFE:
+        head = ("Unsafe fix: applied only with `flake8-xla --fix --unsafe-fixes`, because it "
+                "changes behaviour you must review.")
+    elif kind == "none":
+        return "No automatic fix: `flake8-xla --fix` leaves this finding to you."
+    else:
+        raise ValueError(f"{rule.code}: fix = {kind!r}, expected 'safe', 'unsafe' or 'none'")
+    return f"{head} {detail}".strip()
+
+
 def rule_markdown(rule: type[Rule], checks_dir: Path | None = CHECKS_DIR) -> str:
     """The reference section of one rule (markdown, starts with ``## XLAnnn``).
 
@@ -255,6 +276,7 @@ def rule_markdown(rule: type[Rule], checks_dir: Path | None = CHECKS_DIR) -> str
         out += ["", numbers]
     out += ["", "### Example", "", parts["example"] or "_Not documented yet._",
             "", "### Use instead", "", parts["use_instead"] or "_Not documented yet._",
+            "", "### Fix safety", "", fix_safety(rule),
             "", "### Applies to torch_xla versions", "", _version_text(rule),
             "", "### Source", ""]
     if doc_source:
@@ -274,10 +296,10 @@ def rules_markdown(checks_dir: Path | None = CHECKS_DIR) -> str:
             "migration band XLA6xx (off unless `--xla-migrate=torchtpu`), which cannot be "
             "measured without a TPU. `flake8-xla --explain XLAnnn` prints one section."), "",
            "| code | name | what it reports |", "| --- | --- | --- |"]
-    for rule in ALL_RULES:
+    for rule in LISTED_RULES:
         out.append(f"| [{rule.code}](#{rule.code.lower()}) | {rule.name} | {_cell(summary(rule))} |")
     out.append("")
-    for rule in ALL_RULES:
+    for rule in LISTED_RULES:
         out += [rule_markdown(rule, checks_dir)]
     return "\n".join(out).rstrip() + "\n"
 

@@ -1,9 +1,16 @@
 """flake8 report plugins (``flake8.report``): JSON, SARIF 2.1.0 and GitHub annotations.
 
 Registered as ``xla-json``, ``xla-sarif``, ``xla-github`` (the names ``flake8-xla``
-uses) and, for plain flake8 users, ``sarif`` and ``github``::
+uses) and, for plain flake8 users, ``json``, ``sarif`` and ``github``::
 
     flake8 --select=XLA --format=sarif src/ > flake8-xla.sarif
+
+A finding in a notebook comes from ``flake8-xla`` under the file name
+``NB.ipynb:cell_K`` (:mod:`flake8_xla.notebooks`): the text format prints it as
+it is (``NB.ipynb:cell_3:4:5: XLA201 ...``, as nbQA and ruff do); JSON gives the
+notebook's path in ``filename`` and the code cell in ``cell``; SARIF puts the
+cell in the result's ``properties`` and the line inside the cell in the region;
+GitHub annotations name the cell in their title.
 
 They format any flake8 violation; XLA codes carry their rule name and a link to
 ``docs/rules.md``. Columns in these formats count characters (1-based; SARIF
@@ -30,6 +37,7 @@ from flake8.formatting.base import BaseFormatter
 from flake8.violation import Violation
 
 from flake8_xla import __version__
+from flake8_xla.notebooks import Notebook, NotebookError, split_cell
 from flake8_xla.spans import SourceSpans, Span, read_source
 
 SARIF_SCHEMA_URI = (
@@ -92,6 +100,13 @@ class _XlaFormatter(BaseFormatter):
         return spans.span(error.line_number, error.column_number)
 
     def _source(self, filename: str) -> str | None:
+        path, cell = split_cell(filename)
+        if cell is not None:
+            try:
+                cells = Notebook.read(path).cells
+            except NotebookError:
+                return None
+            return cells[cell - 1].masked if 0 < cell <= len(cells) else None
         if flake8_utils.is_using_stdin(list(getattr(self.options, "filenames", []) or [])) and \
                 filename == getattr(self.options, "stdin_display_name", "stdin"):
             return flake8_utils.stdin_get_value()
@@ -141,7 +156,8 @@ class JsonFormatter(_DocumentFormatter):
     Keys: ``filename`` (as flake8 reports it), ``line``, ``column``, ``end_line``,
     ``end_column`` (1-based, characters, end exclusive), ``code``, ``name`` (the rule's
     kebab-case name, or null for a non-XLA code), ``message`` (without the code) and
-    ``url`` (the rule's docs, or null).
+    ``url`` (the rule's docs, or null). A finding in a notebook also has ``cell`` (the
+    code cell, counted from 1) and its lines count inside that cell.
     """
 
     def document(self) -> list[dict[str, Any]]:
@@ -153,12 +169,16 @@ class JsonFormatter(_DocumentFormatter):
         for error in self.violations:
             span = self.span(error)
             rule = by_code.get(error.code)
-            out.append({
-                "filename": error.filename, "line": span.line, "column": span.column,
+            path, cell = split_cell(error.filename)
+            record = {
+                "filename": path, "line": span.line, "column": span.column,
                 "end_line": span.end_line, "end_column": span.end_column, "code": error.code,
                 "name": rule.name if rule else None, "message": error.text,
                 "url": help_uri(error.code, self.docs_url) if rule else None,
-            })
+            }
+            if cell is not None:
+                record["cell"] = cell
+            out.append(record)
         return out
 
 
@@ -204,7 +224,7 @@ class SarifFormatter(_DocumentFormatter):
 
     def document(self) -> dict[str, Any]:
         """The SARIF log as a dict."""
-        rules = [sarif_rule(r.code, self.docs_url) for r in _rules().ALL_RULES]
+        rules = [sarif_rule(r.code, self.docs_url) for r in _rules().LISTED_RULES]
         index = {r["id"]: i for i, r in enumerate(rules)}
         results = []
         for error in self.violations:
@@ -212,17 +232,22 @@ class SarifFormatter(_DocumentFormatter):
                 index[error.code] = len(rules)
                 rules.append(sarif_rule(error.code, self.docs_url))
             span = self.span(error)
-            results.append({
+            path, cell = split_cell(error.filename)
+            result: dict[str, Any] = {
                 "ruleId": error.code,
                 "ruleIndex": index[error.code],
                 "level": rule_level(error.code),
-                "message": {"text": error.text},
+                "message": {"text": error.text if cell is None else
+                            f"{error.text} (code cell {cell}, line {span.line})"},
                 "locations": [{"physicalLocation": {
-                    "artifactLocation": artifact_location(error.filename),
+                    "artifactLocation": artifact_location(path),
                     "region": {"startLine": span.line, "startColumn": span.column,
                                "endLine": span.end_line, "endColumn": span.end_column},
                 }}],
-            })
+            }
+            if cell is not None:
+                result["properties"] = {"cell": cell}
+            results.append(result)
         driver: dict[str, Any] = {"name": "flake8-xla", "version": __version__,
                                   "semanticVersion": __version__, "rules": rules}
         if "://" in (self.docs_url or ""):
@@ -259,10 +284,16 @@ class GithubFormatter(_XlaFormatter):
         """The workflow command for ``error``."""
         span = self.span(error)
         rule = _rules().RULES_BY_CODE.get(error.code)
+        path, cell = split_cell(error.filename)
         title = f"{error.code} ({rule.name})" if rule else error.code
+        if cell is not None:
+            title += f" in cell {cell}, line {span.line}"
         command = "error" if rule_level(error.code) == "error" else "warning"
-        props = {"file": display_path(error.filename), "line": span.line, "col": span.column,
-                 "endLine": span.end_line, "endColumn": span.end_column, "title": title}
+        props: dict[str, object] = {"file": display_path(path)}
+        if cell is None:
+            props.update({"line": span.line, "col": span.column, "endLine": span.end_line,
+                          "endColumn": span.end_column})
+        props["title"] = title
         joined = ",".join(f"{k}={_escape_property(str(v))}" for k, v in props.items())
         return f"::{command} {joined}::{_escape_data(error.text)}"
 

@@ -11,6 +11,12 @@ from flake8_xla import __version__
 from flake8_xla.context import MIGRATIONS, TARGETS, Options, installed_xla_version
 from flake8_xla.engine import lint_tree
 from flake8_xla.facts import check_version
+from flake8_xla.notebooks import is_notebook
+from flake8_xla.sources import UNREADABLE, encoding_problem, unreadable_text
+
+#: What the plugin says when flake8 hands it a notebook's JSON as Python.
+RAW_NOTEBOOK = ("flake8 reads a notebook as Python source (its JSON); run flake8-xla NB.ipynb, "
+                "or nbqa flake8 NB.ipynb --nbqa-shell, to lint its code cells")
 
 
 def _version_arg(text: str) -> tuple[int, int]:
@@ -81,9 +87,23 @@ class Plugin:
                               selected=tuple(s for s in selected if s.startswith("XLA")))
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        """Yield flake8 results ``(line, col, message, type)``."""
+        """Yield flake8 results ``(line, col, message, type)``.
+
+        A file that Python refuses to decode (flake8 read it as latin-1), and a
+        notebook's raw JSON, give one XLA001 finding instead of the rules' findings.
+        """
         source = "".join(self.lines)
         if not isinstance(self.tree, ast.Module):
             return
+        problem = self._unreadable(source)
+        if problem is not None:
+            yield 1, 0, f"{UNREADABLE} {unreadable_text(problem)}", type(self)
+            return
         for f in lint_tree(self.tree, source, self.filename, self.options):
             yield f.line, f.col, f.message, type(self)
+
+    def _unreadable(self, source: str) -> str | None:
+        """Why this file was not really checked, or None (see :meth:`run`)."""
+        if is_notebook(self.filename) and source.lstrip().startswith("{"):
+            return RAW_NOTEBOOK
+        return encoding_problem(self.filename, source)

@@ -14,7 +14,7 @@ import pytest
 
 from flake8_xla.cli import main
 from flake8_xla.docs import rule_markdown
-from flake8_xla.rules import ALL_RULES
+from flake8_xla.rules import ALL_RULES, LISTED_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = ROOT / "checks"
@@ -253,7 +253,11 @@ def test_explain_prints_the_rule_docs(capsys: pytest.CaptureFixture[str]) -> Non
 def test_list_rules(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _main(capsys, "--list-rules")
     assert status == 0
-    assert [line.split()[:2] for line in out.splitlines()] == \
-        [[r.code, r.name] for r in ALL_RULES]
+    shown = {"safe": "fix", "unsafe": "unsafe-fix", "none": "-"}
+    assert [line.split()[:3] for line in out.splitlines()] == \
+        [[r.code, r.name, shown[r.fix]] for r in LISTED_RULES]
     status, out, _ = _main(capsys, "--list-rules", "--format=json")
-    assert [r["code"] for r in json.loads(out)] == [r.code for r in ALL_RULES]
+    listed = json.loads(out)
+    assert [r["code"] for r in listed] == [r.code for r in LISTED_RULES]
+    assert [r["fix"] for r in listed] == [r.fix for r in LISTED_RULES]
+    assert {r["fix"] for r in listed} == {"safe", "unsafe", "none"}

@@ -50,7 +50,7 @@ def test_hook_manifest() -> None:
 
     (hook,) = [h for h in load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
                if h["id"] == "flake8-xla"]
-    assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hook["language"] == "python" and hook["types_or"] == ["python", "jupyter"]
     assert hook["entry"] == "flake8-xla"
 
 
@@ -84,6 +84,7 @@ def test_pre_commit_try_repo_fails_on_a_flagged_script(tmp_path: Path) -> None:
     project.mkdir()
     shutil.copy(FLAGGED_201, project / "train.py")
     (project / "ok.py").write_text("print('no torch_xla here')\n", encoding="utf-8")
+    (project / "broken.py").write_text("import torch_xla\ndef step(:\n", encoding="utf-8")
     _git("init", "-q", cwd=project)
     _git("add", "-A", cwd=project)
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "cache"),
@@ -96,6 +97,7 @@ def test_pre_commit_try_repo_fails_on_a_flagged_script(tmp_path: Path) -> None:
     assert proc.returncode == 1, output
     assert "flake8-xla" in output and "Failed" in output, output
     assert f"train.py:{LINE_201}:36: XLA201 " in output, output
+    assert "broken.py:2:" in output and "XLA001 file not checked: SyntaxError" in output, output
     assert "ok.py" not in output.split("Failed", 1)[1], output
 
 

@@ -32,6 +32,7 @@ class CudaAmpOnXla(Rule):
     """
 
     code = "XLA401"
+    fix = "safe"
     name = "cuda-amp-on-xla"
     message = ("CUDA AMP on XLA: {what} {why}; use torch.autocast('xla', dtype=torch.bfloat16) "
                "(no GradScaler is needed with bfloat16)")
@@ -130,6 +131,7 @@ class NonSyncfreeOptimizerWithScaler(Rule):
     """
 
     code = "XLA402"
+    fix = "none"
     name = "non-syncfree-optimizer-with-grad-scaler"
     message = ("non-syncfree optimizer under a GradScaler: {what} makes every scaler.step() read "
                "found_inf back to the host (one device-to-host sync per step); {fix}")

@@ -22,11 +22,14 @@ class Rule:
     ``message`` template (problem, cost and fix in one line; ``{sync}`` and
     ``{device}`` are filled with the targeted torch_xla's spellings), the
     ``explanation`` (markdown: why it is bad, example, fix), the ``source``
-    documents it rests on and the torch_xla ``versions`` it applies to, and
-    implement :meth:`check` and :meth:`precondition`.
+    documents it rests on, the torch_xla ``versions`` it applies to and the
+    kind of its automatic ``fix`` (``'safe'``, ``'unsafe'`` or ``'none'``, as in
+    ruff; the fixers live in :mod:`flake8_xla.fixes`), and implement :meth:`check`
+    and :meth:`precondition`.
 
-    A concrete subclass registers itself; ``opt_in`` rules (the ``XLA9xx`` band) are
-    off unless selected.
+    A concrete subclass registers itself; ``opt_in`` rules are off unless selected by
+    a longer prefix than ``XLA``; ``file_rule`` rules (XLA0xx) are about the file itself
+    and are reported before any rule runs, never by the engine.
     ``migrate_message`` (optional) replaces ``message`` under
     ``--xla-migrate=torchtpu``: the same hazard told in TorchTPU's terms, with the
     same ``{...}`` fields. ``measurable`` is False for a rule whose claim no
@@ -40,6 +43,8 @@ class Rule:
     source: ClassVar[tuple[str, ...]] = ()
     versions: ClassVar[str] = "all"
     opt_in: ClassVar[bool] = False
+    file_rule: ClassVar[bool] = False
+    fix: ClassVar[str] = "none"
     migrate_message: ClassVar[str | None] = None
     measurable: ClassVar[bool] = True
 

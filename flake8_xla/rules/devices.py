@@ -38,6 +38,7 @@ class HardcodedCudaDevice(Rule):
     """
 
     code = "XLA501"
+    fix = "safe"
     name = "hardcoded-cuda-device"
     message = ("hard-coded CUDA device: {what} sends tensors to a GPU that an XLA host does not "
                "have (a crash, or silent CPU work); use {device}")

@@ -67,6 +67,7 @@ class UnreducedOptimizerStep(Rule):
     """
 
     code = "XLA502"
+    fix = "none"
     name = "unreduced-optimizer-step"
     message = ("optimizer step without gradient all-reduce: each replica of this xmp.spawn/"
                "torch_xla.launch job updates with its own gradients, so the replicas drift apart; "
@@ -190,6 +191,7 @@ class DistributedAmpWithoutAllReduce(Rule):
     """
 
     code = "XLA403"
+    fix = "none"
     name = "distributed-amp-without-all-reduce"
     message = ("distributed AMP without gradient all-reduce: this AMP optimizer step applies "
                "each replica's own gradients; call xm.reduce_gradients(optimizer) (or "
@@ -248,6 +250,7 @@ class TorchSaveXla(Rule):
     """
 
     code = "XLA503"
+    fix = "safe"
     name = "torch-save-xla"
     message = ("torch.save of XLA tensors: {what} holds tensors on the XLA device, which are "
                "copied to the host one by one and pickled with their device (and under "
@@ -346,6 +349,7 @@ class SamplerWithoutReplicaInfo(Rule):
     """
 
     code = "XLA504"
+    fix = "none"
     name = "sampler-without-replica-info"
     message = ("DistributedSampler without num_replicas/rank: with no process group it cannot "
                "shard the data across XLA replicas; pass num_replicas=xr.world_size(), "
@@ -450,6 +454,7 @@ class SpawnEntryPoint(Rule):
     """
 
     code = "XLA505"
+    fix = "none"
     name = "spawn-entry-point"
     message = ("launcher entry point: {what}; define it as def _mp_fn(index): ... (the launcher "
                "passes the process index first)")
@@ -511,6 +516,7 @@ class TrainerXlaSettings(Rule):
     """
 
     code = "XLA506"
+    fix = "safe"
     name = "trainer-xla-settings"
     message = ("Trainer on XLA: {what}; set optim='adamw_torch_xla' (the default fused AdamW "
                "fails on XLA tensors) and dataloader_num_workers>0 so the host keeps the device "
@@ -577,6 +583,7 @@ class MissingMpFn(Rule):
     """
 
     code = "XLA509"
+    fix = "none"
     name = "missing-mp-fn"
     message = ("no _mp_fn(index): the transformers XLA launcher (xla_spawn.py) imports this "
                "Trainer script and calls _mp_fn(index), which it does not define; add "

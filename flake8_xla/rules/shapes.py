@@ -53,6 +53,7 @@ class DynamicPadding(Rule):
     """
 
     code = "XLA101"
+    fix = "unsafe"
     name = "dynamic-padding"
     message = ("dynamic padding: {what} gives each batch the length of its longest sequence, "
                "so every new length is a new graph shape and XLA recompiles; use "
@@ -213,6 +214,7 @@ class RaggedLastBatch(Rule):
     """
 
     code = "XLA102"
+    fix = "unsafe"
     name = "ragged-last-batch"
     message = ("ragged last batch: {what} yields a smaller final batch, a new input shape for "
                "which XLA compiles the whole step graph again; {fix}")
@@ -341,6 +343,7 @@ class DataDependentControlFlow(Rule):
     """
 
     code = "XLA103"
+    fix = "none"
     name = "data-dependent-control-flow"
     message = ("data-dependent control flow: {what} needs the value of a lazy XLA tensor, so "
                "the pending graph executes and the result is copied to the host each step; keep "
@@ -448,6 +451,7 @@ class DynamicShapeOp(Rule):
     """
 
     code = "XLA104"
+    fix = "none"
     name = "dynamic-shape-op"
     message = ("dynamic-shape op: {what} has an output shape that depends on tensor values, so "
                "XLA must execute to learn the shape and compiles a new graph per size; use "

@@ -28,6 +28,7 @@ class MissingStepBarrier(Rule):
     """
 
     code = "XLA301"
+    fix = "unsafe"
     name = "missing-step-barrier"
     message = ("missing step barrier: this {kind} loop has no {sync} and no MpDeviceLoader, "
                "so the lazy graph grows step after step and nothing runs until a value is read; "
@@ -234,6 +235,7 @@ class PlainDataLoaderInStep(Rule):
     """
 
     code = "XLA302"
+    fix = "none"
     name = "plain-dataloader-in-step"
     message = ("plain DataLoader in the training loop: each batch is copied to the XLA device "
                "inside the step, so the copy is not overlapped with compute; iterate "

@@ -24,6 +24,7 @@ class HostSync(Rule):
     """
 
     code = "XLA201"
+    fix = "unsafe"
     name = "host-sync-in-step"
     message = ("host sync {where}: {what} copies a lazy XLA tensor to the host, which "
                "executes the pending graph and stalls the device; {fix}")

@@ -98,6 +98,7 @@ class RemovedXlaApi(_VersionRule):
     """
 
     code = "XLA507"
+    fix = "safe"
     name = "removed-xla-api"
     message = ("removed torch_xla API: {what} no longer exists in torch_xla {since}+ (last in "
                "{last}) and raises AttributeError/ImportError; {fix}")
@@ -159,6 +160,7 @@ class DeprecatedXlaApi(_VersionRule):
     """
 
     code = "XLA508"
+    fix = "safe"
     name = "deprecated-xla-api"
     message = ("deprecated torch_xla API: {what} is deprecated since torch_xla {since}; {fix}")
     explanation = """\
