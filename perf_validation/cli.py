@@ -39,6 +39,8 @@ and CPU fallback ops read from torch_xla.debug.metrics.
   python -m perf_validation FLAGGED.py FIXED.py     compare one pair (no claims)
   python -m perf_validation checks/                 every checks/XLAnnn/case.toml
   python -m perf_validation checks/XLA101 checks/XLA201
+  python -m perf_validation explain SCRIPT [--steps N]   explain one script's events
+                                                        (see explain --help)
 
 With case folders, each [[claim]] of case.toml is verified. The scripts run
 unmodified; XLA_CHECK_STEPS is set to the step count (--steps, else [run] steps).
@@ -178,7 +180,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     Raises:
         SystemExit: from argparse for malformed options (status 2) and ``--help`` (0).
     """
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["explain"] and len(arguments) > 1:
+        from .explain_cli import explain_main
+
+        return explain_main(arguments[1:])
+    args = build_parser().parse_args(arguments)
     notes: list[str] = []
     try:
         cases = discover(args.paths, notes)

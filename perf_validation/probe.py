@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m perf_validation.probe SCRIPT OUT.json [SCRIPT_ARGS...]
+    python -m perf_validation.probe [--explain] SCRIPT OUT.json [SCRIPT_ARGS...]
 
 The probe imports torch_xla, turns eager mode off, ignores requests for the
 persistent compilation cache, wraps the step barriers (``torch_xla.sync`` and
@@ -14,6 +14,10 @@ The JSON is written (atomically) when the script returns, raises, calls
 ``sys.exit``, at interpreter exit, and on SIGTERM (the parent's timeout), so even
 a crashed or killed run leaves its figures.  Every figure is read from
 ``torch_xla.debug.metrics``; a counter or metric that was never set reads as 0.
+
+With ``--explain`` the probe also records where every graph compilation, execution
+and device-to-host transfer comes from (:mod:`perf_validation.explain_probe`): the
+JSON then has an ``explain`` part, read by :mod:`perf_validation.explain`.
 
 Exit status: the script's own (0 on success, 1 on an uncaught exception,
 ``sys.exit``'s code otherwise); 3 when torch_xla cannot be set up.
@@ -129,9 +133,11 @@ class Probe:
         script: path of the script to run.
         out: path of the JSON file to write.
         script_args: arguments passed to the script as ``sys.argv[1:]``.
+        explain: also record the origin of every compilation, execution and transfer.
     """
 
-    def __init__(self, script: str, out: str, script_args: Sequence[str] = ()) -> None:
+    def __init__(self, script: str, out: str, script_args: Sequence[str] = (),
+                 explain: bool = False) -> None:
         self.script = os.path.abspath(script)
         self.out = out
         self.script_args = list(script_args)
@@ -149,6 +155,9 @@ class Probe:
         self._lock = threading.Lock()
         self._local = threading.local()
         self._xla: ModuleType | None = None
+        self.explain = explain
+        self.debug_file = f"{os.path.abspath(out)}.xla_debug.txt"
+        self.hooks: Any = None
 
     # -- hooks --------------------------------------------------------------------------
     def snapshot(self) -> None:
@@ -179,10 +188,14 @@ class Probe:
         def barrier(*args: Any, **kwargs: Any) -> Any:
             depth = getattr(self._local, "depth", 0)
             self._local.depth = depth + 1
+            hooks = self.hooks if depth == 0 else None
+            record = hooks.barrier_start(sys._getframe(1)) if hooks is not None else None
             try:
                 return func(*args, **kwargs)
             finally:
                 self._local.depth = depth
+                if record is not None:
+                    hooks.barrier_end(record)
                 if depth == 0:
                     self.snapshot()
 
@@ -197,6 +210,14 @@ class Probe:
         """
         os.environ.pop("XLA_PERSISTENT_CACHE_PATH", None)
         os.environ.pop("XLA_USE_EAGER_DEBUG_MODE", None)
+        if self.explain:
+            from .explain_probe import debug_environment
+
+            try:
+                os.unlink(self.debug_file)
+            except FileNotFoundError:
+                pass
+            os.environ.update(debug_environment(self.debug_file))
         started = time.perf_counter()
         import torch_xla
         import torch_xla.core.xla_model as xm
@@ -221,6 +242,12 @@ class Probe:
         xm.mark_step = self.wrap_barrier(xm.mark_step)  # noqa: XLA508 - wraps the legacy barrier
         self._block_persistent_cache()
         self._note_child_processes()
+        if self.explain:
+            from .explain_probe import ExplainHooks
+
+            hooks = ExplainHooks(self.script, self.debug_file)
+            hooks.install()
+            self.hooks = hooks
 
     def _note_child_processes(self) -> None:
         """Note when ``torch_xla.launch``/``xmp.spawn`` runs the steps in child processes.
@@ -309,6 +336,8 @@ class Probe:
             self.exit_code = 0
         finally:
             self.script_s = time.perf_counter() - self._t0
+            if self.hooks is not None:
+                self.hooks.uninstall()
             self.wait_device_ops()
             self.write()
         return self.exit_code
@@ -360,7 +389,30 @@ class Probe:
             "steps": steps,
             "steps_truncated": barriers > len(steps),
             **figures,
+            **({"explain": self._explain_data()} if self.hooks is not None else {}),
         }
+
+    def _explain_data(self) -> dict[str, Any]:
+        """The ``explain`` part: the hooks' records, the parsed PT_XLA_DEBUG blocks and the
+        retained CompileTime samples (seconds, in compile order)."""
+        from .explain_probe import KEPT_FRAMES, is_probe_frame
+        from .xla_debug import read_debug_log
+
+        blocks: list[dict[str, Any]] = []
+        try:
+            for block in read_debug_log(self.debug_file):
+                block.frames = [f for f in block.frames if not is_probe_frame(f[1])][:KEPT_FRAMES]
+                blocks.append(block.to_dict())
+        except OSError as exc:
+            self.notes.append(f"cannot read the PT_XLA_DEBUG analysis: {exc}")
+        data = self.hooks.data(blocks)
+        compile_s: list[float] = []
+        if self.met is not None:
+            metric = self.met.metric_data("CompileTime")
+            if metric:
+                compile_s = [round(float(v) / 1e9, 6) for _, v in metric[2]]
+        data["compile_seconds"] = compile_s
+        return data
 
     def write(self) -> None:
         """Write the JSON document to the output path (atomically)."""
@@ -388,13 +440,17 @@ class Probe:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Probe entry point: ``SCRIPT OUT.json [SCRIPT_ARGS...]``; returns the exit status."""
+    """Probe entry point: ``[--explain] SCRIPT OUT.json [SCRIPT_ARGS...]``; returns the
+    exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    explain = bool(args) and args[0] == "--explain"
+    if explain:
+        args = args[1:]
     if len(args) < 2:
-        print("usage: python -m perf_validation.probe SCRIPT OUT.json [SCRIPT_ARGS...]",
-              file=sys.stderr)
+        print("usage: python -m perf_validation.probe [--explain] SCRIPT OUT.json "
+              "[SCRIPT_ARGS...]", file=sys.stderr)
         return 2
-    probe = Probe(args[0], args[1], args[2:])
+    probe = Probe(args[0], args[1], args[2:], explain=explain)
     signal.signal(signal.SIGTERM, probe.on_sigterm)
     try:
         probe.install()
