@@ -43,6 +43,7 @@ from flake8_xla.config import (
 from flake8_xla.context import TARGETS
 from flake8_xla.docs import UnknownRuleError, find_rule, help_uri, rule_markdown, summary
 from flake8_xla.rules import ALL_RULES
+from flake8_xla.runtime import RuntimeEvidence, RuntimeFileError, load_runtime, mark_results
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: ``--format`` value -> the flake8 report plugin that prints it.
@@ -95,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="flake8 config file to use instead of setup.cfg/tox.ini/.flake8")
     p.add_argument("--isolated", action="store_true",
                    help="ignore all config files (flake8 and pyproject.toml)")
+    p.add_argument("--runtime", action="append", default=[], metavar="EXPLAIN_JSON",
+                   help="mark findings confirmed at run time by an explain.json of "
+                        "'python -m perf_validation explain' (repeatable)")
     p.add_argument("--explain", metavar="CODE",
                    help="print the documentation of one rule (code or name) and exit")
     p.add_argument("--list-rules", action="store_true",
@@ -180,8 +184,10 @@ def flake8_arguments(args: argparse.Namespace, project: ProjectConfig,
     return out + list(args.paths or ["."])
 
 
-def run_flake8(argv: list[str]) -> int:
+def run_flake8(argv: list[str], runtime: RuntimeEvidence | None = None) -> int:
     """Run flake8's application on ``argv`` with only the XLA checker; the exit status.
+
+    With ``runtime`` (``--runtime``), confirmed findings are marked before the report.
 
     Returns 0 (clean), 1 (findings) or 2 (configuration error, or flake8-xla's plugin
     is not registered with flake8, i.e. the package is not installed).
@@ -200,10 +206,13 @@ def run_flake8(argv: list[str]) -> int:
                          f"reinstall flake8-xla")
     checkers = plugins.checkers._replace(tree=tree, logical_line=[], physical_line=[])
     app.plugins, app.options = plugins._replace(checkers=checkers), options
+    options.xla_runtime = runtime  # read by the SARIF and JSON formatters
     app.make_formatter()
     app.make_guide()
     app.make_file_checker_manager(argv)
     app.run_checks()
+    if runtime is not None and app.file_checker_manager is not None:
+        mark_results(app.file_checker_manager.results, runtime)
     app.report()
     if app.catastrophic_failure:
         return EXIT_USAGE
@@ -262,4 +271,12 @@ def _main(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
     section, cfg_dir = _flake8_section(args)
-    return run_flake8(flake8_arguments(args, project, section, cfg_dir))
+    runtime = None
+    if args.runtime:
+        try:
+            runtime = load_runtime(args.runtime)
+        except RuntimeFileError as exc:
+            raise UsageError(str(exc)) from exc
+        for warning in runtime.warnings:
+            print(f"flake8-xla: warning: {warning}", file=sys.stderr)
+    return run_flake8(flake8_arguments(args, project, section, cfg_dir), runtime)

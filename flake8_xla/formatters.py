@@ -83,6 +83,21 @@ class _XlaFormatter(BaseFormatter):
     def after_init(self) -> None:
         self._spans: dict[str, SourceSpans] = {}
         self.docs_url: str | None = getattr(self.options, "xla_docs_url", None)
+        #: ``flake8-xla --runtime``: a :class:`flake8_xla.runtime.RuntimeEvidence`, or None.
+        self.runtime: Any = getattr(self.options, "xla_runtime", None)
+
+    def runtime_state(self, error: Violation) -> dict[str, Any] | None:
+        """``{"state", "compilations", "executions", "transfers", "steps"}`` of ``error``
+        from ``--runtime`` explain.json files, or None."""
+        if self.runtime is None:
+            return None
+        entry = self.runtime.lookup(error.filename, error.line_number, error.code)
+        if entry is None:
+            return None
+        cost = entry.get("cost") or {}
+        return {"state": entry.get("runtime"),
+                **{k: cost.get(k) for k in ("compilations", "executions", "transfers",
+                                            "steps")}}
 
     def span(self, error: Violation) -> Span:
         """The character range of ``error`` (the file is parsed once, never imported)."""
@@ -141,7 +156,10 @@ class JsonFormatter(_DocumentFormatter):
     Keys: ``filename`` (as flake8 reports it), ``line``, ``column``, ``end_line``,
     ``end_column`` (1-based, characters, end exclusive), ``code``, ``name`` (the rule's
     kebab-case name, or null for a non-XLA code), ``message`` (without the code) and
-    ``url`` (the rule's docs, or null).
+    ``url`` (the rule's docs, or null); with ``flake8-xla --runtime explain.json``, a
+    finding that explain.json knows also gets ``runtime``: ``state`` (``confirmed``,
+    ``not-triggered``, ``not-run``) and its measured ``compilations``, ``executions``,
+    ``transfers`` and ``steps``.
     """
 
     def document(self) -> list[dict[str, Any]]:
@@ -159,6 +177,9 @@ class JsonFormatter(_DocumentFormatter):
                 "name": rule.name if rule else None, "message": error.text,
                 "url": help_uri(error.code, self.docs_url) if rule else None,
             })
+            runtime = self.runtime_state(error)
+            if runtime is not None:
+                out[-1]["runtime"] = runtime
         return out
 
 
@@ -199,7 +220,9 @@ class SarifFormatter(_DocumentFormatter):
     ``tool.driver.rules`` lists every registered rule (plus any other code reported);
     results carry ``ruleId``/``ruleIndex``, a level, the message and a region with
     start and end line/column; artifact URIs are relative to ``%SRCROOT%``, the
-    working directory, given in ``originalUriBaseIds``.
+    working directory, given in ``originalUriBaseIds``. With ``flake8-xla --runtime``,
+    a result known to explain.json gets ``properties.runtime`` (as in the JSON format)
+    and a confirmed one ends its message with ``[confirmed at run time: ...]``.
     """
 
     def document(self) -> dict[str, Any]:
@@ -223,6 +246,9 @@ class SarifFormatter(_DocumentFormatter):
                                "endLine": span.end_line, "endColumn": span.end_column},
                 }}],
             })
+            runtime = self.runtime_state(error)
+            if runtime is not None:
+                results[-1]["properties"] = {"runtime": runtime}
         driver: dict[str, Any] = {"name": "flake8-xla", "version": __version__,
                                   "semanticVersion": __version__, "rules": rules}
         if "://" in (self.docs_url or ""):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import bisect
 import datetime as _dt
+import hashlib
 import io
 import json
 import linecache
@@ -543,7 +544,9 @@ class FindingState:
         """Counts of the explained events by kind, compile seconds and steps touched."""
         kinds = Counter(e.kind for e in self.events)
         seconds = [e.compile_s for e in self.events if e.compile_s is not None]
-        return {"compilations": kinds.get("compile", 0), "executions": kinds.get("execute", 0),
+        return {"compilations": kinds.get("compile", 0),
+                "recompilations": sum(e.role == "recompile" for e in self.events),
+                "executions": kinds.get("execute", 0),
                 "transfers": kinds.get("transfer", 0),
                 "compile_s": round(sum(seconds), 3) if seconds else None,
                 "steps": sorted({e.step for e in self.events})}
@@ -730,6 +733,7 @@ class Explanation:
     notes: list[str]
     settings: dict[str, Any]
     lint_error: str | None = None
+    script_sha256: str | None = None
 
     @property
     def probe(self) -> dict[str, Any]:
@@ -872,6 +876,7 @@ def render_explain_json(explanation: Explanation) -> str:
         "tool": "perf_validation explain",
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "script": os.path.abspath(explanation.script),
+        "script_sha256": explanation.script_sha256,
         "settings": explanation.settings,
         "versions": {"python": sys.version.split()[0], "torch": _version("torch"),
                      "torch_xla": _version("torch_xla"),
@@ -1150,7 +1155,8 @@ def explain_run(script: Path, run: ScriptRun, settings: dict[str, Any]) -> Expla
     Raises:
         OSError: the script cannot be read.
     """
-    source = script.read_text(encoding="utf-8", errors="replace")
+    raw = script.read_bytes()
+    source = raw.decode("utf-8", errors="replace")
     absolute = os.path.abspath(script)
     probe = run.probe or {}
     notes: list[str] = []
@@ -1165,4 +1171,5 @@ def explain_run(script: Path, run: ScriptRun, settings: dict[str, Any]) -> Expla
         if data.get("lines") else None
     join(events, findings, lines_run, statement_spans(source))
     return Explanation(script=str(script), run=run, events=events, findings=findings,
-                       notes=notes, settings=settings, lint_error=lint_error)
+                       notes=notes, settings=settings, lint_error=lint_error,
+                       script_sha256=hashlib.sha256(raw).hexdigest())
