@@ -53,8 +53,10 @@ figures:
 {GLOSSARY}
 
 report (in --out): report.md (tables and claim verdicts), report.json (schema_version 1:
-every counter and metric, per-step snapshots), report.png (cumulative graph compilations
-per step barrier, flagged vs fixed). The three files are replaced together or not at all.
+every counter and metric, per-step snapshots), report.png (graph compilations and
+executions per step, flagged vs fixed; the claimed metrics, or the key figures and their
+ratios for a pair without claims). The three files are replaced together or not at all.
+A script that times out keeps the figures saved at its last step barrier.
 
 exit status:
   0  every claim holds (or, without claims, both scripts ran)
@@ -170,6 +172,10 @@ def _problems(results: Sequence[PairResult]) -> list[str]:
         for side in result.unexpected:
             run = result.runs[side]
             lines.append(f"{result.case.name}: {side} script {run.outcome} ({run.script})")
+            if run.outcome == "timeout":
+                from .report import _step_hint
+
+                lines.append(f"    {_step_hint(result)}")
             lines.extend(f"    {line}" for line in run.traceback_tail[-6:])
     return lines
 
@@ -257,7 +263,8 @@ def _run_and_report(args: argparse.Namespace, cases: Sequence[Case],
     if problems:
         print()
         print("\n".join(problems))
-    outcome = {0: "every claim holds" if any(r.claims for r in results) else "compared",
+    outcome = {0: "every claim holds" if any(r.claims for r in results)
+               else "no claims (both scripts ran)",
                1: "a claim fails", 2: "a script crashed or timed out"}[status]
     print(f"\nreport: {args.out / 'report.md'} (+ report.json, report.png); "
           f"exit status {status}: {outcome}")

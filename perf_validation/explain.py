@@ -432,7 +432,8 @@ def _graph_changes(events: Sequence[Event], forwards: Sequence[dict[str, Any]],
         if before:
             event.role = "recompile"
             text, batch_only = shape_change(event.inputs, [e.inputs for e in before])
-            if text is None and len(before) == 1 and event.step == before[0].step + 1:
+            if text is None and event.inputs and len(before) == 1 and \
+                    event.step == before[0].step + 1:
                 # The second step's graph differs with the same inputs: state created
                 # by the first step (optimizer buffers), compiled once more.
                 event.role = "warm-up"

@@ -64,6 +64,12 @@ MAX_STEP_SNAPSHOTS = 100_000
 _TRACEBACK_LINES = 40
 #: Longer exception messages and traceback lines are cut in the middle in the JSON.
 MAX_TEXT_CHARS = 2000
+#: While the script runs, the JSON is rewritten at a barrier at most this often
+#: (seconds), so that a run killed hard (a timeout during a long compilation, which
+#: holds off the SIGTERM handler) still leaves its figures so far.
+PARTIAL_WRITE_S = 2.0
+#: The environment variable that carries the step count.
+STEPS_VARIABLE = "XLA_CHECK_STEPS"
 
 
 def _clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
@@ -158,6 +164,11 @@ class Probe:
         self.explain = explain
         self.debug_file = f"{os.path.abspath(out)}.xla_debug.txt"
         self.hooks: Any = None
+        self.read_steps_variable = False
+        self.steps_value = os.environ.get(STEPS_VARIABLE)  # read before it is watched
+        self._last_write = time.monotonic()
+        self._blocks: list[dict[str, Any]] = []
+        self._debug_pos = 0
 
     # -- hooks --------------------------------------------------------------------------
     def snapshot(self) -> None:
@@ -179,6 +190,35 @@ class Probe:
             if len(self.steps) < MAX_STEP_SNAPSHOTS:
                 self.steps.append(snap)
 
+    def write_partial(self) -> None:
+        """Rewrite the JSON (status ``running``) when :data:`PARTIAL_WRITE_S` have passed."""
+        if self.status != "running" or time.monotonic() - self._last_write < PARTIAL_WRITE_S:
+            return
+        try:
+            self.write(final=False)
+        except (OSError, ValueError) as exc:  # a full disk must not stop the script
+            if not any(n.startswith("partial figures") for n in self.notes):
+                self.notes.append(f"partial figures could not be saved: {exc}")
+
+    def watch_steps_variable(self) -> None:
+        """Note whether the script reads ``XLA_CHECK_STEPS`` (``os.environ[...]``,
+        ``.get``, ``os.getenv``, ``in``), so that a report does not claim a step count
+        the script never used."""
+        probe = self
+        environ = os.environ
+        base = type(environ)
+
+        class _WatchedEnviron(base):  # type: ignore[misc, valid-type]
+            def __getitem__(self, key: str) -> str:
+                if key == STEPS_VARIABLE:
+                    probe.read_steps_variable = True
+                return base.__getitem__(self, key)
+
+        try:
+            environ.__class__ = _WatchedEnviron
+        except TypeError:  # another implementation of os.environ: leave it alone
+            self.notes.append("could not watch reads of XLA_CHECK_STEPS")
+
     def wrap_barrier(self, func: Callable[..., Any]) -> Callable[..., Any]:
         """Wrap a step barrier so that the outermost call takes a snapshot."""
         if getattr(func, "__perf_validation_barrier__", False):
@@ -198,6 +238,7 @@ class Probe:
                     hooks.barrier_end(record)
                 if depth == 0:
                     self.snapshot()
+                    self.write_partial()
 
         barrier.__perf_validation_barrier__ = True  # type: ignore[attr-defined]
         return barrier
@@ -242,6 +283,7 @@ class Probe:
         xm.mark_step = self.wrap_barrier(xm.mark_step)  # noqa: XLA508 - wraps the legacy barrier
         self._block_persistent_cache()
         self._note_child_processes()
+        self.watch_steps_variable()
         if self.explain:
             from .explain_probe import ExplainHooks
 
@@ -357,8 +399,8 @@ class Probe:
             self.notes.append(f"waiting for pending device operations failed: {exc}")
 
     # -- output -------------------------------------------------------------------------
-    def data(self) -> dict[str, Any]:
-        """Return the JSON document for the run so far."""
+    def data(self, final: bool = True) -> dict[str, Any]:
+        """Return the JSON document for the run so far (``final``: see :meth:`write`)."""
         figures: dict[str, Any] = {"counters": {}, "metrics": {}, "fallback_ops": []}
         if self.met is not None:
             figures = collect_figures(self.met)
@@ -382,30 +424,33 @@ class Probe:
             "import_s": self.import_s,
             "script_s": self.script_s,
             "pjrt_device": os.environ.get("PJRT_DEVICE"),
-            "xla_check_steps": os.environ.get("XLA_CHECK_STEPS"),
+            "xla_check_steps": self.steps_value,
+            "read_xla_check_steps": self.read_steps_variable,
             "eager_mode_at_exit": self.eager_mode_at_exit,
             "notes": notes,
             "step_barriers": barriers,
             "steps": steps,
             "steps_truncated": barriers > len(steps),
             **figures,
-            **({"explain": self._explain_data()} if self.hooks is not None else {}),
+            **({"explain": self._explain_data(final)} if self.hooks is not None else {}),
         }
 
-    def _explain_data(self) -> dict[str, Any]:
+    def _explain_data(self, final: bool) -> dict[str, Any]:
         """The ``explain`` part: the hooks' records, the parsed PT_XLA_DEBUG blocks and the
-        retained CompileTime samples (seconds, in compile order)."""
+        retained CompileTime samples (seconds, in compile order).  The file is read
+        incrementally: each call parses only what was written since the last one."""
         from .explain_probe import KEPT_FRAMES, is_probe_frame
-        from .xla_debug import read_debug_log
+        from .xla_debug import MAX_BLOCKS, read_new_blocks
 
-        blocks: list[dict[str, Any]] = []
         try:
-            for block in read_debug_log(self.debug_file):
+            new, self._debug_pos = read_new_blocks(self.debug_file, self._debug_pos, final,
+                                                   MAX_BLOCKS - len(self._blocks))
+            for block in new:
                 block.frames = [f for f in block.frames if not is_probe_frame(f[1])][:KEPT_FRAMES]
-                blocks.append(block.to_dict())
+                self._blocks.append(block.to_dict())
         except OSError as exc:
             self.notes.append(f"cannot read the PT_XLA_DEBUG analysis: {exc}")
-        data = self.hooks.data(blocks)
+        data = self.hooks.data(list(self._blocks))
         compile_s: list[float] = []
         if self.met is not None:
             metric = self.met.metric_data("CompileTime")
@@ -414,9 +459,15 @@ class Probe:
         data["compile_seconds"] = compile_s
         return data
 
-    def write(self) -> None:
-        """Write the JSON document to the output path (atomically)."""
-        _write_json_atomically(self.out, self.data())
+    def write(self, final: bool = True) -> None:
+        """Write the JSON document to the output path (atomically).
+
+        Args:
+            final: False for a partial write while the script runs (explain mode then
+                reads only the complete PT_XLA_DEBUG blocks written so far).
+        """
+        self._last_write = time.monotonic()
+        _write_json_atomically(self.out, self.data(final))
 
     def on_sigterm(self, signum: int, frame: FrameType | None) -> None:
         """Signal handler: save what was measured so far and exit at once."""

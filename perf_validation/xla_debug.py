@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CAUSES", "DebugBlock", "parse_debug_log", "read_debug_log"]
+__all__ = ["CAUSES", "DebugBlock", "parse_debug_log", "read_debug_log", "read_new_blocks"]
 
 #: Cause texts written by torch_xla 2.9 (strings of _XLAC.so), for reference and tests.
 CAUSES: tuple[str, ...] = (
@@ -57,6 +57,8 @@ _SIZE_RE = re.compile(r"^(Graph input size|Graph output size|Aliased Input size|
                       r"Intermediate tensor size|Compiled program size): *([0-9.]+) *GB$")
 #: At most this many blocks are read (a run of millions of steps writes gigabytes).
 MAX_BLOCKS = 200_000
+#: The two closing lines of a block.
+_BLOCK_END_RE = re.compile(rb"Analysis: -{10,}\r?\n[A-Za-z ]*Analysis: ={10,}\r?\n")
 
 
 @dataclass
@@ -112,7 +114,8 @@ class DebugBlock:
                    sizes_gb=dict(data.get("sizes_gb") or {}))
 
 
-def parse_debug_log(data: bytes, max_blocks: int = MAX_BLOCKS) -> list[DebugBlock]:
+def parse_debug_log(data: bytes, max_blocks: int = MAX_BLOCKS,
+                    base: int = 0) -> list[DebugBlock]:
     """Parse the bytes of a PT_XLA_DEBUG file into blocks, in file order.
 
     Lines that belong to no block (other torch_xla output) are skipped; a block cut
@@ -120,8 +123,9 @@ def parse_debug_log(data: bytes, max_blocks: int = MAX_BLOCKS) -> list[DebugBloc
     what it has.
 
     Args:
-        data: the file's content.
+        data: the file's content (or a part of it that starts at a block boundary).
         max_blocks: stop after this many blocks.
+        base: the file offset of ``data[0]`` (added to every block's offset).
 
     Returns:
         The blocks, each with its byte offset.
@@ -130,7 +134,7 @@ def parse_debug_log(data: bytes, max_blocks: int = MAX_BLOCKS) -> list[DebugBloc
     current: DebugBlock | None = None
     section = ""
     rules = 0
-    offset = 0
+    offset = base
     last_compile: DebugBlock | None = None
     for raw in data.splitlines(keepends=True):
         start = offset
@@ -210,3 +214,35 @@ def read_debug_log(path: str, max_blocks: int = MAX_BLOCKS) -> list[DebugBlock]:
     except FileNotFoundError:
         return []
     return parse_debug_log(data, max_blocks)
+
+
+def read_new_blocks(path: str, start: int, final: bool,
+                    max_blocks: int = MAX_BLOCKS) -> tuple[list[DebugBlock], int]:
+    """The blocks written to *path* from byte *start* on, for reading a file that
+    torch_xla is still writing.
+
+    Args:
+        path: the PT_XLA_DEBUG file.
+        start: where the previous call stopped (0 at first).
+        final: read to the end, even a block cut off by a killed process; otherwise
+            stop after the last complete block.
+        max_blocks: stop after this many blocks.
+
+    Returns:
+        ``(blocks, next_start)``.
+
+    Raises:
+        OSError: the file exists but cannot be read.
+    """
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(start)
+            data = fh.read()
+    except FileNotFoundError:
+        return [], start
+    if not final:
+        ends = list(_BLOCK_END_RE.finditer(data))
+        if not ends:
+            return [], start
+        data = data[:ends[-1].end()]
+    return parse_debug_log(data, max_blocks, base=start), start + len(data)
