@@ -187,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         SystemExit: from argparse for malformed options (status 2) and ``--help`` (0).
     """
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] == ["explain"] and len(arguments) > 1:
+    if arguments[:1] == ["explain"]:  # a folder named explain: write ./explain
         from .explain_cli import explain_main
 
         return explain_main(arguments[1:])

@@ -921,8 +921,12 @@ def _finding_cost_text(finding: FindingState) -> str:
     word = "recompilation" if any(e.role == "recompile" for e in finding.events) \
         else "compilation"
     text = _counts_text(counts, word)
+    sites = Counter(e.library_frame for e in finding.events if e.kind == "compile")
+    details = [f"{n} at {site}" for site, n in sites.most_common(3)] if len(sites) > 1 else []
     if cost["compile_s"] is not None:
-        text += f" ({cost['compile_s']:.2f} s compiling)"
+        details.append(f"{cost['compile_s']:.2f} s compiling")
+    if details:
+        text += f" ({'; '.join(details)})"
     text += f" at {_steps_text(cost['steps'])}"
     changes = [e.shape_change for e in finding.events if e.shape_change]
     if changes:

@@ -134,6 +134,9 @@ class ExplainHooks:
         self._transfers_seen = 0
         self._signatures: dict[type, inspect.Signature | None] = {}
         self._lock = threading.Lock()
+        #: Forked children (DataLoader workers) inherit the hooks; they record nothing
+        #: and never touch torch_xla's runtime, which a fork does not carry over.
+        self._pid = os.getpid()
 
     # -- readings -------------------------------------------------------------------------
     def offset(self) -> int:
@@ -188,7 +191,7 @@ class ExplainHooks:
                 kwargs: dict[str, Any]) -> Any:
         """Run one torch call and record it when it ran a graph or copied to the host."""
         name = getattr(func, "__name__", "")
-        if name in _METADATA:
+        if name in _METADATA or os.getpid() != self._pid:
             return func(*args, **kwargs)
         counter = self._counter
         read = name in _READS
@@ -270,7 +273,8 @@ class ExplainHooks:
         """Global forward pre-hook: record the inputs of each outermost module call."""
         depth = getattr(self._local, "depth", 0)
         self._local.depth = depth + 1
-        if depth or threading.current_thread() is not threading.main_thread():
+        if depth or threading.current_thread() is not threading.main_thread() or \
+                os.getpid() != self._pid:
             return
         # Global pre-hooks get no kwargs; Module._call_impl's inner() holds them.
         caller = sys._getframe(1)
@@ -296,7 +300,7 @@ class ExplainHooks:
 
     # -- line coverage ----------------------------------------------------------------------
     def _trace_calls(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if frame.f_code.co_filename != self.script:
+        if frame.f_code.co_filename != self.script or os.getpid() != self._pid:
             return None
         return self._trace_lines
 
