@@ -50,6 +50,7 @@ __all__ = [
     "FindingState",
     "build_events",
     "explain_run",
+    "finding_cost_text",
     "join",
     "lint_script",
     "render_explain_json",
@@ -914,7 +915,10 @@ def _steps_text(steps: Sequence[int]) -> str:
     return f"steps {shown}{', …' if len(steps) > 6 else ''}"
 
 
-def _finding_cost_text(finding: FindingState) -> str:
+def finding_cost_text(finding: FindingState) -> str:
+    """A finding's measured cost in words: counts, sites, compile seconds, steps and the
+    last shape change, e.g. ``"7 recompilations (1.18 s compiling) at steps 1–7; last:
+    input_ids [4, 10] (before: [4, 9], …)"``."""
     cost = finding.cost()
     counts = {"compile": cost["compilations"], "execute": cost["executions"],
               "transfer": cost["transfers"]}
@@ -979,7 +983,7 @@ def render_explain_markdown(explanation: Explanation) -> str:
         for finding in confirmed:
             name = _rule_name(finding.code)
             label = f"**{finding.code}**" + (f" {name}" if name else "")
-            lines.append(f"- {label}, {script}:{finding.line}: {_finding_cost_text(finding)}")
+            lines.append(f"- {label}, {script}:{finding.line}: {finding_cost_text(finding)}")
     else:
         lines.append("- none" + (f" (the linter could not check the script: "
                                  f"{explanation.lint_error})" if explanation.lint_error else ""))

@@ -79,14 +79,14 @@ def build_explain_parser() -> argparse.ArgumentParser:
 def summary(explanation: Explanation, limit: int = 6) -> str:
     """The terminal summary: confirmed findings, the largest unexplained costs, idle
     findings."""
-    from .explain import _finding_cost_text
+    from .explain import finding_cost_text
 
     script = os.path.basename(explanation.script)
     lines = []
     for finding in explanation.findings:
         if finding.runtime == "confirmed":
             lines.append(f"confirmed  {finding.code} {script}:{finding.line}: "
-                         f"{_finding_cost_text(finding)}")
+                         f"{finding_cost_text(finding)}")
     groups = [g for g in explanation.unexplained()
               if not g["once"] and g["cause"] != "step closure"]
     for group in groups[:limit]:

@@ -167,6 +167,7 @@ class Probe:
         self.read_steps_variable = False
         self.steps_value = os.environ.get(STEPS_VARIABLE)  # read before it is watched
         self._last_write = time.monotonic()
+        self._write_s = 0.0
         self._blocks: list[dict[str, Any]] = []
         self._debug_pos = 0
 
@@ -191,14 +192,19 @@ class Probe:
                 self.steps.append(snap)
 
     def write_partial(self) -> None:
-        """Rewrite the JSON (status ``running``) when :data:`PARTIAL_WRITE_S` have passed."""
-        if self.status != "running" or time.monotonic() - self._last_write < PARTIAL_WRITE_S:
+        """Rewrite the JSON (status ``running``) when :data:`PARTIAL_WRITE_S` have passed,
+        or ten times the last write's duration, whichever is longer (a long run with a
+        large document spends at most a tenth of its time saving it)."""
+        wait = max(PARTIAL_WRITE_S, 10 * self._write_s)
+        if self.status != "running" or time.monotonic() - self._last_write < wait:
             return
+        started = time.monotonic()
         try:
             self.write(final=False)
         except (OSError, ValueError) as exc:  # a full disk must not stop the script
             if not any(n.startswith("partial figures") for n in self.notes):
                 self.notes.append(f"partial figures could not be saved: {exc}")
+        self._write_s = time.monotonic() - started
 
     def watch_steps_variable(self) -> None:
         """Note whether the script reads ``XLA_CHECK_STEPS`` (``os.environ[...]``,
