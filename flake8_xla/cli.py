@@ -53,6 +53,7 @@ from flake8_xla.context import MIGRATIONS, TARGETS
 from flake8_xla.docs import UnknownRuleError, find_rule, help_uri, rule_markdown, summary
 from flake8_xla.rules import LISTED_RULES
 from flake8_xla.runner import XlaManager
+from flake8_xla.runtime import RuntimeEvidence, RuntimeFileError, load_runtime, mark_results
 from flake8_xla.sources import UNREADABLE
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -114,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--isolated", action="store_true",
                    help="ignore all config files (flake8 and pyproject.toml)")
     add_fix_options(p)
+    p.add_argument("--runtime", action="append", default=[], metavar="EXPLAIN_JSON",
+                   help="mark findings confirmed at run time by an explain.json of "
+                        "'python -m perf_validation explain' (repeatable)")
     p.add_argument("--explain", metavar="CODE",
                    help="print the documentation of one rule (code or name) and exit")
     p.add_argument("--list-rules", action="store_true",
@@ -221,9 +225,10 @@ def flake8_arguments(args: argparse.Namespace, project: ProjectConfig,
     return out + list(args.paths or ["."])
 
 
-def make_application(argv: list[str]) -> Application:
+def make_application(argv: list[str], runtime: RuntimeEvidence | None = None) -> Application:
     """flake8's application for ``argv``: options, the XLA checker only, formatter and
-    style guide made, files not yet discovered.
+    style guide made, files not yet discovered. ``runtime`` (``--runtime``) is handed to
+    the SARIF and JSON formatters.
 
     Raises :class:`UsageError` for a configuration error, or when flake8-xla's plugin
     is not registered with flake8 (the package is not installed).
@@ -242,21 +247,25 @@ def make_application(argv: list[str]) -> Application:
                          f"reinstall flake8-xla")
     checkers = plugins.checkers._replace(tree=tree, logical_line=[], physical_line=[])
     app.plugins, app.options = plugins._replace(checkers=checkers), options
+    options.xla_runtime = runtime  # read by the SARIF and JSON formatters
     app.make_formatter()
     app.make_guide()
     return app
 
 
-def run_flake8(argv: list[str]) -> int:
+def run_flake8(argv: list[str], runtime: RuntimeEvidence | None = None) -> int:
     """Run flake8's application on ``argv`` with only the XLA checker; the exit status.
 
-    Notebooks and XLA001 are handled by :class:`flake8_xla.runner.XlaManager`.
+    Notebooks and XLA001 are handled by :class:`flake8_xla.runner.XlaManager`. With
+    ``runtime`` (``--runtime``), confirmed findings are marked before the report.
     Returns 0 (clean), 1 (findings) or 2 (configuration error, or flake8-xla's plugin
     is not registered with flake8, i.e. the package is not installed).
     """
-    app = make_application(argv)
+    app = make_application(argv, runtime)
     app.file_checker_manager = XlaManager(app.guide, app.plugins.checkers, argv)
     app.run_checks()
+    if runtime is not None and app.file_checker_manager is not None:
+        mark_results(app.file_checker_manager.results, runtime)
     app.report()
     if app.catastrophic_failure:
         return EXIT_USAGE
@@ -365,6 +374,14 @@ def _main(args: argparse.Namespace) -> int:
         raise UsageError("--unsafe-fixes needs --fix or --diff")
     section, cfg_dir = _flake8_section(args)
     flake8_argv = flake8_arguments(args, project, section, cfg_dir)
+    runtime = None
+    if args.runtime:
+        try:
+            runtime = load_runtime(args.runtime)
+        except RuntimeFileError as exc:
+            raise UsageError(str(exc)) from exc
+        for warning in runtime.warnings:
+            print(f"flake8-xla: warning: {warning}", file=sys.stderr)
     if args.fix or args.diff:
         return run_fix(args, flake8_argv)
-    return run_flake8(flake8_argv)
+    return run_flake8(flake8_argv, runtime)

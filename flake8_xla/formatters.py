@@ -91,6 +91,21 @@ class _XlaFormatter(BaseFormatter):
     def after_init(self) -> None:
         self._spans: dict[str, SourceSpans] = {}
         self.docs_url: str | None = getattr(self.options, "xla_docs_url", None)
+        #: ``flake8-xla --runtime``: a :class:`flake8_xla.runtime.RuntimeEvidence`, or None.
+        self.runtime: Any = getattr(self.options, "xla_runtime", None)
+
+    def runtime_state(self, error: Violation) -> dict[str, Any] | None:
+        """``{"state", "compilations", "executions", "transfers", "steps"}`` of ``error``
+        from ``--runtime`` explain.json files, or None."""
+        if self.runtime is None:
+            return None
+        entry = self.runtime.lookup(error.filename, error.line_number, error.code)
+        if entry is None:
+            return None
+        cost = entry.get("cost") or {}
+        return {"state": entry.get("runtime"),
+                **{k: cost.get(k) for k in ("compilations", "executions", "transfers",
+                                            "steps")}}
 
     def span(self, error: Violation) -> Span:
         """The character range of ``error`` (the file is parsed once, never imported)."""
@@ -157,7 +172,10 @@ class JsonFormatter(_DocumentFormatter):
     ``end_column`` (1-based, characters, end exclusive), ``code``, ``name`` (the rule's
     kebab-case name, or null for a non-XLA code), ``message`` (without the code) and
     ``url`` (the rule's docs, or null). A finding in a notebook also has ``cell`` (the
-    code cell, counted from 1) and its lines count inside that cell.
+    code cell, counted from 1) and its lines count inside that cell. With
+    ``flake8-xla --runtime explain.json``, a finding that explain.json knows also gets
+    ``runtime``: ``state`` (``confirmed``, ``not-triggered``, ``not-run``) and its
+    measured ``compilations``, ``executions``, ``transfers`` and ``steps``.
     """
 
     def document(self) -> list[dict[str, Any]]:
@@ -178,6 +196,9 @@ class JsonFormatter(_DocumentFormatter):
             }
             if cell is not None:
                 record["cell"] = cell
+            runtime = self.runtime_state(error)
+            if runtime is not None:
+                record["runtime"] = runtime
             out.append(record)
         return out
 
@@ -219,7 +240,9 @@ class SarifFormatter(_DocumentFormatter):
     ``tool.driver.rules`` lists every registered rule (plus any other code reported);
     results carry ``ruleId``/``ruleIndex``, a level, the message and a region with
     start and end line/column; artifact URIs are relative to ``%SRCROOT%``, the
-    working directory, given in ``originalUriBaseIds``.
+    working directory, given in ``originalUriBaseIds``. With ``flake8-xla --runtime``,
+    a result known to explain.json gets ``properties.runtime`` (as in the JSON format)
+    and a confirmed one ends its message with ``[confirmed at run time: ...]``.
     """
 
     def document(self) -> dict[str, Any]:
@@ -245,8 +268,14 @@ class SarifFormatter(_DocumentFormatter):
                                "endLine": span.end_line, "endColumn": span.end_column},
                 }}],
             }
+            properties = {}
             if cell is not None:
-                result["properties"] = {"cell": cell}
+                properties["cell"] = cell
+            runtime = self.runtime_state(error)
+            if runtime is not None:
+                properties["runtime"] = runtime
+            if properties:
+                result["properties"] = properties
             results.append(result)
         driver: dict[str, Any] = {"name": "flake8-xla", "version": __version__,
                                   "semanticVersion": __version__, "rules": rules}

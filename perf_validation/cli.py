@@ -39,6 +39,8 @@ and CPU fallback ops read from torch_xla.debug.metrics.
   python -m perf_validation FLAGGED.py FIXED.py     compare one pair (no claims)
   python -m perf_validation checks/                 every checks/XLAnnn/case.toml
   python -m perf_validation checks/XLA101 checks/XLA201
+  python -m perf_validation explain SCRIPT [--steps N]   explain one script's events
+                                                        (see explain --help)
 
 With case folders, each [[claim]] of case.toml is verified. The scripts run
 unmodified; XLA_CHECK_STEPS is set to the step count (--steps, else [run] steps).
@@ -51,8 +53,10 @@ figures:
 {GLOSSARY}
 
 report (in --out): report.md (tables and claim verdicts), report.json (schema_version 1:
-every counter and metric, per-step snapshots), report.png (cumulative graph compilations
-per step barrier, flagged vs fixed). The three files are replaced together or not at all.
+every counter and metric, per-step snapshots), report.png (graph compilations and
+executions per step, flagged vs fixed; the claimed metrics, or the key figures and their
+ratios for a pair without claims). The three files are replaced together or not at all.
+A script that times out keeps the figures saved at its last step barrier.
 
 exit status:
   0  every claim holds (or, without claims, both scripts ran)
@@ -168,6 +172,10 @@ def _problems(results: Sequence[PairResult]) -> list[str]:
         for side in result.unexpected:
             run = result.runs[side]
             lines.append(f"{result.case.name}: {side} script {run.outcome} ({run.script})")
+            if run.outcome == "timeout":
+                from .report import _step_hint
+
+                lines.append(f"    {_step_hint(result)}")
             lines.extend(f"    {line}" for line in run.traceback_tail[-6:])
     return lines
 
@@ -178,7 +186,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     Raises:
         SystemExit: from argparse for malformed options (status 2) and ``--help`` (0).
     """
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["explain"]:  # a folder named explain: write ./explain
+        from .explain_cli import explain_main
+
+        return explain_main(arguments[1:])
+    args = build_parser().parse_args(arguments)
     notes: list[str] = []
     try:
         cases = discover(args.paths, notes)
@@ -250,7 +263,8 @@ def _run_and_report(args: argparse.Namespace, cases: Sequence[Case],
     if problems:
         print()
         print("\n".join(problems))
-    outcome = {0: "every claim holds" if any(r.claims for r in results) else "compared",
+    outcome = {0: "every claim holds" if any(r.claims for r in results)
+               else "no claims (both scripts ran)",
                1: "a claim fails", 2: "a script crashed or timed out"}[status]
     print(f"\nreport: {args.out / 'report.md'} (+ report.json, report.png); "
           f"exit status {status}: {outcome}")

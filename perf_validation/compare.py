@@ -17,6 +17,7 @@ __all__ = [
     "SideVerdict",
     "evaluate_pair",
     "exit_status",
+    "fallback_ops",
     "figures",
     "metric_value",
 ]
@@ -33,7 +34,7 @@ FIGURES: tuple[tuple[str, str], ...] = (
     ("TransferFromDeviceTime", "device-to-host transfers (TransferFromDeviceTime samples)"),
     ("aten::_local_scalar_dense", "scalar reads to host, .item() etc. (aten::_local_scalar_dense)"),
     ("MarkStep", "step barriers (MarkStep: torch_xla.sync / mark_step)"),
-    ("fallback_ops", "CPU fallback ops, distinct (executed_fallback_ops)"),
+    ("fallback_ops", "CPU fallback ops, distinct, scalar reads aside (executed_fallback_ops)"),
     ("TensorsGraphSize", "graphs traced (TensorsGraphSize samples)"),
     ("TensorsGraphSize.max", "largest graph, IR nodes (TensorsGraphSize max)"),
     ("script_s", "script time, s (after torch_xla import)"),
@@ -58,13 +59,24 @@ def _probe(run: ScriptRun) -> dict[str, Any]:
     return run.probe or {}
 
 
+#: CPU fallback ops that are counted on their own row: ``aten::_local_scalar_dense`` is
+#: the scalar read (``.item()``, ``if t:``), shown as "scalar reads", not as a fallback.
+NOT_FALLBACKS = frozenset({"aten::_local_scalar_dense"})
+
+
+def fallback_ops(probe: dict[str, Any]) -> list[str]:
+    """The distinct CPU fallback ops of a probe document, without the scalar read
+    (:data:`NOT_FALLBACKS`), which has its own figure."""
+    return [op for op in probe.get("fallback_ops") or [] if op not in NOT_FALLBACKS]
+
+
 def _lookup(run: ScriptRun, metric: str) -> tuple[int | float, bool]:
     """Value of *metric* in *run* and whether the name was recorded there."""
     probe = _probe(run)
     counters: dict[str, int] = probe.get("counters") or {}
     metrics: dict[str, dict[str, Any]] = probe.get("metrics") or {}
     if metric == "fallback_ops":
-        return len(probe.get("fallback_ops") or []), True
+        return len(fallback_ops(probe)), True
     if metric == "step_barriers":
         return int(probe.get("step_barriers") or 0), True
     if metric == "wall_s":
@@ -163,8 +175,9 @@ class PairResult:
     """A pair's runs, claim verdicts and overall status.
 
     ``status`` is ``"holds"`` (every claim holds), ``"fails"`` (a claim fails or
-    cannot be verified), ``"crashed"`` (a script crashed or timed out unexpectedly)
-    or ``"compared"`` (no claims, both scripts ran).
+    cannot be verified), ``"crashed"`` (a script crashed unexpectedly), ``"timeout"``
+    (a script ran out of time and none crashed; its figures until then are kept) or
+    ``"compared"`` (no claims, both scripts ran).
     """
 
     case: Case
@@ -229,7 +242,8 @@ def evaluate_pair(case: Case, runs: dict[str, ScriptRun], steps: int | None,
             note = f"{claim.metric!r} was never recorded by either script (read as 0): check the name"
         result.claims.append(ClaimVerdict(claim=claim, sides=sides, verdict=verdict, note=note))
     if result.unexpected:
-        result.status = "crashed"
+        timeouts = all(runs[side].outcome == "timeout" for side in result.unexpected)
+        result.status = "timeout" if timeouts else "crashed"
     elif any(c.verdict != "holds" for c in result.claims):
         result.status = "fails"
     elif result.claims:
@@ -243,7 +257,7 @@ def exit_status(results: Iterable[PairResult]) -> int:
     """0 when every claim holds, 1 when a claim fails, 2 when a script crashed or timed out
     unexpectedly (2 wins over 1)."""
     statuses = {r.status for r in results}
-    if "crashed" in statuses:
+    if "crashed" in statuses or "timeout" in statuses:
         return 2
     if "fails" in statuses:
         return 1

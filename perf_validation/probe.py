@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m perf_validation.probe SCRIPT OUT.json [SCRIPT_ARGS...]
+    python -m perf_validation.probe [--explain] SCRIPT OUT.json [SCRIPT_ARGS...]
 
 The probe imports torch_xla, turns eager mode off, ignores requests for the
 persistent compilation cache, wraps the step barriers (``torch_xla.sync`` and
@@ -14,6 +14,10 @@ The JSON is written (atomically) when the script returns, raises, calls
 ``sys.exit``, at interpreter exit, and on SIGTERM (the parent's timeout), so even
 a crashed or killed run leaves its figures.  Every figure is read from
 ``torch_xla.debug.metrics``; a counter or metric that was never set reads as 0.
+
+With ``--explain`` the probe also records where every graph compilation, execution
+and device-to-host transfer comes from (:mod:`perf_validation.explain_probe`): the
+JSON then has an ``explain`` part, read by :mod:`perf_validation.explain`.
 
 Exit status: the script's own (0 on success, 1 on an uncaught exception,
 ``sys.exit``'s code otherwise); 3 when torch_xla cannot be set up.
@@ -60,6 +64,12 @@ MAX_STEP_SNAPSHOTS = 100_000
 _TRACEBACK_LINES = 40
 #: Longer exception messages and traceback lines are cut in the middle in the JSON.
 MAX_TEXT_CHARS = 2000
+#: While the script runs, the JSON is rewritten at a barrier at most this often
+#: (seconds), so that a run killed hard (a timeout during a long compilation, which
+#: holds off the SIGTERM handler) still leaves its figures so far.
+PARTIAL_WRITE_S = 2.0
+#: The environment variable that carries the step count.
+STEPS_VARIABLE = "XLA_CHECK_STEPS"
 
 
 def _clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
@@ -129,9 +139,11 @@ class Probe:
         script: path of the script to run.
         out: path of the JSON file to write.
         script_args: arguments passed to the script as ``sys.argv[1:]``.
+        explain: also record the origin of every compilation, execution and transfer.
     """
 
-    def __init__(self, script: str, out: str, script_args: Sequence[str] = ()) -> None:
+    def __init__(self, script: str, out: str, script_args: Sequence[str] = (),
+                 explain: bool = False) -> None:
         self.script = os.path.abspath(script)
         self.out = out
         self.script_args = list(script_args)
@@ -149,6 +161,15 @@ class Probe:
         self._lock = threading.Lock()
         self._local = threading.local()
         self._xla: ModuleType | None = None
+        self.explain = explain
+        self.debug_file = f"{os.path.abspath(out)}.xla_debug.txt"
+        self.hooks: Any = None
+        self.read_steps_variable = False
+        self.steps_value = os.environ.get(STEPS_VARIABLE)  # read before it is watched
+        self._last_write = time.monotonic()
+        self._write_s = 0.0
+        self._blocks: list[dict[str, Any]] = []
+        self._debug_pos = 0
 
     # -- hooks --------------------------------------------------------------------------
     def snapshot(self) -> None:
@@ -170,6 +191,40 @@ class Probe:
             if len(self.steps) < MAX_STEP_SNAPSHOTS:
                 self.steps.append(snap)
 
+    def write_partial(self) -> None:
+        """Rewrite the JSON (status ``running``) when :data:`PARTIAL_WRITE_S` have passed,
+        or ten times the last write's duration, whichever is longer (a long run with a
+        large document spends at most a tenth of its time saving it)."""
+        wait = max(PARTIAL_WRITE_S, 10 * self._write_s)
+        if self.status != "running" or time.monotonic() - self._last_write < wait:
+            return
+        started = time.monotonic()
+        try:
+            self.write(final=False)
+        except (OSError, ValueError) as exc:  # a full disk must not stop the script
+            if not any(n.startswith("partial figures") for n in self.notes):
+                self.notes.append(f"partial figures could not be saved: {exc}")
+        self._write_s = time.monotonic() - started
+
+    def watch_steps_variable(self) -> None:
+        """Note whether the script reads ``XLA_CHECK_STEPS`` (``os.environ[...]``,
+        ``.get``, ``os.getenv``, ``in``), so that a report does not claim a step count
+        the script never used."""
+        probe = self
+        environ = os.environ
+        base = type(environ)
+
+        class _WatchedEnviron(base):  # type: ignore[misc, valid-type]
+            def __getitem__(self, key: str) -> str:
+                if key == STEPS_VARIABLE:
+                    probe.read_steps_variable = True
+                return base.__getitem__(self, key)
+
+        try:
+            environ.__class__ = _WatchedEnviron
+        except TypeError:  # another implementation of os.environ: leave it alone
+            self.notes.append("could not watch reads of XLA_CHECK_STEPS")
+
     def wrap_barrier(self, func: Callable[..., Any]) -> Callable[..., Any]:
         """Wrap a step barrier so that the outermost call takes a snapshot."""
         if getattr(func, "__perf_validation_barrier__", False):
@@ -179,12 +234,17 @@ class Probe:
         def barrier(*args: Any, **kwargs: Any) -> Any:
             depth = getattr(self._local, "depth", 0)
             self._local.depth = depth + 1
+            hooks = self.hooks if depth == 0 else None
+            record = hooks.barrier_start(sys._getframe(1)) if hooks is not None else None
             try:
                 return func(*args, **kwargs)
             finally:
                 self._local.depth = depth
+                if record is not None:
+                    hooks.barrier_end(record)
                 if depth == 0:
                     self.snapshot()
+                    self.write_partial()
 
         barrier.__perf_validation_barrier__ = True  # type: ignore[attr-defined]
         return barrier
@@ -197,6 +257,14 @@ class Probe:
         """
         os.environ.pop("XLA_PERSISTENT_CACHE_PATH", None)
         os.environ.pop("XLA_USE_EAGER_DEBUG_MODE", None)
+        if self.explain:
+            from .explain_probe import debug_environment
+
+            try:
+                os.unlink(self.debug_file)
+            except FileNotFoundError:
+                pass
+            os.environ.update(debug_environment(self.debug_file))
         started = time.perf_counter()
         import torch_xla
         import torch_xla.core.xla_model as xm
@@ -221,6 +289,13 @@ class Probe:
         xm.mark_step = self.wrap_barrier(xm.mark_step)  # noqa: XLA508 - wraps the legacy barrier
         self._block_persistent_cache()
         self._note_child_processes()
+        self.watch_steps_variable()
+        if self.explain:
+            from .explain_probe import ExplainHooks
+
+            hooks = ExplainHooks(self.script, self.debug_file)
+            hooks.install()
+            self.hooks = hooks
 
     def _note_child_processes(self) -> None:
         """Note when ``torch_xla.launch``/``xmp.spawn`` runs the steps in child processes.
@@ -309,6 +384,8 @@ class Probe:
             self.exit_code = 0
         finally:
             self.script_s = time.perf_counter() - self._t0
+            if self.hooks is not None:
+                self.hooks.uninstall()
             self.wait_device_ops()
             self.write()
         return self.exit_code
@@ -328,8 +405,8 @@ class Probe:
             self.notes.append(f"waiting for pending device operations failed: {exc}")
 
     # -- output -------------------------------------------------------------------------
-    def data(self) -> dict[str, Any]:
-        """Return the JSON document for the run so far."""
+    def data(self, final: bool = True) -> dict[str, Any]:
+        """Return the JSON document for the run so far (``final``: see :meth:`write`)."""
         figures: dict[str, Any] = {"counters": {}, "metrics": {}, "fallback_ops": []}
         if self.met is not None:
             figures = collect_figures(self.met)
@@ -353,18 +430,50 @@ class Probe:
             "import_s": self.import_s,
             "script_s": self.script_s,
             "pjrt_device": os.environ.get("PJRT_DEVICE"),
-            "xla_check_steps": os.environ.get("XLA_CHECK_STEPS"),
+            "xla_check_steps": self.steps_value,
+            "read_xla_check_steps": self.read_steps_variable,
             "eager_mode_at_exit": self.eager_mode_at_exit,
             "notes": notes,
             "step_barriers": barriers,
             "steps": steps,
             "steps_truncated": barriers > len(steps),
             **figures,
+            **({"explain": self._explain_data(final)} if self.hooks is not None else {}),
         }
 
-    def write(self) -> None:
-        """Write the JSON document to the output path (atomically)."""
-        _write_json_atomically(self.out, self.data())
+    def _explain_data(self, final: bool) -> dict[str, Any]:
+        """The ``explain`` part: the hooks' records, the parsed PT_XLA_DEBUG blocks and the
+        retained CompileTime samples (seconds, in compile order).  The file is read
+        incrementally: each call parses only what was written since the last one."""
+        from .explain_probe import KEPT_FRAMES, is_probe_frame
+        from .xla_debug import MAX_BLOCKS, read_new_blocks
+
+        try:
+            new, self._debug_pos = read_new_blocks(self.debug_file, self._debug_pos, final,
+                                                   MAX_BLOCKS - len(self._blocks))
+            for block in new:
+                block.frames = [f for f in block.frames if not is_probe_frame(f[1])][:KEPT_FRAMES]
+                self._blocks.append(block.to_dict())
+        except OSError as exc:
+            self.notes.append(f"cannot read the PT_XLA_DEBUG analysis: {exc}")
+        data = self.hooks.data(list(self._blocks))
+        compile_s: list[float] = []
+        if self.met is not None:
+            metric = self.met.metric_data("CompileTime")
+            if metric:
+                compile_s = [round(float(v) / 1e9, 6) for _, v in metric[2]]
+        data["compile_seconds"] = compile_s
+        return data
+
+    def write(self, final: bool = True) -> None:
+        """Write the JSON document to the output path (atomically).
+
+        Args:
+            final: False for a partial write while the script runs (explain mode then
+                reads only the complete PT_XLA_DEBUG blocks written so far).
+        """
+        self._last_write = time.monotonic()
+        _write_json_atomically(self.out, self.data(final))
 
     def on_sigterm(self, signum: int, frame: FrameType | None) -> None:
         """Signal handler: save what was measured so far and exit at once."""
@@ -388,13 +497,17 @@ class Probe:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Probe entry point: ``SCRIPT OUT.json [SCRIPT_ARGS...]``; returns the exit status."""
+    """Probe entry point: ``[--explain] SCRIPT OUT.json [SCRIPT_ARGS...]``; returns the
+    exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    explain = bool(args) and args[0] == "--explain"
+    if explain:
+        args = args[1:]
     if len(args) < 2:
-        print("usage: python -m perf_validation.probe SCRIPT OUT.json [SCRIPT_ARGS...]",
-              file=sys.stderr)
+        print("usage: python -m perf_validation.probe [--explain] SCRIPT OUT.json "
+              "[SCRIPT_ARGS...]", file=sys.stderr)
         return 2
-    probe = Probe(args[0], args[1], args[2:])
+    probe = Probe(args[0], args[1], args[2:], explain=explain)
     signal.signal(signal.SIGTERM, probe.on_sigterm)
     try:
         probe.install()

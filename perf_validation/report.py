@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .compare import FIGURES, SIDES, ClaimVerdict, PairResult, SideVerdict, figures
+from .compare import FIGURES, SIDES, ClaimVerdict, PairResult, SideVerdict, fallback_ops, figures
 from .runner import ScriptRun
 
 __all__ = [
@@ -75,9 +75,35 @@ ratio                flagged / fixed."""
 _VERDICT_TEXT = {
     "holds": "every claim holds",
     "fails": "a claim fails",
-    "crashed": "a script crashed or timed out",
+    "crashed": "a script crashed",
+    "timeout": "a script timed out",
     "compared": "compared (no claims)",
 }
+
+
+def _step_hint(result: PairResult) -> str:
+    """What to do about a timed-out script: fewer steps or more time."""
+    steps = result.steps
+    fewer = f"--steps {max(1, steps // 2)}" if steps and steps > 1 else "fewer --steps"
+    return (f"it was stopped after {_fmt(result.timeout_s)} s; the figures are those recorded "
+            f"until then. Give {fewer}, or more time with --timeout "
+            f"{_fmt(2 * result.timeout_s)}")
+
+
+def _steps_line(result: PairResult) -> str:
+    """The step count as the scripts saw it: XLA_CHECK_STEPS only where a script read it."""
+    if result.steps is None:
+        return "- steps: each script's own count (no XLA_CHECK_STEPS given)"
+    readers = {side: (result.runs[side].probe or {}).get("read_xla_check_steps")
+               for side in SIDES}
+    if all(readers.values()):
+        return f"- steps: {result.steps} (XLA_CHECK_STEPS, read by both scripts)"
+    ignored = [side for side, read in readers.items() if read is False]
+    if ignored:
+        return (f"- steps: XLA_CHECK_STEPS={result.steps} was set, but the "
+                f"{' and '.join(ignored)} script{'s' if len(ignored) > 1 else ''} never read "
+                "it (own step count; see the step barriers)")
+    return f"- steps: XLA_CHECK_STEPS={result.steps} (not known whether the scripts read it)"
 
 
 # -- formatting -------------------------------------------------------------------------
@@ -261,6 +287,11 @@ def _run_line(side: str, run: ScriptRun) -> str:
     if probe.get("script_s") is not None:
         extra = f", script {probe['script_s']:.2f} s after a {probe.get('import_s') or 0:.1f} s import"
     code = f", exit status {run.exit_code}" if run.exit_code not in (0, None) else ""
+    barriers = int((probe.get("counters") or {}).get("MarkStep") or probe.get("step_barriers")
+                   or 0)
+    extra += f"; {barriers} step barrier{'s' if barriers != 1 else ''}"
+    if probe.get("status") == "running":
+        extra += " (figures saved at the last barrier before it was stopped)"
     return f"- {side}: `{run.script}`: **{run.outcome}**{code} in {run.wall_s:.1f} s{extra}"
 
 
@@ -270,9 +301,8 @@ def _pair_md(result: PairResult) -> list[str]:
     if case.summary:
         lines += [case.summary, ""]
     lines += [_run_line(side, result.runs[side]) for side in SIDES]
-    steps = f"{result.steps} (XLA_CHECK_STEPS)" if result.steps is not None else \
-        "script default"
-    lines.append(f"- steps: {steps}; timeout {_fmt(result.timeout_s)} s per script")
+    lines.append(_steps_line(result))
+    lines.append(f"- timeout: {_fmt(result.timeout_s)} s per script")
     if case.case_file:
         lines.append(f"- case: `{case.case_file}`")
     lines += ["", "| metric | flagged | fixed | ratio |", "|---|---:|---:|---:|"]
@@ -283,10 +313,10 @@ def _pair_md(result: PairResult) -> list[str]:
                      f"{_fmt_ratio(_ratio(flagged, fixed))} |")
     lines.append("")
     for side in SIDES:
-        ops = (result.runs[side].probe or {}).get("fallback_ops") or []
+        ops = fallback_ops(result.runs[side].probe or {})
         if ops:
             lines.append(f"CPU fallback ops in {side}: {', '.join(f'`{op}`' for op in ops)}")
-    if any((result.runs[side].probe or {}).get("fallback_ops") for side in SIDES):
+    if any(fallback_ops(result.runs[side].probe or {}) for side in SIDES):
         lines.append("")
     if result.claims:
         lines += ["### Claims", "", *_claims_md(result.claims), ""]
@@ -300,8 +330,12 @@ def _pair_md(result: PairResult) -> list[str]:
             lines += [note, ""]
         if run.outcome != "ok":
             expected = "unexpected" if side in result.unexpected else "expected by the case"
-            lines += [f"### {side} script: {run.outcome} ({expected})", "", "```text",
-                      *(run.traceback_tail or ["(no output)"]), "```", ""]
+            lines += [f"### {side} script: {run.outcome} ({expected})", ""]
+            if run.outcome == "timeout":
+                lines += [f"The {side} script timed out: {_step_hint(result)}.", ""]
+            tail = run.traceback_tail or run.stderr_tail[-8:]
+            if tail or run.outcome != "timeout":
+                lines += ["```text", *(tail or ["(no output)"]), "```", ""]
     return lines
 
 
@@ -309,7 +343,9 @@ def render_markdown(results: Sequence[PairResult], exit_status: int,
                     settings: Mapping[str, Any]) -> str:
     """report.md: a summary table, then per pair a figure table (metric, flagged, fixed,
     ratio), the verdict of each claim, and the traceback tail of any failed script."""
-    verdict = {0: "every claim holds", 1: "a claim fails",
+    claims = any(r.claims for r in results)
+    verdict = {0: "every claim holds" if claims else "no claims (every script ran)",
+               1: "a claim fails",
                2: "a script crashed or timed out unexpectedly"}.get(exit_status, "")
     created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     device = settings.get("pjrt_device", "")
@@ -332,19 +368,32 @@ def render_markdown(results: Sequence[PairResult], exit_status: int,
 
 
 # -- report.png -------------------------------------------------------------------------
-def _curve(run: ScriptRun) -> tuple[list[float], list[int]]:
-    """Cumulative graph compilations after each step barrier, from (0, 0) to exit."""
+def per_step(run: ScriptRun, key: str) -> tuple[list[str], list[int]]:
+    """*key* (``UncachedCompile`` or ``ExecuteTime``) per step: the difference between
+    consecutive step-barrier snapshots, then what came after the last barrier.
+
+    Returns:
+        ``(labels, values)``: labels ``"1"``, ``"2"``... (the step a barrier closed) and
+        ``"exit"`` for the rest of the run (the final read, or the whole run of a script
+        without barriers); ``"exit"`` is left out when nothing happened there.
+    """
     probe = run.probe or {}
-    xs: list[float] = [0]
-    ys: list[int] = [0]
+    labels: list[str] = []
+    values: list[int] = []
+    previous = 0
     for snap in probe.get("steps") or []:
-        xs.append(snap["step"])
-        ys.append(int(snap.get("UncachedCompile") or 0))
-    final = int((probe.get("counters") or {}).get("UncachedCompile") or 0)
-    if final != ys[-1]:
-        xs.append(xs[-1])
-        ys.append(final)
-    return xs, ys
+        value = int(snap.get(key) or 0)
+        labels.append(str(snap["step"]))
+        values.append(value - previous)
+        previous = value
+    if key in (probe.get("metrics") or {}):
+        final = int(probe["metrics"][key].get("count") or 0)
+    else:
+        final = int((probe.get("counters") or {}).get(key) or 0)
+    if final - previous or not labels:
+        labels.append("exit")
+        values.append(max(0, final - previous))
+    return labels, values
 
 
 # Claim metrics in the words of the report's table, for the plot's bar labels.
@@ -361,48 +410,66 @@ PLAIN_METRIC_NAMES = {
     "MarkStep": "step barriers",
     "aten::nonzero": "nonzero CPU fallbacks",
     "xla::_to_copy": "dtype casts",
+    "wall_s": "wall time (s)",
 }
+#: The figures of the right panel for a pair without claims.
+KEY_FIGURES = ("UncachedCompile", "ExecuteTime", "TransferFromDeviceTime", "wall_s")
+
+
+def _bars(ax: Any, rows: Sequence[tuple[str, float, float]], title: str) -> None:
+    """Horizontal bars, flagged (red) over fixed (green), scaled per row, with the values
+    and the flagged/fixed ratio."""
+    rows = list(rows)[:4]
+    for i, (metric, flagged, fixed) in enumerate(rows):
+        y = len(rows) - 1 - i
+        top = max(flagged, fixed) or 1.0
+        ax.barh(y + 0.2, flagged / top, height=0.38, color="#d62728")
+        ax.barh(y - 0.2, fixed / top, height=0.38, color="#2ca02c")
+        ax.text(flagged / top + 0.03, y + 0.2, f"{_fmt(flagged)}", va="center", fontsize=8)
+        ax.text(fixed / top + 0.03, y - 0.2, f"{_fmt(fixed)}", va="center", fontsize=8)
+        ax.text(1.62, y, _fmt_ratio(_ratio(flagged, fixed)), va="center", ha="right",
+                fontsize=8, fontweight="bold")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([PLAIN_METRIC_NAMES.get(m, m.replace("aten::", ""))[:26]
+                        for m, _, _ in reversed(rows)], fontsize=8)
+    ax.set_xticks([])
+    ax.set_xlim(0, 1.65)
+    ax.set_title(title, fontsize=9)
+    for spine in ("top", "right", "bottom"):
+        ax.spines[spine].set_visible(False)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _claim_bars(ax: Any, result: PairResult) -> None:
-    """Bars of each numeric claim metric, flagged vs fixed, scaled per metric.
-
-    The compile curve alone shows nothing for a hazard that costs executions,
-    transfers or graph size; the bars show the rule's own evidence.
-    """
+    """Right panel: each numeric claim metric, flagged vs fixed, scaled per metric (the
+    rule's own evidence); for a pair without claims, the key figures and their ratios."""
     rows = []
     for verdict in result.claims:
         flagged, fixed = verdict.sides.get("flagged"), verdict.sides.get("fixed")
         values = [getattr(flagged, "value", None), getattr(fixed, "value", None)]
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             rows.append((verdict.claim.metric, float(values[0]), float(values[1])))
-    if not rows:
-        ax.set_axis_off()
-        outcomes = _outcomes(result)
-        ax.text(0.5, 0.5, f"outcome\n{outcomes}", ha="center", va="center", fontsize=10)
+    if rows:
+        _bars(ax, rows, "claims: flagged, fixed, ratio")
         return
-    rows = rows[:4]
-    for i, (metric, flagged, fixed) in enumerate(rows):
-        y = len(rows) - 1 - i
-        top = max(flagged, fixed) or 1.0
-        ax.barh(y + 0.2, flagged / top, height=0.38, color="#d62728")
-        ax.barh(y - 0.2, fixed / top, height=0.38, color="#2ca02c")
-        ax.text(flagged / top + 0.03, y + 0.2, f"{flagged:g}", va="center", fontsize=8)
-        ax.text(fixed / top + 0.03, y - 0.2, f"{fixed:g}", va="center", fontsize=8)
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([PLAIN_METRIC_NAMES.get(m, m.replace("aten::", ""))[:26]
-                        for m, _, _ in reversed(rows)], fontsize=8)
-    ax.set_xticks([])
-    ax.set_xlim(0, 1.35)
-    ax.set_title("claimed metrics", fontsize=9)
-    for spine in ("top", "right", "bottom"):
-        ax.spines[spine].set_visible(False)
+    if result.claims:  # outcome claims only
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, f"outcome\n{_outcomes(result)}", ha="center", va="center",
+                fontsize=10)
+        return
+    figs = {side: figures(result.runs[side]) for side in SIDES}
+    _bars(ax, [(key, float(figs["flagged"][key]), float(figs["fixed"][key]))
+               for key in KEY_FIGURES], "no claims: key figures, ratio")
 
 
 def render_png(results: Sequence[PairResult]) -> bytes:
-    """report.png: one panel per pair. Left, cumulative graph compilations
-    (UncachedCompile) against step barriers for the flagged (red) and fixed (green)
-    script; right, the metrics of the pair's case.toml claims, flagged vs fixed.
+    """report.png: one panel per pair. Left, graph compilations per step (between step
+    barriers; "exit" is what came after the last one), flagged (red) and fixed (green),
+    with the totals of compilations and executions in the legend; right, the metrics of
+    the pair's claims, or for a pair without claims its key figures with their ratios.
 
     Raises:
         ImportError: matplotlib is not installed.
@@ -418,34 +485,48 @@ def render_png(results: Sequence[PairResult]) -> bytes:
     nrows = math.ceil(count / ncols)
     fig = Figure(figsize=(7.6 * ncols, 3.6 * nrows), layout="constrained")
     cells = fig.subfigures(nrows, ncols, squeeze=False)
-    styles = {"flagged": ("#d62728", "o", 1.8), "fixed": ("#2ca02c", "s", 3.5)}
+    colors = {"flagged": "#d62728", "fixed": "#2ca02c"}
     for index, cell in enumerate(cells.flat):
         if index >= len(results):
             continue
         result = results[index]
         ax, bars = cell.subplots(1, 2, width_ratios=[3, 2])
+        # Executions are asynchronous (a snapshot may miss the step's own), so only their
+        # totals are shown; compilations happen in the barrier, per step exactly.
+        series = {side: {key: per_step(result.runs[side], key)
+                         for key in ("UncachedCompile", "ExecuteTime")} for side in SIDES}
+        labels: list[str] = []
+        for side in SIDES:
+            for key in series[side]:
+                for label in series[side][key][0]:
+                    if label not in labels:
+                        labels.append(label)
+        labels.sort(key=lambda text: (text == "exit", int(text) if text.isdigit() else 0))
+        position = {label: i for i, label in enumerate(labels)}
         top = 1
-        for side in ("fixed", "flagged"):  # flagged drawn last, on top of the wider fixed line
+        for offset, side in ((-0.2, "flagged"), (0.2, "fixed")):
             run = result.runs[side]
-            xs, ys = _curve(run)
-            top = max(top, *ys)
-            color, marker, width = styles[side]
             state = "" if run.outcome == "ok" else f", {run.outcome}"
             if run.probe is not None and not run.probe.get("step_barriers"):
                 state += ", no step barrier"
-            noun = "compilation" if ys[-1] == 1 else "compilations"
-            ax.plot(xs, ys, drawstyle="steps-post", color=color, marker=marker, markersize=4,
-                    linewidth=width, label=f"{side}: {ys[-1]} graph {noun}{state}")
+            xs, ys = series[side]["UncachedCompile"]
+            executions = sum(series[side]["ExecuteTime"][1])
+            ax.bar([position[x] + offset for x in xs], ys, width=0.4, color=colors[side],
+                   alpha=0.85, label=f"{side}: {_plural(sum(ys), 'compilation')}, "
+                                     f"{_plural(executions, 'execution')}{state}")
+            top = max(top, *ys)
         cell.suptitle(f"{_label(result)}: {result.status}", fontsize=11, fontweight="bold")
-        ax.set_xlabel("step barrier (torch_xla.sync / mark_step)")
-        ax.set_ylabel("cumulative graph compilations")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xticks(range(len(labels)))
+        step_labels = labels if len(labels) <= 24 else \
+            [label if i % max(1, len(labels) // 12) == 0 or label == "exit" else ""
+             for i, label in enumerate(labels)]
+        ax.set_xticklabels(step_labels, fontsize=7)
+        ax.set_xlabel("step (closed by a step barrier; exit: after the last barrier)")
+        ax.set_ylabel("graph compilations per step")
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylim(0, top * 1.35 + 0.2)  # headroom for the legend
-        ax.set_xlim(left=0)
-        ax.grid(alpha=0.3)
-        handles, labels = ax.get_legend_handles_labels()
-        ax.legend(handles[::-1], labels[::-1], loc="upper left", fontsize=8)
+        ax.set_ylim(0, top * 1.5 + 0.5)  # headroom for the legend
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(loc="upper left", fontsize=7)
         _claim_bars(bars, result)
     if not results:
         cells.flat[0].text(0.5, 0.5, "no pairs", ha="center", va="center")

@@ -250,6 +250,7 @@ def run_script(
     timeout_s: float,
     workdir: Path | None = None,
     grace_s: float = KILL_GRACE_S,
+    explain: bool = False,
 ) -> ScriptRun:
     """Run *script* under the probe in a new process group and collect its figures.
 
@@ -270,6 +271,8 @@ def run_script(
         workdir: folder for the probe's JSON and the captured output (a temporary
             folder when None).
         grace_s: seconds between SIGTERM and SIGKILL on timeout.
+        explain: run the probe with ``--explain`` (the origin of every compilation,
+            execution and transfer lands in ``probe["explain"]``).
 
     Returns:
         The :class:`ScriptRun`; a crash or a timeout is a result, not an exception.
@@ -282,7 +285,8 @@ def run_script(
         tmpdir = Path(tmp)
         out_json = tmpdir / "probe.json"
         stdout_path, stderr_path = tmpdir / "stdout.txt", tmpdir / "stderr.txt"
-        command = [sys.executable, "-m", "perf_validation.probe", str(script), str(out_json)]
+        command = [sys.executable, "-m", "perf_validation.probe",
+                   *(["--explain"] if explain else []), str(script), str(out_json)]
         adopting = _become_subreaper()
         me = os.getpid()
         known = {pid for pid, (_, parent, _) in _processes().items() if parent == me} \

@@ -274,6 +274,9 @@ def test_metric_value_lookup() -> None:
     assert metric_value(run, "CompileTime.total_s") == 2.5
     assert metric_value(run, "TensorsGraphSize.max") == 40.0
     assert metric_value(run, "ExecuteTime") == 0
+    # aten::_local_scalar_dense is the scalar read (its own figure), not a CPU fallback.
+    assert metric_value(run, "fallback_ops") == 0
+    run.probe["fallback_ops"] = ["aten::_local_scalar_dense", "aten::nonzero"]
     assert metric_value(run, "fallback_ops") == 1
     assert metric_value(run, "outcome") == "ok"
     assert figures(run)["UncachedCompile"] == 5
@@ -320,7 +323,9 @@ def test_expected_error_is_not_a_crash() -> None:
 def test_timeout_without_claims_is_exit_2() -> None:
     runs = {"flagged": make_run("timeout"), "fixed": make_run()}
     result = evaluate_pair(_case([]), runs, steps=None, timeout_s=5)
-    assert result.status == "crashed" and exit_status([result]) == 2
+    assert result.status == "timeout" and exit_status([result]) == 2
+    both = {"flagged": make_run("timeout"), "fixed": make_run("error")}
+    assert evaluate_pair(_case([]), both, steps=None, timeout_s=5).status == "crashed"
     clean = evaluate_pair(_case([]), {"flagged": make_run(), "fixed": make_run()}, None, 5)
     assert clean.status == "compared" and exit_status([clean]) == 0
 
