@@ -22,6 +22,7 @@ never a guess.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from astroid import nodes
 
@@ -98,8 +99,14 @@ class Ctx:
         return None
 
 
-class Budget(Exception):
-    """The per-file evaluation budget is spent."""
+class CallArgs(NamedTuple):
+    """The abstract values one call passes: positional, ``(keyword, value)`` pairs, and
+    whether ``*args`` / ``**kwargs`` may pass more."""
+
+    positional: tuple[frozenset[Value], ...]
+    keywords: tuple[tuple[str, frozenset[Value]], ...]
+    starred: bool
+    star_kwargs: bool
 
 
 def enclosing_function(node: nodes.NodeNG) -> nodes.NodeNG | None:
@@ -1236,12 +1243,40 @@ class Evaluator:
             return None
         return ctx.lookup(outer)
 
+    def call_arguments(self, call: nodes.Call | None, ctx: Ctx | None, d: int
+                       ) -> CallArgs:
+        """The abstract values a call passes, evaluated in this module under ``ctx``."""
+        if call is None:
+            return CallArgs((), (), False, False)
+        positional: list[frozenset[Value]] = []
+        starred = False
+        for arg in call.args:
+            if isinstance(arg, nodes.Starred):
+                starred = True
+                break
+            positional.append(self.value(arg, ctx, d))
+        keywords = []
+        star_kwargs = False
+        for kw in call.keywords or ():
+            if kw.arg is None:
+                star_kwargs = True
+            else:
+                keywords.append((kw.arg, self.value(kw.value, ctx, d)))
+        return CallArgs(tuple(positional), tuple(keywords), starred, star_kwargs)
+
     def ctx_for_call(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,
                      d: int, self_v: frozenset[Value] | None = None) -> Ctx | None:
         """The context of ``func`` called at ``call`` (args evaluated under ``ctx``)."""
         depth = (ctx.depth + 1) if ctx is not None else 1
         if depth > MAX_CALL_DEPTH:
             return None
+        return self.ctx_for_values(func, self.call_arguments(call, ctx, d), ctx, depth, d,
+                                   self_v)
+
+    def ctx_for_values(self, func: nodes.NodeNG, passed: CallArgs, ctx: Ctx | None,
+                       depth: int, d: int, self_v: frozenset[Value] | None = None) -> Ctx:
+        """The context of ``func`` (a function of this module) given the values a caller
+        passes, possibly from another module of the project."""
         params = self._params(func)
         args: dict[str, frozenset[Value]] = {}
         positional = list(params)
@@ -1249,24 +1284,20 @@ class Evaluator:
             args[positional[0]] = self_v
             positional = positional[1:]
         a = func.args
-        if call is not None:
-            starred = False
-            for i, arg in enumerate(call.args):
-                if isinstance(arg, nodes.Starred):
-                    starred = True
-                    break
-                if i < len(positional):
-                    args[positional[i]] = self.value(arg, ctx, d)
-            if starred:
-                for p in positional:
-                    args.setdefault(p, UNKNOWN_SET)
-            for kw in call.keywords or ():
-                if kw.arg is None:
-                    for p in params + [k.name for k in a.kwonlyargs or []]:
-                        args.setdefault(p, UNKNOWN_SET)
-                elif kw.arg in params or kw.arg in [k.name for k in a.kwonlyargs or []]:
-                    args[kw.arg] = self.value(kw.value, ctx, d)
-        for p in params + [k.name for k in a.kwonlyargs or []]:
+        kwonly = [k.name for k in a.kwonlyargs or []]
+        for i, value in enumerate(passed.positional):
+            if i < len(positional):
+                args[positional[i]] = value
+        if passed.starred:
+            for p in positional:
+                args.setdefault(p, UNKNOWN_SET)
+        if passed.star_kwargs:
+            for p in params + kwonly:
+                args.setdefault(p, UNKNOWN_SET)
+        for name, value in passed.keywords:
+            if name in params or name in kwonly:
+                args[name] = value
+        for p in params + kwonly:
             if p not in args:
                 args[p] = self._default(func, p, d)
         if a.vararg:
