@@ -869,16 +869,37 @@ class Evaluator:
 
     def _assigned_attr(self, node: nodes.NodeNG, attr: str, d: int
                        ) -> frozenset[Value] | None:
-        """``obj.attr`` set by ``obj.attr = v`` elsewhere (``args.device = xm.xla_device()``)."""
+        """``obj.attr`` set by ``obj.attr = v`` elsewhere (``args.device = xm.xla_device()``).
+
+        Found through the binding of ``obj``'s name, or through the object itself when
+        it is a namespace made in this module and passed around (``train(args)``).
+        """
         if not isinstance(node, nodes.Attribute) or not isinstance(node.expr, nodes.Name) or \
                 node.expr.name in ("self", "cls"):
             return None
         table = self._object_attrs()
         found = []
         for b in self.bindings(node.expr):
-            for target, stmt in table.get((id(b), attr), []):
+            for target, _stmt in table.get((id(b), attr), []):
                 found.append(self.binding_value(target, None, None, d))
+        origins = {v.node_id for v in self.value(node.expr, None, d)
+                   if v.kind is Kind.HOST and v.qual == "namespace"}
+        if origins:
+            for target in self._namespace_attrs(d).get(attr, []):
+                if origins & {v.node_id for v in self.value(target.expr, None, d)}:
+                    found.append(self.binding_value(target, None, None, d))
         return join(*found) if found else None
+
+    def _namespace_attrs(self, d: int) -> dict[str, list[nodes.AssignAttr]]:
+        """``X.attr = v`` assignments of the module whose ``X`` is a plain name."""
+        table = getattr(self, "_ns_attrs", None)
+        if table is None:
+            table = {}
+            for aa in self.module.nodes_of_class(nodes.AssignAttr):
+                if isinstance(aa.expr, nodes.Name) and aa.expr.name not in ("self", "cls"):
+                    table.setdefault(aa.attrname, []).append(aa)
+            self._ns_attrs = table
+        return table
 
     def _attr_of(self, v: Value, attr: str, node: nodes.NodeNG | None, ctx: Ctx | None,
                  d: int) -> frozenset[Value]:
@@ -1354,9 +1375,16 @@ class Evaluator:
                               ) -> frozenset[Value]:
         """An imported callable the API model does not list."""
         if q.startswith("torch.") and not q.rsplit(".", 1)[-1][:1].isupper():
-            # torch.<op>(tensors): a tensor on the device of its tensor arguments.
+            # torch.<op>(tensors): a tensor on the device of its tensor arguments; with
+            # none, a new tensor on its device= argument, else on the default (CPU) device.
             args = join(*(self.value(a, ctx, d) for a in call.args))
-            return V.tensor(V.tensor_device(args) if V.any_kind(args, Kind.TENSOR) else None)
+            if V.any_kind(args, Kind.TENSOR):
+                return V.tensor(V.tensor_device(args))
+            dev_node = keyword(call, "device")
+            if dev_node is not None:
+                from flake8_xla.analysis.specs import device_value
+                return V.tensor(device_value(self, dev_node, ctx, d)[1])
+            return V.tensor("cpu") if V.is_known(args) or not call.args else V.tensor(None)
         return self._unknown_call(call, ctx, d)
 
     # ------------------------------------------------------------------ helpers

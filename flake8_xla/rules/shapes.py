@@ -295,9 +295,11 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
             return False
         if batch <= 1:
             return False
-        for size in v.bound or ():
-            if size.text and size.text.isdigit() and int(size.text) % batch == 0:
-                return False
+        if not (v.has("distributed") or v.has("sampler") or v.has("sampler_unknown")):
+            # Every sample once, in batches: a known dataset size that the batch divides.
+            for size in v.bound or ():
+                if size.text and size.text.isdigit() and int(size.text) % batch == 0:
+                    return False
         return True
 
     def _loaders_on_xla_path(self) -> Iterator[V.Value]:
