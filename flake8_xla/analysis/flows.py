@@ -28,7 +28,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import ApiModel, Entry
-from flake8_xla.analysis.names import QualNames, const_str, keyword
+from flake8_xla.analysis.names import QualNames, const_str, keyword, source_key
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 from flake8_xla.imports import canonical
 
@@ -629,8 +629,10 @@ class Evaluator:
     def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         attrs: set[str] = set()
         moved_in_place = False
+        dotted = "." in name
         for node in func.nodes_of_class(nodes.Attribute):
-            if isinstance(node.expr, nodes.Name) and node.expr.name == name:
+            if (isinstance(node.expr, nodes.Name) and node.expr.name == name) or (
+                    dotted and source_key(node.expr) == name):
                 attrs.add(node.attrname)
                 call = node.parent
                 if node.attrname in ("to", "cuda", "cpu") and isinstance(call, nodes.Call) and \
@@ -865,7 +867,13 @@ class Evaluator:
         extra = self._assigned_attr(node, attr, d) if node is not None else None
         if extra is not None:
             out.append(extra)
-        return join(*out) if out else UNKNOWN_SET
+        result = join(*out) if out else UNKNOWN_SET
+        if not V.is_known(result) and isinstance(node, nodes.Attribute):
+            key = source_key(node)
+            used = self._usage_kind(node.frame(), key) if key else None
+            if used is not None:
+                result = used
+        return result
 
     def _assigned_attr(self, node: nodes.NodeNG, attr: str, d: int
                        ) -> frozenset[Value] | None:
@@ -1373,7 +1381,13 @@ class Evaluator:
 
     def _unknown_library_call(self, q: str, call: nodes.Call, ctx: Ctx | None, d: int
                               ) -> frozenset[Value]:
-        """An imported callable the API model does not list."""
+        """An imported callable the API model does not list.
+
+        A class (a capitalised name: ``TrainerState(...)``, ``SummaryWriter(...)``) makes
+        an object, never a tensor; a function handed lazy tensors returns one.
+        """
+        if q.rsplit(".", 1)[-1][:1].isupper():
+            return UNKNOWN_SET
         if q.startswith("torch.") and not q.rsplit(".", 1)[-1][:1].isupper():
             # torch.<op>(tensors): a tensor on the device of its tensor arguments; with
             # none, a new tensor on its device= argument, else on the default (CPU) device.

@@ -383,8 +383,14 @@ class Steps:
                 return False
             if self._is_hook(fn):
                 return True
-            kinds = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)}
-            if "backward" in kinds and (kinds & {"optimizer_step", "scaler_step"}):
+            # One optimizer step per call, its backward passes possibly accumulated in a
+            # micro-batch loop.
+            own = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)}
+            if not own & {"optimizer_step", "scaler_step"}:
+                return False
+            every = own | {self.update_kind(c, cx) for c, cx in self.calls_in(
+                fn, into_loops=True)}
+            if "backward" in every:
                 return not self._called_from_step_loop(fn)
             return False
         return self._memo_q("stepfn", func, compute)
