@@ -948,6 +948,9 @@ class Evaluator:
                 return V.host()
             return UNKNOWN_SET
         if k is Kind.OPTIMIZER:
+            if attr == "optimizer" and v.has("managed"):
+                # accelerate's AcceleratedOptimizer.optimizer: the raw optimizer under it
+                return frozenset({v.with_(flags=(v.flags - {"managed"}) | {"raw"})})
             if attr == "param_groups":
                 return one(Kind.LIST, elem=one(Kind.DICT, items=(), elem=V.host()))
             return UNKNOWN_SET
