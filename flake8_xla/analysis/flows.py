@@ -33,6 +33,7 @@ from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, on
 from flake8_xla.imports import canonical
 
 MAX_DEPTH = 40          # nesting of value resolution before giving up ("unknown")
+_NO_CYCLE = 1 << 30
 MAX_CALL_DEPTH = 4      # function contexts followed through calls
 MAX_SITES = 8           # call sites joined for a parameter with no context
 WORK_BUDGET = 600_000   # evaluation steps per file; past it every answer is "unknown"
@@ -174,7 +175,8 @@ class Evaluator:
         self.qualname = qualname
         self.api = api
         self._memo: dict[tuple[int, Ctx | None], frozenset[Value]] = {}
-        self._busy: set[tuple[int, Ctx | None]] = set()
+        self._busy: dict[tuple[int, Ctx | None], int] = {}
+        self._cycle_low = _NO_CYCLE
         self._bindings: dict[int, list[nodes.NodeNG]] = {}
         self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
         self._class_attrs: dict[int, dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = {}
@@ -202,20 +204,32 @@ class Evaluator:
         found = self._memo.get(key)
         if found is not None:
             return found
-        if key in self._busy:
-            return EMPTY  # a cycle: this path adds nothing
+        level = self._busy.get(key)
+        if level is not None:
+            # A cycle (a loop-carried value): this path adds nothing now, and what the
+            # nodes between here and the cycle's start compute is partial, not memoised.
+            if level < self._cycle_low:
+                self._cycle_low = level
+            return EMPTY
         self.work += 1
         if self.work > WORK_BUDGET:
             self.spent = True
             return UNKNOWN_SET
-        self._busy.add(key)
+        level = len(self._busy)
+        self._busy[key] = level
+        outer_low = self._cycle_low
+        self._cycle_low = _NO_CYCLE
         try:
             result = self._value(node, ctx, depth + 1)
         except RecursionError:
             result = UNKNOWN_SET
         finally:
-            self._busy.discard(key)
-        self._memo[key] = result
+            del self._busy[key]
+        inner_low = self._cycle_low
+        if inner_low >= level:
+            self._memo[key] = result  # complete: no cycle reached above this node
+            inner_low = _NO_CYCLE
+        self._cycle_low = min(outer_low, inner_low)
         return result
 
     def _value(self, node: nodes.NodeNG, ctx: Ctx | None, d: int) -> frozenset[Value]:
@@ -1394,9 +1408,12 @@ class Evaluator:
         if q.startswith("torch.") and not q.rsplit(".", 1)[-1][:1].isupper():
             # torch.<op>(tensors): a tensor on the device of its tensor arguments; with
             # none, a new tensor on its device= argument, else on the default (CPU) device.
+            from flake8_xla.analysis.specs import _tensors_in
             args = join(*(self.value(a, ctx, d) for a in call.args))
-            if V.any_kind(args, Kind.TENSOR):
-                return V.tensor(V.tensor_device(args))
+            deep = [t for t in _tensors_in(args) if t.kind is Kind.TENSOR]
+            if any(t.device is not None or V.any_kind(args, Kind.TENSOR) for t in deep) or \
+                    V.any_kind(args, Kind.TENSOR, Kind.LIST, Kind.TUPLE) and deep:
+                return V.tensor(V.tensor_device(deep))
             dev_node = keyword(call, "device")
             if dev_node is not None:
                 from flake8_xla.analysis.specs import device_value
