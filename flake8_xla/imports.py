@@ -39,6 +39,9 @@ _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
     ("torch.optim.adam.", "torch.optim."),
     ("torch.optim.adamw.", "torch.optim."),
     ("torch.utils.data.dataloader.DataLoader", "torch.utils.data.DataLoader"),
+    ("torchvision.datasets.mnist.", "torchvision.datasets."),
+    ("torchvision.datasets.cifar.", "torchvision.datasets."),
+    ("torchvision.datasets.folder.", "torchvision.datasets."),
     ("torch.utils.data.distributed.DistributedSampler", "torch.utils.data.DistributedSampler"),
 )
 

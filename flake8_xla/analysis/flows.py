@@ -28,11 +28,12 @@ from astroid import nodes
 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import ApiModel, Entry
-from flake8_xla.analysis.names import QualNames, const_str, keyword
+from flake8_xla.analysis.names import QualNames, const_str, keyword, source_key
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 from flake8_xla.imports import canonical
 
 MAX_DEPTH = 40          # nesting of value resolution before giving up ("unknown")
+_NO_CYCLE = 1 << 30
 MAX_CALL_DEPTH = 4      # function contexts followed through calls
 MAX_SITES = 8           # call sites joined for a parameter with no context
 WORK_BUDGET = 600_000   # evaluation steps per file; past it every answer is "unknown"
@@ -174,7 +175,8 @@ class Evaluator:
         self.qualname = qualname
         self.api = api
         self._memo: dict[tuple[int, Ctx | None], frozenset[Value]] = {}
-        self._busy: set[tuple[int, Ctx | None]] = set()
+        self._busy: dict[tuple[int, Ctx | None], int] = {}
+        self._cycle_low = _NO_CYCLE
         self._bindings: dict[int, list[nodes.NodeNG]] = {}
         self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
         self._class_attrs: dict[int, dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = {}
@@ -202,20 +204,32 @@ class Evaluator:
         found = self._memo.get(key)
         if found is not None:
             return found
-        if key in self._busy:
-            return EMPTY  # a cycle: this path adds nothing
+        level = self._busy.get(key)
+        if level is not None:
+            # A cycle (a loop-carried value): this path adds nothing now, and what the
+            # nodes between here and the cycle's start compute is partial, not memoised.
+            if level < self._cycle_low:
+                self._cycle_low = level
+            return EMPTY
         self.work += 1
         if self.work > WORK_BUDGET:
             self.spent = True
             return UNKNOWN_SET
-        self._busy.add(key)
+        level = len(self._busy)
+        self._busy[key] = level
+        outer_low = self._cycle_low
+        self._cycle_low = _NO_CYCLE
         try:
             result = self._value(node, ctx, depth + 1)
         except RecursionError:
             result = UNKNOWN_SET
         finally:
-            self._busy.discard(key)
-        self._memo[key] = result
+            del self._busy[key]
+        inner_low = self._cycle_low
+        if inner_low >= level:
+            self._memo[key] = result  # complete: no cycle reached above this node
+            inner_low = _NO_CYCLE
+        self._cycle_low = min(outer_low, inner_low)
         return result
 
     def _value(self, node: nodes.NodeNG, ctx: Ctx | None, d: int) -> frozenset[Value]:
@@ -629,8 +643,10 @@ class Evaluator:
     def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         attrs: set[str] = set()
         moved_in_place = False
+        dotted = "." in name
         for node in func.nodes_of_class(nodes.Attribute):
-            if isinstance(node.expr, nodes.Name) and node.expr.name == name:
+            if (isinstance(node.expr, nodes.Name) and node.expr.name == name) or (
+                    dotted and source_key(node.expr) == name):
                 attrs.add(node.attrname)
                 call = node.parent
                 if node.attrname in ("to", "cuda", "cpu") and isinstance(call, nodes.Call) and \
@@ -865,20 +881,47 @@ class Evaluator:
         extra = self._assigned_attr(node, attr, d) if node is not None else None
         if extra is not None:
             out.append(extra)
-        return join(*out) if out else UNKNOWN_SET
+        result = join(*out) if out else UNKNOWN_SET
+        if not V.is_known(result) and isinstance(node, nodes.Attribute):
+            key = source_key(node)
+            used = self._usage_kind(node.frame(), key) if key else None
+            if used is not None:
+                result = used
+        return result
 
     def _assigned_attr(self, node: nodes.NodeNG, attr: str, d: int
                        ) -> frozenset[Value] | None:
-        """``obj.attr`` set by ``obj.attr = v`` elsewhere (``args.device = xm.xla_device()``)."""
+        """``obj.attr`` set by ``obj.attr = v`` elsewhere (``args.device = xm.xla_device()``).
+
+        Found through the binding of ``obj``'s name, or through the object itself when
+        it is a namespace made in this module and passed around (``train(args)``).
+        """
         if not isinstance(node, nodes.Attribute) or not isinstance(node.expr, nodes.Name) or \
                 node.expr.name in ("self", "cls"):
             return None
         table = self._object_attrs()
         found = []
         for b in self.bindings(node.expr):
-            for target, stmt in table.get((id(b), attr), []):
+            for target, _stmt in table.get((id(b), attr), []):
                 found.append(self.binding_value(target, None, None, d))
+        origins = {v.node_id for v in self.value(node.expr, None, d)
+                   if v.kind is Kind.HOST and v.qual == "namespace"}
+        if origins:
+            for target in self._namespace_attrs(d).get(attr, []):
+                if origins & {v.node_id for v in self.value(target.expr, None, d)}:
+                    found.append(self.binding_value(target, None, None, d))
         return join(*found) if found else None
+
+    def _namespace_attrs(self, d: int) -> dict[str, list[nodes.AssignAttr]]:
+        """``X.attr = v`` assignments of the module whose ``X`` is a plain name."""
+        table = getattr(self, "_ns_attrs", None)
+        if table is None:
+            table = {}
+            for aa in self.module.nodes_of_class(nodes.AssignAttr):
+                if isinstance(aa.expr, nodes.Name) and aa.expr.name not in ("self", "cls"):
+                    table.setdefault(aa.attrname, []).append(aa)
+            self._ns_attrs = table
+        return table
 
     def _attr_of(self, v: Value, attr: str, node: nodes.NodeNG | None, ctx: Ctx | None,
                  d: int) -> frozenset[Value]:
@@ -919,6 +962,9 @@ class Evaluator:
                 return V.host()
             return UNKNOWN_SET
         if k is Kind.OPTIMIZER:
+            if attr == "optimizer" and v.has("managed"):
+                # accelerate's AcceleratedOptimizer.optimizer: the raw optimizer under it
+                return frozenset({v.with_(flags=(v.flags - {"managed"}) | {"raw"})})
             if attr == "param_groups":
                 return one(Kind.LIST, elem=one(Kind.DICT, items=(), elem=V.host()))
             return UNKNOWN_SET
@@ -1352,11 +1398,27 @@ class Evaluator:
 
     def _unknown_library_call(self, q: str, call: nodes.Call, ctx: Ctx | None, d: int
                               ) -> frozenset[Value]:
-        """An imported callable the API model does not list."""
+        """An imported callable the API model does not list.
+
+        A class (a capitalised name: ``TrainerState(...)``, ``SummaryWriter(...)``) makes
+        an object, never a tensor; a function handed lazy tensors returns one.
+        """
+        if q.rsplit(".", 1)[-1][:1].isupper():
+            return UNKNOWN_SET
         if q.startswith("torch.") and not q.rsplit(".", 1)[-1][:1].isupper():
-            # torch.<op>(tensors): a tensor on the device of its tensor arguments.
+            # torch.<op>(tensors): a tensor on the device of its tensor arguments; with
+            # none, a new tensor on its device= argument, else on the default (CPU) device.
+            from flake8_xla.analysis.specs import _tensors_in
             args = join(*(self.value(a, ctx, d) for a in call.args))
-            return V.tensor(V.tensor_device(args) if V.any_kind(args, Kind.TENSOR) else None)
+            deep = [t for t in _tensors_in(args) if t.kind is Kind.TENSOR]
+            if any(t.device is not None or V.any_kind(args, Kind.TENSOR) for t in deep) or \
+                    V.any_kind(args, Kind.TENSOR, Kind.LIST, Kind.TUPLE) and deep:
+                return V.tensor(V.tensor_device(deep))
+            dev_node = keyword(call, "device")
+            if dev_node is not None:
+                from flake8_xla.analysis.specs import device_value
+                return V.tensor(device_value(self, dev_node, ctx, d)[1])
+            return V.tensor("cpu") if V.is_known(args) or not call.args else V.tensor(None)
         return self._unknown_call(call, ctx, d)
 
     # ------------------------------------------------------------------ helpers

@@ -65,6 +65,28 @@ def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]
     return table
 
 
+def iteration_event(ev: Evaluator, func: nodes.FunctionDef) -> Value | None:
+    """The ignite engine whose per-iteration event runs ``func`` (``@trainer.on(
+    Events.ITERATION_COMPLETED)`` or ``trainer.add_event_handler(Events.ITERATION_..., func)``),
+    else None."""
+    regs: list[tuple[nodes.NodeNG, nodes.NodeNG]] = []
+    for dec in func.decorators.nodes if func.decorators else ():
+        if isinstance(dec, nodes.Call) and isinstance(dec.func, nodes.Attribute) and \
+                dec.func.attrname == "on" and dec.args:
+            regs.append((dec.func.expr, dec.args[0]))
+    for kw, call, pos in callback_sites(ev).get(id(func), []):
+        if isinstance(call.func, nodes.Attribute) and call.func.attrname == "add_event_handler" \
+                and pos == 1 and call.args:
+            regs.append((call.func.expr, call.args[0]))
+    for engine, event in regs:
+        if "ITERATION" not in event.as_string():
+            continue
+        for v in ev.value(engine, None):
+            if v.kind is Kind.FRAMEWORK and v.qual == "ignite":
+                return v
+    return None
+
+
 def _callee_kind(ev: Evaluator, call: nodes.Call, d: int) -> tuple[str | None, Value | None]:
     q = ev.qualname(call.func)
     if q is not None:
@@ -97,6 +119,10 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
     if name not in params:
         return None
     idx = params.index(name)
+    if idx == 0 and isinstance(func, nodes.FunctionDef):
+        engine = iteration_event(ev, func)
+        if engine is not None:
+            return frozenset({engine})
     klass = func.parent if isinstance(func.parent, nodes.ClassDef) else None
     if klass is not None and isinstance(func, nodes.FunctionDef):
         found = _method_param(ev, klass, func, idx, d)

@@ -16,10 +16,13 @@ from flake8_xla.imports import ImportTable, canonical
 
 
 def source_key(node: nodes.NodeNG) -> str | None:
-    """Dotted spelling of a Name/Attribute chain (``self.model``), else None."""
-    if isinstance(node, nodes.Name):
+    """Dotted spelling of a Name/Attribute chain (``self.model``), else None.
+
+    Assignment targets (``AssignName``, ``AssignAttr``) are spelled the same way.
+    """
+    if isinstance(node, (nodes.Name, nodes.AssignName)):
         return node.name
-    if isinstance(node, nodes.Attribute):
+    if isinstance(node, (nodes.Attribute, nodes.AssignAttr)):
         base = source_key(node.expr)
         return f"{base}.{node.attrname}" if base else None
     return None

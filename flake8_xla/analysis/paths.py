@@ -86,6 +86,8 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
             consts = [const.attrname.lower()]  # DistributedType.XLA / .TPU / .MULTI_GPU
         if not consts:
             continue
+        if any(c.isupper() and c in ("TPU", "GPU", "CUDA", "CPU", "NEURON") for c in consts):
+            return None  # xm.xla_device_hw(): TPU, CUDA and NEURON are all XLA devices
         kinds = {_device_word(c) for c in consts}
         if len(kinds) != 1 or None in kinds:
             continue

@@ -187,6 +187,8 @@ def _prepare(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> frozen
 def _simple(spec: str, node: nodes.NodeNG, q: str | None) -> frozenset[Value] | None:
     head, _, sub = spec.partition(":")
     if head == "host":
+        if sub == "namespace":  # an object: attributes set on it flow to its readers
+            return one(Kind.HOST, node=node, qual="namespace")
         return V.host(sub or None)
     if head == "tensor" and sub in ("cpu", "xla", "cuda"):
         return V.tensor(sub)

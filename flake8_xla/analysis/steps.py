@@ -104,6 +104,12 @@ class Steps:
         vs = self.ev.value(func, ctx)
         if any(v.kind is Kind.MODULE and v.device != "cpu" for v in vs):
             return not self._inside_forward(call)
+        if not V.is_known(vs) and not self.an.qualname(func) and any(
+                V.holds_lazy(self.ev.value(a, ctx)) for a in [*call.args, *(
+                    k.value for k in call.keywords or ())]):
+            # A callable of unknown value run on lazy tensors (a model passed in as a
+            # parameter): a forward pass, unless it is inside a module's own forward.
+            return not self._inside_forward(call)
         if isinstance(func, nodes.Attribute) and func.attrname in ("generate", "forward"):
             base = self.ev.value(func.expr, ctx)
             if any(v.kind is Kind.MODULE and v.device != "cpu" for v in base):
@@ -112,10 +118,11 @@ class Steps:
 
     @staticmethod
     def _inside_forward(node: nodes.NodeNG) -> bool:
+        """In a class's ``forward`` (layers run in turn) or ``__init__`` (construction)."""
         func = enclosing_function(node)
         while func is not None:
-            if isinstance(func, nodes.FunctionDef) and func.name == "forward" and \
-                    enclosing_class(func) is not None:
+            if isinstance(func, nodes.FunctionDef) and func.name in ("forward", "__init__") \
+                    and enclosing_class(func) is not None:
                 return True
             func = enclosing_function(func)
         return False
@@ -383,8 +390,14 @@ class Steps:
                 return False
             if self._is_hook(fn):
                 return True
-            kinds = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)}
-            if "backward" in kinds and (kinds & {"optimizer_step", "scaler_step"}):
+            # One optimizer step per call, its backward passes possibly accumulated in a
+            # micro-batch loop.
+            own = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)}
+            if not own & {"optimizer_step", "scaler_step"}:
+                return False
+            every = own | {self.update_kind(c, cx) for c, cx in self.calls_in(
+                fn, into_loops=True)}
+            if "backward" in every:
                 return not self._called_from_step_loop(fn)
             return False
         return self._memo_q("stepfn", func, compute)
@@ -403,7 +416,7 @@ class Steps:
         for kw, call, pos in hooks.callback_sites(self.ev).get(id(fn), []):
             if pos == 0 and self.an.qualname(call.func) == "ignite.engine.Engine":
                 return True
-        return False
+        return hooks.iteration_event(self.ev, fn)
 
     def _called_from_step_loop(self, fn: nodes.NodeNG) -> bool:
         for call, _ in self.ev.call_sites(fn):

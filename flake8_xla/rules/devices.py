@@ -6,7 +6,15 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import XLA_WORDS, Kind, const_str, keyword, mentions, xla_truth
+from flake8_xla.analysis import (
+    XLA_WORDS,
+    Kind,
+    const_str,
+    keyword,
+    mentions,
+    source_key,
+    xla_truth,
+)
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.rules.base import Rule
@@ -141,12 +149,18 @@ XLA device.
         if stmt is None:
             return False
         names = {t.name for t in stmt.targets if isinstance(t, nodes.AssignName)}
+        keys = {k for k in (source_key(t) for t in stmt.targets) if k}
+        # ``args.device = device``: the choice is stored in an attribute too.
         for other in stmt.scope().nodes_of_class(nodes.Assign):
+            if isinstance(other.value, nodes.Name) and other.value.name in names:
+                keys.update(k for k in (source_key(t) for t in other.targets) if k)
+        for other in an.module_nodes(nodes.Assign):
             if other is stmt:
                 continue
-            if any(isinstance(t, nodes.AssignName) and t.name in names for t in other.targets) \
-                    and any(v.kind is Kind.DEVICE and v.device == "xla"
-                            for v in an.value(other.value)):
+            targets = {k for k in (source_key(t) for t in other.targets) if k}
+            local = other.scope() is stmt.scope() and bool(targets & names)
+            if (local or bool(targets & (keys - names))) and any(
+                    v.kind is Kind.DEVICE and v.device == "xla" for v in an.value(other.value)):
                 return True
         return False
 

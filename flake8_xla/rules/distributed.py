@@ -115,6 +115,7 @@ scripts.
         if an is None:
             return
         yield from self._local_after_reduce(an)
+        yield from self._raw_under_wrapper(an)
         if not is_multi_replica(an) or wraps_model(an):
             return
         for loop in an.module_nodes((nodes.For, nodes.While)):
@@ -128,6 +129,21 @@ scripts.
                         and keyword(call, "found_inf") is None and \
                         _is_optimizer(an, f.expr, ctx):
                     yield self.finding(call)
+
+    RAW = ("optimizer step without gradient all-reduce: {what} steps the raw optimizer under "
+           "accelerate's AcceleratedOptimizer, whose step() all-reduces the gradients on XLA "
+           "(xm.optimizer_step), so each process updates with its own gradients; call "
+           "optimizer.step() on the prepared optimizer")
+
+    def _raw_under_wrapper(self, an: Analyzer) -> Iterator[Finding]:
+        """``optimizer.optimizer.step()`` of a framework-prepared optimizer."""
+        for call in an.calls_named("step"):
+            f = call.func
+            if isinstance(f, nodes.Attribute) and not call.args and any(
+                    v.kind is Kind.OPTIMIZER and v.has("raw") for v in an.value(f.expr)) and \
+                    not an.off_xla_path(call):
+                yield Finding(call.lineno, call.col_offset, self.code,
+                              f"{self.code} " + self.RAW.format(what=f"{f.as_string()[:40]}()"))
 
     def _local_after_reduce(self, an: Analyzer) -> Iterator[Finding]:
         """``xm.optimizer_step(opt)`` followed by ``opt.step()``, and closures it runs late."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from astroid import nodes
 
@@ -295,9 +295,11 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
             return False
         if batch <= 1:
             return False
-        for size in v.bound or ():
-            if size.text and size.text.isdigit() and int(size.text) % batch == 0:
-                return False
+        if not (v.has("distributed") or v.has("sampler") or v.has("sampler_unknown")):
+            # Every sample once, in batches: a known dataset size that the batch divides.
+            for size in v.bound or ():
+                if size.text and size.text.isdigit() and int(size.text) % batch == 0:
+                    return False
         return True
 
     def _loaders_on_xla_path(self) -> Iterator[V.Value]:
@@ -326,6 +328,11 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
                     yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
                 yield from self._plain_inside(v.bound, depth + 1)
+
+
+def _on_xla(vs: frozenset[V.Value]) -> bool:
+    """Some member is a tensor known to be on the XLA device (not just of unknown device)."""
+    return any(v.kind is Kind.TENSOR and v.device == "xla" for v in vs)
 
 
 def _bool_mask(vs: frozenset[V.Value]) -> bool:
@@ -505,43 +512,54 @@ function).
         for node, ctx, per_param in an.steps.step_region():
             if per_param:
                 continue
-            what = self._kind(node, ctx)
+            what = self._kind(node, ctx, V.is_lazy)
             if what and (node.lineno, node.col_offset) not in seen:
                 seen.add((node.lineno, node.col_offset))
                 yield self.finding(node, what=what)
+        # Outside the step: only on tensors known to be on the XLA device.
+        for node in an.module_nodes((nodes.Call, nodes.Subscript)):
+            if (node.lineno, node.col_offset) in seen or an.off_xla_path(node):
+                continue
+            what = self._kind(node, None, _on_xla)
+            if what:
+                seen.add((node.lineno, node.col_offset))
+                yield self.finding(node, what=what)
 
-    def _kind(self, node: nodes.NodeNG, ctx: Ctx | None) -> str | None:
+    def _kind(self, node: nodes.NodeNG, ctx: Ctx | None,
+              lazy: Callable[[frozenset[V.Value]], bool]) -> str | None:
         an = self.an
+
+        def is_lazy(expr: nodes.NodeNG) -> bool:
+            return lazy(an.value(expr, ctx))
+
         if isinstance(node, nodes.Call):
             entries = an.entries(node, ctx)
             f = node.func
             if any(e.does("dynamic_shape") for e in entries):
                 subject = f.expr if isinstance(f, nodes.Attribute) and not an.qualname(f) else (
                     node.args[0] if node.args else None)
-                if subject is not None and an.is_lazy(subject, ctx):
+                if subject is not None and is_lazy(subject):
                     name = f.attrname if isinstance(f, nodes.Attribute) else f.as_string()
                     return f"{name}()" if isinstance(f, nodes.Name) else (
                         f"torch.{name}" if an.qualname(f) else f".{name}()")
             if any(e.does("where") for e in entries) and len(node.args) == 1 and \
-                    not node.keywords and an.is_lazy(node.args[0], ctx):
+                    not node.keywords and is_lazy(node.args[0]):
                 return "torch.where(cond) with one argument"
             if any(e.does("cpu_lengths") for e in entries):
                 lengths = argument(node, 1, "lengths")
-                if lengths is not None and an.is_lazy(lengths, ctx):
+                if lengths is not None and is_lazy(lengths):
                     return "pack_padded_sequence with lengths on the XLA device"
             return None
         if isinstance(node, nodes.Subscript):
-            base = an.value(node.value, ctx)
-            if not V.is_lazy(base):
+            if not is_lazy(node.value):
                 return None
             index = node.slice
-            if _bool_mask(an.value(index, ctx)):
+            if _bool_mask(an.value(index, ctx)) and lazy(an.value(index, ctx)):
                 return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
                     node in node.parent.targets else "boolean-mask indexing"
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
             for part in parts:
                 if isinstance(part, nodes.Slice) and any(
-                        b is not None and an.is_lazy(b, ctx) for b in (part.lower, part.upper)):
+                        b is not None and is_lazy(b) for b in (part.lower, part.upper)):
                     return "slicing by a tensor value"
         return None
-

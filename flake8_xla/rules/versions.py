@@ -6,6 +6,7 @@ which ``scripts/api_facts.py`` reads from the torch_xla wheels of 2.1 ... 2.9.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -40,6 +41,8 @@ class _VersionRule(Rule):
             return
         target = xla_api().facts_version(self.ctx.options.version)
         for node in an.module_nodes((nodes.Attribute, nodes.ImportFrom, nodes.Import)):
+            if _compat_shim(node):
+                continue
             if isinstance(node, nodes.Import):
                 for name, _ in node.names:
                     fmt = self._hit(canonical(name), target)
@@ -65,6 +68,32 @@ class _VersionRule(Rule):
 
     def _hit(self, qualname: str, target: tuple[int, int]) -> dict[str, str] | None:
         raise NotImplementedError
+
+
+VERSION_WORDS = re.compile(r"version|greater|less|_ge_|_lt_|(^|_)(pt|xla|torch)_?\d|_\d+_\d+",
+                           re.IGNORECASE)
+SHIM_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
+
+
+def _compat_shim(node: nodes.NodeNG) -> bool:
+    """The use sits in a compatibility shim: a branch chosen by a version check
+    (``if _XLA_GREATER_EQUAL_2_1: ... else: <old API>``), a ``try`` whose handlers
+    catch ImportError/AttributeError, or under ``hasattr(...)``. The script then runs
+    on the releases that have the API and takes the other path on the rest."""
+    child, cur = node, node.parent
+    while cur is not None and not isinstance(cur, nodes.Module):
+        if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
+            test = cur.test.as_string()
+            if VERSION_WORDS.search(test) or "hasattr(" in test:
+                return True
+        if isinstance(cur, nodes.Try) and any(s is child for s in cur.body):
+            for handler in cur.handlers:
+                types = handler.type.elts if isinstance(handler.type, nodes.Tuple) else [
+                    handler.type]
+                if any(isinstance(t, nodes.Name) and t.name in SHIM_ERRORS for t in types):
+                    return True
+        child, cur = cur, cur.parent
+    return False
 
 
 def _fix(facts: NameFacts, target: tuple[int, int], seen: frozenset[str] = frozenset()) -> str:

@@ -1,0 +1,71 @@
+"""Eval file for XLA201: meters, progress bars and callbacks that read a value every step."""
+import lightning.pytorch as lp
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+from ignite.engine import Engine, Events
+from tqdm import tqdm
+
+device = torch_xla.device()
+
+
+class AverageMeter:
+    def __init__(self):
+        self.sum = 0.0
+        self.count = 0
+
+    def update(self, value, n=1):
+        self.sum += float(value) * n  # error: XLA201
+        self.count += n
+
+
+class DeviceMeter:
+    def __init__(self):
+        self.total = torch.zeros((), device=device)
+
+    def update(self, value):
+        # Trap: accumulates on the device, read once later.
+        self.total += value.detach()
+
+
+def train(model, loader, optimizer):
+    meter, on_device, scalars = AverageMeter(), DeviceMeter(), AverageMeter()
+    bar = tqdm(pl.MpDeviceLoader(loader, device))
+    for x in bar:
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        meter.update(loss)
+        on_device.update(loss)
+        bar.set_postfix(loss=loss)  # error: XLA201
+        # Traps: host values, and a read in a step closure.
+        bar.set_postfix(lr=optimizer.param_groups[0]["lr"])
+        xm.add_step_closure(lambda v: scalars.update(v.item()), args=(loss,))
+    print(on_device.total.item())
+
+
+class Module(lp.LightningModule):
+    def training_step(self, batch, batch_idx):
+        loss = self.layer(batch).sum()
+        self.log("train_loss", loss, prog_bar=True)  # error: XLA201
+        # Trap: logged without the progress bar.
+        self.log("other", loss)
+        return loss
+
+
+def ignite_training(model, optimizer, loader):
+    def step(engine, batch):
+        optimizer.zero_grad()
+        loss = model(batch.to(device)).sum()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    trainer = Engine(step)
+
+    @trainer.on(Events.ITERATION_COMPLETED)
+    def log(engine):
+        print(f"loss {engine.state.output}")  # error: XLA201
+
+    trainer.run(loader, max_epochs=1)

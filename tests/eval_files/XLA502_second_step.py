@@ -1,0 +1,45 @@
+"""Eval file for XLA502: optimizer steps that skip or precede the gradient all-reduce."""
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+from accelerate import Accelerator
+
+device = torch_xla.device()
+
+
+def double_step(model, loader, optimizer):
+    for x in pl.MpDeviceLoader(loader, device):
+        model(x).sum().backward()
+        xm.optimizer_step(optimizer)
+        optimizer.step()  # error: XLA502
+
+
+def closure_step(model, loader, optimizer):
+    for x in pl.MpDeviceLoader(loader, device):
+        def closure():
+            loss = model(x).sum()
+            loss.backward()
+            return loss
+        xm.optimizer_step(optimizer, optimizer_args={"closure": closure})  # error: XLA502
+
+
+def raw_optimizer(model, loader):
+    accelerator = Accelerator()
+    optimizer = torch.optim.AdamW(model.parameters())
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for batch in loader:
+        accelerator.backward(model(batch).sum())
+        optimizer.optimizer.step()  # error: XLA502
+        # Trap: the prepared optimizer reduces on XLA.
+        optimizer.step()
+
+
+def branches(model, loader, optimizer, use_xla):
+    # Trap: one step per path.
+    for x in pl.MpDeviceLoader(loader, device):
+        model(x).sum().backward()
+        if use_xla:
+            xm.optimizer_step(optimizer)
+        else:
+            optimizer.step()
