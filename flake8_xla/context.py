@@ -141,13 +141,44 @@ class ModuleContext:
         """The astroid-backed :class:`~flake8_xla.analysis.Analyzer`, or None if astroid fails."""
         try:
             from flake8_xla.analysis import Analyzer, TreeRebuildError, build_module
-            module = build_module(self.source, "flake8_xla_checked", self.tree,
-                                  strict=self.strict)
-            return Analyzer(module, self.imports)
+            module = None
+            session = self._session_or_none()
+            if session is not None:  # the project's shared tree of this file
+                module = session.shared_module(self.source, self.tree, self.imports,
+                                               strict=self.strict)
+            if module is None:
+                module = build_module(self.source, "flake8_xla_checked", self.tree,
+                                      strict=self.strict)
+            an = Analyzer(module, self.imports)
         except TreeRebuildError:  # raised only in strict mode, to be seen
             raise
         except Exception:  # noqa: BLE001 - astroid failure means "unknown", never a crash
             return None
+        session = self._session_or_none()
+        if session is not None:
+            session.attach(an)  # calls into other modules of the project are followed
+        return an
+
+    def _session_or_none(self):  # -> Session | None
+        try:
+            return self.project_session
+        except Exception:  # single-file analysis rather than a crash
+            if self.strict:
+                raise
+            return None
+
+    @cached_property
+    def project_session(self):  # -> flake8_xla.project.link.Session | None
+        """The cross-module link of this file's analysis, or None (no project, or the file
+        is not one of its modules)."""
+        index = self.project_index
+        if index is None:
+            return None
+        rel = index.rel(self.filename)
+        if rel is None:
+            return None
+        from flake8_xla.project.link import Session
+        return Session(index, rel, self.options.target)
 
     # Version-aware spellings -------------------------------------------------
     @property

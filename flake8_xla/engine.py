@@ -223,7 +223,7 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         with stub_builtins():
             for rule_cls in selected:
                 try:
-                    findings.extend(rule_cls(ctx).check())
+                    findings.extend(f for f in rule_cls(ctx).check() if f is not None)
                 except Exception:  # unknown is never a finding, never a crash
                     if strict:
                         raise

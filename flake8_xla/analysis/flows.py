@@ -191,6 +191,9 @@ class Evaluator:
         self._off_path: dict[tuple[int, tuple[type, ...]], bool] = {}
         self.work = 0
         self.spent = False
+        #: the cross-module link (:class:`flake8_xla.project.link.Session`) when the module
+        #: is part of a project, else None (single-file analysis)
+        self.link = None
 
     # ------------------------------------------------------------------ entry point
     def value(self, node: nodes.NodeNG | None, ctx: Ctx | None = None, depth: int = 0
@@ -204,6 +207,8 @@ class Evaluator:
         found = self._memo.get(key)
         if found is not None:
             return found
+        if self.link is not None and self.link.multi and node.root() is not self.module:
+            return self.link.foreign_value(node, ctx, depth)  # its own module's Evaluator
         level = self._busy.get(key)
         if level is not None:
             # A cycle (a loop-carried value): this path adds nothing now, and what the
@@ -240,7 +245,7 @@ class Evaluator:
         if isinstance(node, nodes.Attribute):
             q = self.qualname(node)
             if q is not None:
-                return one(Kind.REF, qual=q)
+                return self.ref(q, node, d)
             return self.attribute(self.value(node.expr, ctx, d), node.attrname, node, ctx, d)
         if isinstance(node, nodes.Call):
             return self.call_value(node, ctx, d)
@@ -296,6 +301,15 @@ class Evaluator:
         if isinstance(node, nodes.AssignName):
             return self.binding_value(node, None, ctx, d)
         return UNKNOWN_SET
+
+    def ref(self, q: str, node: nodes.NodeNG | None = None, d: int = 0) -> frozenset[Value]:
+        """The value of an imported name ``q``: a REF (a library object), or what a module of
+        the project defines under that name (its function, class or module-level value)."""
+        if self.link is not None:
+            found = self.link.resolve(self, q, node, d)
+            if found is not None:
+                return found
+        return one(Kind.REF, qual=q)
 
     def _elts(self, elts: list[nodes.NodeNG], ctx: Ctx | None, d: int
               ) -> tuple[frozenset[Value], ...] | None:
@@ -358,7 +372,7 @@ class Evaluator:
         binds = self.bindings(node)
         if q is not None and (not binds or all(isinstance(b, (nodes.Import, nodes.ImportFrom))
                                                for b in binds)):
-            return one(Kind.REF, qual=q)
+            return self.ref(q, node, d)
         if not binds:
             return UNKNOWN_SET
         if len(binds) > 1:
@@ -420,9 +434,11 @@ class Evaluator:
     def binding_value(self, b: nodes.NodeNG, use: nodes.NodeNG | None, ctx: Ctx | None,
                       d: int) -> frozenset[Value]:
         """The value a binding node gives the name it binds."""
+        if self.link is not None and self.link.multi and b.root() is not self.module:
+            return self.link.foreign_binding(b, use, ctx, d)
         if isinstance(b, (nodes.Import, nodes.ImportFrom)):
             q = QualNames.import_qualname(b, use.name) if isinstance(use, nodes.Name) else None
-            return one(Kind.REF, qual=q) if q else UNKNOWN_SET
+            return self.ref(q, use, d) if q else UNKNOWN_SET
         if isinstance(b, nodes.FunctionDef):
             return one(Kind.FUNCTION, node=b)
         if isinstance(b, nodes.ClassDef):
@@ -590,7 +606,9 @@ class Evaluator:
                 found.append(self.value(arg, None, d))
         if len(sites) > MAX_SITES:
             found.append(UNKNOWN_SET)
-        if not sites:
+        remote = self.link.param_values(self, func, b, d) if self.link is not None else []
+        found.extend(remote)  # what call sites in other modules of the project pass
+        if not sites and not remote:
             ann = self._annotation(func, name)
             default = self._default(func, name, d)
             if ann is not None:
@@ -927,7 +945,7 @@ class Evaluator:
                  d: int) -> frozenset[Value]:
         k = v.kind
         if k is Kind.REF:
-            return one(Kind.REF, qual=canonical(f"{v.qual}.{attr}"))
+            return self.ref(canonical(f"{v.qual}.{attr}"), node, d)
         if k is Kind.TENSOR:
             if attr in HOST_TENSOR_ATTRS:
                 return V.host()
@@ -1281,7 +1299,10 @@ class Evaluator:
         callee_ctx = self.ctx_for_call(func, call, ctx, d, self_v)
         if callee_ctx is None:
             return UNKNOWN_SET
-        return self.returns(func, callee_ctx, d)
+        result = self.returns(func, callee_ctx, d)
+        if self.link is not None and call is not None:
+            self.link.arrived(func, call, result)  # values made in another module
+        return result
 
     def _parent_ctx(self, func: nodes.NodeNG, ctx: Ctx | None) -> Ctx | None:
         outer = enclosing_function(func)
@@ -1316,6 +1337,14 @@ class Evaluator:
         depth = (ctx.depth + 1) if ctx is not None else 1
         if depth > MAX_CALL_DEPTH:
             return None
+        if self.link is not None and self.link.multi and func.root() is not self.module:
+            # A function of another module: the arguments are evaluated here, and bound by
+            # its own module's Evaluator.
+            owner = self.link.evaluator_of(func)
+            if owner is None:
+                return None
+            return owner.ctx_for_values(func, self.call_arguments(call, ctx, d), None, depth,
+                                        d, self_v)
         return self.ctx_for_values(func, self.call_arguments(call, ctx, d), ctx, depth, d,
                                    self_v)
 
@@ -1392,6 +1421,10 @@ class Evaluator:
         from flake8_xla.analysis import specs
         if entry is None or entry.returns is None:
             if q is not None and entry is None:
+                if self.link is not None:
+                    found = self.link.call(self, q, call, ctx, d)  # a project function
+                    if found is not None:
+                        return found
                 return self._unknown_library_call(q, call, ctx, d)
             return UNKNOWN_SET
         return specs.apply(self, entry, q, call, receiver, ctx, d)

@@ -115,8 +115,9 @@ class ProjectIndex:
         self._targets: dict[str, tuple[str, ...]] = {}
         self._xla: frozenset[str] | None = None
         self._programs: frozenset[str] = frozenset()
-        self._importers: dict[str, list[str]] | None = None
         self._library: dict[str, bool] = {}
+        self._reverse_maps: dict[str, dict[str, list[str]]] = {}
+        self._lasts: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ files
     def scan(self) -> None:
@@ -405,9 +406,35 @@ class ProjectIndex:
         rel = self.rel(path)
         return rel is not None and rel in self.xla_code()
 
-    def importers(self, rel: str, among: Iterable[str]) -> list[str]:
-        """The modules of ``among`` that import ``rel`` or call into it, sorted."""
-        return sorted(m for m in among if m != rel and rel in self.import_targets(m))
+    def callers(self, rel: str, names: Iterable[str], *, every_module: bool = False
+                ) -> list[str]:
+        """Modules that import ``rel`` (or call into it) and spell one of ``names`` as the
+        last part of a name they use, sorted: the modules that are XLA code, or with
+        ``every_module`` all of them (``--xla-target=all``)."""
+        table = self._reverse(every_module)
+        wanted = set(names)
+        return [m for m in table.get(rel, ()) if self._last_names(m) & wanted]
+
+    def _reverse(self, every_module: bool) -> dict[str, list[str]]:
+        key = "all" if every_module else "xla"
+        found = self._reverse_maps.get(key)
+        if found is None:
+            found = {}
+            among = self.files if every_module else self.xla_code()
+            for m in sorted(among):
+                for t in self.import_targets(m):
+                    found.setdefault(t, []).append(m)
+            self._reverse_maps[key] = found
+            self.flush()
+        return found
+
+    def _last_names(self, rel: str) -> frozenset[str]:
+        found = self._lasts.get(rel)
+        if found is None:
+            s = self.summary(rel)
+            found = frozenset(r.rsplit(".", 1)[-1] for r in s.refs) if s else frozenset()
+            self._lasts[rel] = found
+        return found
 
 
 _INDEXES: dict[Path, ProjectIndex] = {}

@@ -281,7 +281,8 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
                 continue
             reported.add(id(origin.node))
             if self._ragged(origin) and not an.off_xla_path(origin.node):
-                yield self.finding(origin.node, what="this DataLoader", fix=self.FIX_LOADER)
+                yield self.finding(origin.node, fix=self.FIX_LOADER, what=self.origin_text(
+                    origin.node, "this DataLoader", "the DataLoader built at {where}"))
 
     @staticmethod
     def _ragged(v: V.Value) -> bool:
