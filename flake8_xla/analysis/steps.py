@@ -60,6 +60,8 @@ class Steps:
         self.step_function_nodes: set[int] = set()
         self.training_nodes: set[int] = set()
         self.forward_nodes: set[int] = set()
+        self.strong_nodes: set[int] = set()
+        self._defined_names: frozenset[str] | None = None
 
     # ------------------------------------------------------------------ calls
     def update_kind(self, call: nodes.Call, ctx: Ctx | None = None) -> str | None:
@@ -299,6 +301,8 @@ class Steps:
     def is_step_loop(self, loop: nodes.NodeNG) -> bool:
         """A training or evaluation loop whose body runs once per step (batch)."""
         def compute(lp: nodes.NodeNG) -> bool:
+            if self._inside_forward(lp):
+                return False  # a module's forward and __init__ are checked as a whole
             if off_xla_path(lp, self.ev):
                 return False
             if isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
@@ -345,6 +349,14 @@ class Steps:
             func = enclosing_function(func)
         return False
 
+    def _has_closure_calls(self) -> bool:
+        """The module calls something named add_step_closure (syntax only, memoised)."""
+        found = self._memo.get(("closure_calls", 0))
+        if found is None:
+            found = bool(self.an.calls_named("add_step_closure"))
+            self._memo[("closure_calls", 0)] = found
+        return found
+
     def step_closures(self) -> set[int]:
         """ids of functions handed to ``xm.add_step_closure``."""
         if self._closures is None:
@@ -366,6 +378,8 @@ class Steps:
     def in_step_closure(self, node: nodes.NodeNG) -> bool:
         """Inside a step closure (its ``args=(...)`` run in the step, so they are not)."""
         closures = self.step_closures()
+        if not closures and not self._has_closure_calls():
+            return False
         child, cur = node, node.parent
         while cur is not None:
             if id(cur) in closures:
@@ -390,6 +404,8 @@ class Steps:
                 return False
             if self._is_hook(fn):
                 return True
+            if not any(self._names_update(c) for c in self.ev.own_nodes(fn, nodes.Call)):
+                return False  # syntax first: no step()/optimizer_step()/a call of a helper
             # One optimizer step per call, its backward passes possibly accumulated in a
             # micro-batch loop.
             own = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)}
@@ -401,6 +417,22 @@ class Steps:
                 return not self._called_from_step_loop(fn)
             return False
         return self._memo_q("stepfn", func, compute)
+
+    def _names_update(self, call: nodes.Call) -> bool:
+        """The call may step an optimizer: ``.step()``, ``optimizer_step``, or a call of a
+        function or method defined in the module (a helper that may do it)."""
+        f = call.func
+        if isinstance(f, nodes.Attribute):
+            return f.attrname in ("step", "optimizer_step") or f.attrname in self._defined()
+        return isinstance(f, nodes.Name) and (f.name in self._defined() or
+                                              f.name == "optimizer_step")
+
+    def _defined(self) -> frozenset[str]:
+        """Names of the functions and methods the module defines."""
+        if self._defined_names is None:
+            self._defined_names = frozenset(
+                f.name for f in self.an.module_nodes(nodes.FunctionDef))
+        return self._defined_names
 
     def _is_hook(self, fn: nodes.FunctionDef) -> bool:
         from flake8_xla.analysis import hooks
@@ -442,6 +474,8 @@ class Steps:
                 before = len(region)
                 self._collect(body, loop, None, 0, region, set())
                 added = {id(n) for n, _, _ in region[before:]}
+                if self.is_training_loop(loop) or self.has_barrier(loop):
+                    self.strong_nodes |= added
                 if self.is_training_loop(loop):
                     self.training_nodes |= added
                 elif not self.has_barrier(loop) and not self._iterates_data(loop):
@@ -453,6 +487,7 @@ class Steps:
                     added = {id(n) for n, _, _ in region[before:]}
                     self.step_function_nodes |= added
                     self.training_nodes |= added
+                    self.strong_nodes |= added
             for klass in self.an.module_nodes(nodes.ClassDef):
                 forward = next((m for m in klass.body if isinstance(m, nodes.FunctionDef)
                                 and m.name == "forward"), None)
@@ -461,7 +496,9 @@ class Steps:
                     continue
                 before = len(region)
                 self._collect(self.function_body(forward), forward, None, 0, region, set())
-                self.forward_nodes |= {id(n) for n, _, _ in region[before:]}
+                added = {id(n) for n, _, _ in region[before:]}
+                self.forward_nodes |= added
+                self.strong_nodes |= added  # a module's forward runs on its device
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
                 if not self.iterates_parameters(holder.iter):
                     continue
@@ -475,6 +512,12 @@ class Steps:
                 region.extend((n, None, True) for n in body if not self.in_step_closure(n))
             self._region = region
         return self._region
+
+    def is_strong(self, node: nodes.NodeNG) -> bool:
+        """``node`` runs in a step with XLA evidence: a loop with a barrier or an XLA
+        loader, a training loop, or a step function (see :func:`values.lazy_value`)."""
+        self.step_region()
+        return id(node) in self.strong_nodes
 
     def is_training_loop_node(self, node: nodes.NodeNG) -> bool:
         """``node`` runs once per training step (a training loop's or step function's)."""
