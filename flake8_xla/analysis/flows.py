@@ -1476,6 +1476,10 @@ class Evaluator:
             if bound:
                 self_v = self._receiver_of(call, func, ctx)
             yield func, self.ctx_for_call(func, call, ctx, 0, self_v)
+        f = call.func
+        if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
+                f.expr.name == "self" and not seen:
+            return  # self.<attribute>(...) that is not a method: a submodule's forward
         if isinstance(call.func, (nodes.Name, nodes.Attribute)) and not seen:
             for v in self.value(call.func, ctx):
                 if v.kind is Kind.FUNCTION and v.node is not None and id(v.node) not in seen:

@@ -361,7 +361,7 @@ class Steps:
         """ids of functions handed to ``xm.add_step_closure``."""
         if self._closures is None:
             out: set[int] = set()
-            for call in self.an.module_nodes(nodes.Call):
+            for call in self.an.calls_named("add_step_closure"):
                 if not call.args or not any(e.does("step_closure")
                                             for e in self.ev.call_entries(call)):
                     continue
@@ -404,7 +404,8 @@ class Steps:
                 return False
             if self._is_hook(fn):
                 return True
-            if not any(self._names_update(c) for c in self.ev.own_nodes(fn, nodes.Call)):
+            if not self._module_trains() or not any(
+                    self._names_update(c) for c in self.ev.own_nodes(fn, nodes.Call)):
                 return False  # syntax first: no step()/optimizer_step()/a call of a helper
             # One optimizer step per call, its backward passes possibly accumulated in a
             # micro-batch loop.
@@ -426,6 +427,16 @@ class Steps:
             return f.attrname in ("step", "optimizer_step") or f.attrname in self._defined()
         return isinstance(f, nodes.Name) and (f.name in self._defined() or
                                               f.name == "optimizer_step")
+
+    def _module_trains(self) -> bool:
+        """Syntax only: the module calls something named ``backward`` and something named
+        ``step``/``optimizer_step`` (a step function needs both)."""
+        found = self._memo.get(("trains", 0))
+        if found is None:
+            found = bool(self.an.calls_named("backward")) and bool(
+                self.an.calls_named("step") or self.an.calls_named("optimizer_step"))
+            self._memo[("trains", 0)] = found
+        return found
 
     def _defined(self) -> frozenset[str]:
         """Names of the functions and methods the module defines."""
@@ -554,8 +565,13 @@ class Steps:
         for node in body:
             if id(node) in skip:
                 continue
-            if self.in_step_closure(node) or (isinstance(anchor, LOOPS) and runs_once(
-                    node, anchor, self.ev)) or off_xla_path(node, self.ev):
+            # Branches are statements (and the arms of a conditional expression or of
+            # ``and``): whether a node runs once or off the XLA path is decided there, and
+            # a skipped node's subtree is skipped with it. Nested functions and lambdas are
+            # not in the body, so nothing here runs inside a step closure.
+            if (node.is_statement or isinstance(node.parent, (nodes.IfExp, nodes.BoolOp))) \
+                    and ((isinstance(anchor, LOOPS) and runs_once(node, anchor, self.ev))
+                         or off_xla_path(node, self.ev)):
                 skip.update(id(n) for n in node.nodes_of_class(nodes.NodeNG))
                 continue
             out.append((node, ctx, False))

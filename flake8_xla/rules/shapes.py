@@ -97,6 +97,7 @@ A conditional whose XLA branch picks a static strategy
         "https://huggingface.co/docs/transformers/pad_truncation",
     )
     versions = "all"
+    _step_nodes: set[int] | None = None
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
@@ -108,52 +109,61 @@ A conditional whose XLA branch picks a static strategy
         an = self.an
         if an is None:
             return
-        step_calls = None
         for call in an.module_nodes(nodes.Call):
             if not self._may_pad(call):
                 continue
-            q = an.qualname(call.func) or ""
-            if q.startswith(NOT_TOKENIZERS) and q != PAD_SEQUENCE:
-                continue  # nn.Conv2d(padding=1), F.pad, torchvision transforms
-            if an.off_xla_path(call):
-                continue
-            if q in PADDING_COLLATORS:
-                if self._collator_is_dynamic(call, q):
-                    yield self.finding(call, what=f"{q.rsplit('.', 1)[-1]} at its default "
-                                                  "padding")
-                continue
-            if q == PAD_SEQUENCE:
-                if step_calls is None:
-                    step_calls = {id(n) for n, _, pp in an.steps.step_region() if not pp}
-                if self._in_collate_fn(call) or id(call) in step_calls:
-                    yield self.finding(call, what="pad_sequence")
-                continue
-            if q.endswith("batch_by_size") and keyword(call, "max_tokens") is not None:
-                yield self.finding(call, what="token-budget batching (max_tokens)")
-                continue
-            if not self._is_tokenizer_call(call, q):
-                continue
-            if _bounded(an, keyword(call, "pad_to_multiple_of")):
-                continue
-            pad = keyword(call, "padding")
-            if pad is None:
-                f = call.func
-                if isinstance(f, nodes.Attribute) and f.attrname == "pad" and \
-                        not has_star_kwargs(call) and any(
-                            v.kind is Kind.TOKENIZER for v in an.value(f.expr)) and \
-                        keyword(call, "max_length") is None:
-                    yield self.finding(call, what="tokenizer.pad() at its default padding=True")
-                continue
-            if _strategy_is_dynamic(an.value(pad)):
-                yield self.finding(pad, what=f"padding={pad.as_string()[:40]}")
+            found = self._finding_at(call)
+            if found is not None and not an.off_xla_path(found[0]):
+                yield self.finding(found[0], what=found[1])
 
-    @staticmethod
-    def _may_pad(call: nodes.Call) -> bool:
+    def _finding_at(self, call: nodes.Call) -> tuple[nodes.NodeNG, str] | None:
+        """(node, what) of the dynamic padding this call asks for, else None."""
+        an = self.an
+        q = an.qualname(call.func) or ""
+        if q.startswith(NOT_TOKENIZERS) and q != PAD_SEQUENCE:
+            return None  # nn.Conv2d(padding=1), F.pad, torchvision transforms
+        if q in PADDING_COLLATORS:
+            if self._collator_is_dynamic(call, q):
+                return call, f"{q.rsplit('.', 1)[-1]} at its default padding"
+            return None
+        if q == PAD_SEQUENCE:
+            if self._in_collate_fn(call) or self._in_step(call):
+                return call, "pad_sequence"
+            return None
+        if q.endswith("batch_by_size") and keyword(call, "max_tokens") is not None:
+            return call, "token-budget batching (max_tokens)"
+        if not self._is_tokenizer_call(call, q):
+            return None
+        if _bounded(an, keyword(call, "pad_to_multiple_of")):
+            return None
+        pad = keyword(call, "padding")
+        if pad is None:
+            f = call.func
+            if isinstance(f, nodes.Attribute) and f.attrname == "pad" and \
+                    not has_star_kwargs(call) and any(
+                        v.kind is Kind.TOKENIZER for v in an.value(f.expr)) and \
+                    keyword(call, "max_length") is None:
+                return call, "tokenizer.pad() at its default padding=True"
+            return None
+        if _strategy_is_dynamic(an.value(pad)):
+            return pad, f"padding={pad.as_string()[:40]}"
+        return None
+
+    def _in_step(self, call: nodes.Call) -> bool:
+        """The call runs once per step (in the step region)."""
+        if self._step_nodes is None:
+            self._step_nodes = {id(n) for n, _, pp in self.an.steps.step_region() if not pp}
+        return id(call) in self._step_nodes
+
+    def _may_pad(self, call: nodes.Call) -> bool:
         """Syntax only: the call passes padding=/max_tokens=, is a .pad(), or names a
-        collator, pad_sequence or batch_by_size (every case :meth:`check` reports)."""
+        collator, pad_sequence or batch_by_size, also through an import alias (every case
+        :meth:`check` reports)."""
         f = call.func
         name = f.attrname if isinstance(f, nodes.Attribute) else (
             f.name if isinstance(f, nodes.Name) else "")
+        if isinstance(f, nodes.Name):
+            name = (self.an.imports.resolve(name) or name).rsplit(".", 1)[-1]
         if name in ("pad", "pad_sequence", "batch_by_size") or "Collator" in name:
             return True
         return any(k.arg in ("padding", "max_tokens") for k in call.keywords or ())
