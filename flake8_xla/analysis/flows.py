@@ -735,13 +735,24 @@ class Evaluator:
                 if method is not None:
                     out.append((method, True))
             return out
-        if isinstance(func, nodes.Attribute) and self._sites is not None:
+        if isinstance(func, nodes.Attribute) and self._sites is not None and \
+                func.attrname in self._method_names():
             for v in self.value(func.expr, ctx, d):
                 if v.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(v.node, nodes.ClassDef):
                     method = self.method_of(v.node, func.attrname)
                     if method is not None:
                         out.append((method, True))
         return out
+
+    def _method_names(self) -> frozenset[str]:
+        """Names of the methods the module's classes define (a call ``x.name()`` can only
+        run one of them if its name is here)."""
+        names = getattr(self, "_methods", None)
+        if names is None:
+            names = frozenset(item.name for klass in self.module_nodes(nodes.ClassDef)
+                              for item in klass.body if isinstance(item, nodes.FunctionDef))
+            self._methods = names
+        return names
 
     def method_of(self, klass: nodes.ClassDef, name: str, depth: int = 0
                   ) -> nodes.FunctionDef | None:
@@ -1480,6 +1491,9 @@ class Evaluator:
         if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
                 f.expr.name == "self" and not seen:
             return  # self.<attribute>(...) that is not a method: a submodule's forward
+        if isinstance(f, nodes.Attribute) and f.attrname not in self._method_names() and \
+                f.attrname != "__call__":
+            return  # x.name(...): no class of the module defines that method
         if isinstance(call.func, (nodes.Name, nodes.Attribute)) and not seen:
             for v in self.value(call.func, ctx):
                 if v.kind is Kind.FUNCTION and v.node is not None and id(v.node) not in seen:
