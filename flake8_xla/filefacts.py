@@ -214,6 +214,8 @@ def may_have_step_region(f: FileFacts) -> bool:
         return True
     if may_forward(f):
         return True
+    if f.has_classes and "forward" in f.idents:
+        return True  # a module class's forward runs once per step
     return (f.has_loop or f.has_comprehension) and not f.call_attrs.isdisjoint(
         {"parameters", "named_parameters", "state_dict", "buffers", "named_buffers"})
 
