@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from flake8_xla.analysis import Analyzer
 
 MAX_CALL_DEPTH = 3
+#: Last name parts of every update call of the API model (backward, optimizer and scaler
+#: steps); ``tests/test_robustness.py`` checks the model against it.
+UPDATE_NAMES = frozenset({"backward", "step", "optimizer_step"})
 LOOPS = (nodes.For, nodes.While)
 COMPILE_CONTEXTS = frozenset({"torch_xla.step", "torch_xla.compile",
                               "torch_xla.debug.profiler.StepTrace"})
@@ -66,6 +69,11 @@ class Steps:
     # ------------------------------------------------------------------ calls
     def update_kind(self, call: nodes.Call, ctx: Ctx | None = None) -> str | None:
         """``"backward"``, ``"optimizer_step"`` or ``"scaler_step"`` for an update call."""
+        f = call.func
+        name = f.attrname if isinstance(f, nodes.Attribute) else (
+            f.name if isinstance(f, nodes.Name) else None)
+        if name not in UPDATE_NAMES:
+            return None  # syntax first (the API model's update calls all end in these)
         for e in self.ev.call_entries(call, ctx):
             for eff in ("backward", "optimizer_step", "scaler_step"):
                 if e.does(eff):
@@ -303,16 +311,11 @@ class Steps:
         def compute(lp: nodes.NodeNG) -> bool:
             if self._inside_forward(lp):
                 return False  # a module's forward and __init__ are checked as a whole
-            if off_xla_path(lp, self.ev):
-                return False
-            if isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
-                    "xla", "managed"):
-                return True
-            if self.is_training_loop(lp):
-                return True
-            if any(self.is_barrier_call(c, cx) for c, cx in self.calls_in(lp, into_loops=False)):
-                return True
-            return self.is_forward_loop(lp) and not self._inside_forward(lp)
+            step = (isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
+                "xla", "managed")) or self.is_training_loop(lp) or any(
+                self.is_barrier_call(c, cx) for c, cx in self.calls_in(lp, into_loops=False)) \
+                or self.is_forward_loop(lp)
+            return step and not off_xla_path(lp, self.ev)
         return self._memo_q("step", loop, compute)
 
     def step_loops(self) -> list[nodes.NodeNG]:
