@@ -205,15 +205,31 @@ def may_forward(f: FileFacts) -> bool:
     return f.loop_outside_forward and bool(f.called_names or f.call_attrs)
 
 
+#: Packages whose values are tensors, modules and loaders: a file that names none of them
+#: (and calls no ``backward()``) holds no tensor the step rules could report.
+TENSOR_PACKAGES = frozenset({"torch", "torch_xla", "torch_xla_py", "transformers", "accelerate",
+                             "lightning", "pytorch_lightning", "lightning_fabric", "ignite",
+                             "timm", "torchvision", "fairseq", "optimum"})
+
+
+def tensor_world(f: FileFacts) -> bool:
+    """The file imports a tensor library, or calls ``backward()`` (a tensor by its use)."""
+    return f.any_ident(TENSOR_PACKAGES) or "backward" in f.call_attrs
+
+
 def may_have_step_region(f: FileFacts) -> bool:
     """:meth:`Steps.step_region` may hold a node: a step loop, a step function or hook,
-    or a loop over a model's parameters."""
+    or a loop over a model's parameters; and the file can hold tensors at all."""
+    if not tensor_world(f):
+        return False
     if may_update(f):
         return True
     if f.has_loop and (f.any_ident(words()["barrier"]) or f.any_ident(words()["xla_loader"])):
         return True
     if may_forward(f):
         return True
+    if f.has_classes and "forward" in f.idents:
+        return True  # a module class's forward runs once per step
     return (f.has_loop or f.has_comprehension) and not f.call_attrs.isdisjoint(
         {"parameters", "named_parameters", "state_dict", "buffers", "named_buffers"})
 

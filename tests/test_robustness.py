@@ -658,6 +658,8 @@ def test_gate_words_come_from_the_api_model() -> None:
     assert {"sync", "mark_step", "optimizer_step", "compile"} <= w["barrier"]
     assert {"MpDeviceLoader", "ParallelLoader", "per_device_loader"} <= w["xla_loader"]
     assert {"backward", "step", "optimizer_step"} <= w["update"]
+    from flake8_xla.analysis.steps import UPDATE_NAMES
+    assert w["update"] <= UPDATE_NAMES  # the syntax filter of Steps.update_kind
     assert last(api.names_with(effect="launch")) == w["launch"] >= {"spawn", "launch"}
     assert {"nonzero", "masked_select", "unique"} <= w["dynamic"]
     assert {"item", "tolist"} <= w["scalar_sync"]

@@ -89,6 +89,7 @@ class Analyzer:
         self.api = api or model()
         self.qualname = QualNames(imports)
         self.ev = Evaluator(module, self.qualname, self.api)
+        self.ev.module_nodes = self.module_nodes
         self.steps = Steps(self)
         self._preorder: list[nodes.NodeNG] | None = None
         self._by_class: dict[object, list[nodes.NodeNG]] = {}
@@ -131,13 +132,19 @@ class Analyzer:
         """The abstract value of ``node`` (see :mod:`~flake8_xla.analysis.values`)."""
         return self.ev.value(node, ctx)
 
-    def is_lazy(self, node: nodes.NodeNG | None, ctx: Ctx | None = None) -> bool:
-        """``node`` may be a lazy XLA tensor (a tensor not known to be on the CPU/CUDA)."""
-        return V.is_lazy(self.ev.value(node, ctx))
+    def is_lazy(self, node: nodes.NodeNG | None, ctx: Ctx | None = None,
+                strong: bool = False) -> bool:
+        """``node`` may be a lazy XLA tensor (a tensor not known to be on the CPU/CUDA).
 
-    def holds_lazy(self, node: nodes.NodeNG | None, ctx: Ctx | None = None) -> bool:
+        ``strong``: the code runs in a step with XLA evidence (see
+        :meth:`Steps.is_strong`), where tensors computed from unknown values count too.
+        """
+        return V.is_lazy(self.ev.value(node, ctx), strong)
+
+    def holds_lazy(self, node: nodes.NodeNG | None, ctx: Ctx | None = None,
+                   strong: bool = False) -> bool:
         """``node`` is or contains (tuple, list, dict) a lazy XLA tensor."""
-        return V.holds_lazy(self.ev.value(node, ctx))
+        return V.holds_lazy(self.ev.value(node, ctx), strong=strong)
 
     def entries(self, call: nodes.Call, ctx: Ctx | None = None) -> list[Entry]:
         """The API model entries of what ``call`` calls."""

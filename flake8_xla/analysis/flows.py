@@ -131,19 +131,6 @@ def enclosing_class(func: nodes.NodeNG) -> nodes.ClassDef | None:
     return parent if isinstance(parent, nodes.ClassDef) else None
 
 
-def is_generator(func: nodes.NodeNG) -> bool:
-    """The function's own body yields (not a nested function's)."""
-    if not isinstance(func, nodes.FunctionDef):
-        return False
-    return any(True for _ in func.nodes_of_class((nodes.Yield, nodes.YieldFrom),
-                                                 skip_klass=SCOPES))
-
-
-def returns_of(func: nodes.NodeNG) -> list[nodes.Return]:
-    """The Return statements of ``func``'s own body."""
-    return list(func.nodes_of_class(nodes.Return, skip_klass=SCOPES))
-
-
 def target_path(target: nodes.NodeNG, stmt: nodes.NodeNG) -> list[int | str] | None:
     """Positions from ``stmt``'s target root down to ``target`` (``'*'`` for a Starred).
 
@@ -187,13 +174,20 @@ class Evaluator:
         self._param_memo: dict[tuple[int, str], frozenset[Value]] = {}
         self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
         self._by_name: dict[str, list[nodes.NodeNG]] | None = None
-        self._frame_calls: dict[int, list[nodes.Call]] = {}
+        self._frame_calls: dict[int, dict[object, list[nodes.NodeNG]]] = {}
+        self._uses: dict[int, dict[str, tuple[set[str], bool]]] = {}
+        self._loop_names: dict[int, dict[str, list[nodes.AssignName]]] = {}
         self._off_path: dict[tuple[int, tuple[type, ...]], bool] = {}
+        self._branch_off: dict[tuple[int, tuple[type, ...]], bool] = {}
+        self._func_off: dict[tuple[int, tuple[type, ...]], bool] = {}
+        self._truth: dict[int, bool | None] = {}
         self.work = 0
         self.spent = False
         #: the cross-module link (:class:`flake8_xla.project.link.Session`) when the module
         #: is part of a project, else None (single-file analysis)
         self.link = None
+        #: the module's nodes of a class, in pre-order (the Analyzer shares its cache)
+        self.module_nodes = lambda klass: list(module.nodes_of_class(klass))
 
     # ------------------------------------------------------------------ entry point
     def value(self, node: nodes.NodeNG | None, ctx: Ctx | None = None, depth: int = 0
@@ -213,8 +207,7 @@ class Evaluator:
         if level is not None:
             # A cycle (a loop-carried value): this path adds nothing now, and what the
             # nodes between here and the cycle's start compute is partial, not memoised.
-            if level < self._cycle_low:
-                self._cycle_low = level
+            self._cycle_low = min(self._cycle_low, level)
             return EMPTY
         self.work += 1
         if self.work > WORK_BUDGET:
@@ -348,13 +341,23 @@ class Evaluator:
             if isinstance(cur, (nodes.For, nodes.While)):
                 if self._killed_in_iteration(cur, name, out):
                     break
-                for stmt in cur.body:
-                    for an in stmt.nodes_of_class(nodes.AssignName, skip_klass=SCOPES):
-                        if an.name == name.name and an.lineno > name.lineno and an not in out:
-                            out.append(an)
+                for an in self._loop_assigns(cur).get(name.name, ()):
+                    if an.lineno > name.lineno and an not in out:
+                        out.append(an)
             cur = cur.parent
         self._bindings[key] = out
         return out
+
+    def _loop_assigns(self, loop: nodes.NodeNG) -> dict[str, list[nodes.AssignName]]:
+        """The names a loop's body assigns (nested scopes excluded), memoised per loop."""
+        table = self._loop_names.get(id(loop))
+        if table is None:
+            table = {}
+            for stmt in loop.body:
+                for an in stmt.nodes_of_class(nodes.AssignName, skip_klass=SCOPES):
+                    table.setdefault(an.name, []).append(an)
+            self._loop_names[id(loop)] = table
+        return table
 
     @staticmethod
     def _killed_in_iteration(loop: nodes.For | nodes.While, use: nodes.Name,
@@ -425,11 +428,27 @@ class Evaluator:
 
     def module_calls_in(self, frame: nodes.NodeNG) -> list[nodes.Call]:
         """The calls of ``frame``'s own body (memoised per frame)."""
-        key = id(frame)
-        table = self._frame_calls
-        if key not in table:
-            table[key] = list(frame.nodes_of_class(nodes.Call, skip_klass=SCOPES))
-        return table[key]
+        return self.own_nodes(frame, nodes.Call)
+
+    def own_nodes(self, frame: nodes.NodeNG, klass: type | tuple[type, ...]
+                  ) -> list[nodes.NodeNG]:
+        """The nodes of ``klass`` in ``frame``'s own code (nested functions, lambdas and
+        classes excluded, though their own nodes are listed), in pre-order; one walk per
+        frame, a filtered list per class, both memoised."""
+        index = self._frame_calls.get(id(frame))
+        if index is None:
+            order: list[nodes.NodeNG] = []
+            stack = list(reversed(list(frame.get_children())))
+            while stack:
+                node = stack.pop()
+                order.append(node)
+                if not isinstance(node, SCOPES):
+                    stack.extend(reversed(list(node.get_children())))
+            index = self._frame_calls[id(frame)] = {"": order}
+        found = index.get(klass)
+        if found is None:
+            found = index[klass] = [n for n in index[""] if isinstance(n, klass)]
+        return found
 
     def binding_value(self, b: nodes.NodeNG, use: nodes.NodeNG | None, ctx: Ctx | None,
                       d: int) -> frozenset[Value]:
@@ -658,18 +677,28 @@ class Evaluator:
         found = self._param_memo[key]
         return found or None
 
-    def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
-        attrs: set[str] = set()
-        moved_in_place = False
-        dotted = "." in name
-        for node in func.nodes_of_class(nodes.Attribute):
-            if (isinstance(node.expr, nodes.Name) and node.expr.name == name) or (
-                    dotted and source_key(node.expr) == name):
+    def _attribute_uses(self, func: nodes.NodeNG) -> dict[str, tuple[set[str], bool]]:
+        """``key -> (attribute names used on it, moved in place)`` for the dotted keys of
+        ``func`` (nested functions included), built in one walk per function."""
+        table = self._uses.get(id(func))
+        if table is None:
+            table = {}
+            for node in func.nodes_of_class(nodes.Attribute):
+                key = source_key(node.expr)
+                if key is None:
+                    continue
+                attrs, moved = table.get(key, (set(), False))
                 attrs.add(node.attrname)
                 call = node.parent
                 if node.attrname in ("to", "cuda", "cpu") and isinstance(call, nodes.Call) and \
                         call.func is node and isinstance(call.parent, nodes.Expr):
-                    moved_in_place = True  # only a module moves in place: a tensor's .to() copies
+                    moved = True  # only a module moves in place: a tensor's .to() copies
+                table[key] = (attrs, moved)
+            self._uses[id(func)] = table
+        return table
+
+    def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
+        attrs, moved_in_place = self._attribute_uses(func).get(name, (set(), False))
         if attrs & {"parameters", "named_parameters", "train", "eval", "modules",
                     "named_modules", "children", "requires_grad_", "buffers"} or moved_in_place:
             return one(Kind.MODULE)
@@ -683,7 +712,7 @@ class Evaluator:
     def _index_calls(self) -> dict[int, list[tuple[nodes.Call, bool]]]:
         if self._sites is None:
             table: dict[int, list[tuple[nodes.Call, bool]]] = {}
-            for call in self.module.nodes_of_class(nodes.Call):
+            for call in self.module_nodes(nodes.Call):
                 for func, bound in self.callees(call, None):
                     table.setdefault(id(func), []).append((call, bound))
             self._sites = table
@@ -724,13 +753,24 @@ class Evaluator:
                 if method is not None:
                     out.append((method, True))
             return out
-        if isinstance(func, nodes.Attribute) and self._sites is not None:
+        if isinstance(func, nodes.Attribute) and self._sites is not None and \
+                func.attrname in self._method_names():
             for v in self.value(func.expr, ctx, d):
                 if v.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(v.node, nodes.ClassDef):
                     method = self.method_of(v.node, func.attrname)
                     if method is not None:
                         out.append((method, True))
         return out
+
+    def _method_names(self) -> frozenset[str]:
+        """Names of the methods the module's classes define (a call ``x.name()`` can only
+        run one of them if its name is here)."""
+        names = getattr(self, "_methods", None)
+        if names is None:
+            names = frozenset(item.name for klass in self.module_nodes(nodes.ClassDef)
+                              for item in klass.body if isinstance(item, nodes.FunctionDef))
+            self._methods = names
+        return names
 
     def method_of(self, klass: nodes.ClassDef, name: str, depth: int = 0
                   ) -> nodes.FunctionDef | None:
@@ -786,12 +826,13 @@ class Evaluator:
         return kind
 
     def instance(self, klass: nodes.ClassDef) -> frozenset[Value]:
-        """An instance of a module class."""
+        """An instance of a module class (a module on no device yet: it moves with .to())."""
         kind = self.class_kind(klass)
         flags = frozenset({"custom"})
         if kind is Kind.LOADER:
             flags = flags | {"plain"}
-        return one(kind, node=klass, qual=klass.name, flags=flags)
+        device = V.ANY_DEVICE if kind is Kind.MODULE else None
+        return one(kind, node=klass, qual=klass.name, flags=flags, device=device)
 
     def class_attrs(self, klass: nodes.ClassDef) -> dict[str, list[tuple[nodes.NodeNG,
                                                                          nodes.NodeNG]]]:
@@ -831,7 +872,7 @@ class Evaluator:
         """``obj.attr = v`` assignments keyed by the binding of ``obj`` (not ``self``)."""
         if self._obj_attrs is None:
             table: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] = {}
-            for aa in self.module.nodes_of_class(nodes.AssignAttr):
+            for aa in self.module_nodes(nodes.AssignAttr):
                 base = aa.expr
                 if isinstance(base, nodes.Name) and base.name not in ("self", "cls"):
                     for b in self.bindings(base):
@@ -843,13 +884,13 @@ class Evaluator:
         """Container mutations keyed by the binding of the mutated name or ``self.attr``."""
         if self._mutations is None:
             table: dict[int, list[nodes.NodeNG]] = {}
-            for call in self.module.nodes_of_class(nodes.Call):
+            for call in self.module_nodes(nodes.Call):
                 f = call.func
                 if isinstance(f, nodes.Attribute) and f.attrname in MUTATORS and \
                         isinstance(f.expr, nodes.Name):
                     for b in self.bindings(f.expr):
                         table.setdefault(id(b), []).append(call)
-            for sub in self.module.nodes_of_class(nodes.Subscript):
+            for sub in self.module_nodes(nodes.Subscript):
                 if isinstance(sub.parent, nodes.Assign) and sub in sub.parent.targets and \
                         isinstance(sub.value, nodes.Name):
                     for b in self.bindings(sub.value):
@@ -935,7 +976,7 @@ class Evaluator:
         table = getattr(self, "_ns_attrs", None)
         if table is None:
             table = {}
-            for aa in self.module.nodes_of_class(nodes.AssignAttr):
+            for aa in self.module_nodes(nodes.AssignAttr):
                 if isinstance(aa.expr, nodes.Name) and aa.expr.name not in ("self", "cls"):
                     table.setdefault(aa.attrname, []).append(aa)
             self._ns_attrs = table
@@ -1385,13 +1426,14 @@ class Evaluator:
         """What ``func`` returns under ``ctx`` (a generator: an iterator of its yields)."""
         if isinstance(func, nodes.Lambda):
             return self.value(func.body, ctx, d)
-        if is_generator(func):
+        gens = self.own_nodes(func, (nodes.Yield, nodes.YieldFrom))
+        if gens:
             yields = [self.value(y.value, ctx, d) if y.value is not None else V.host("none")
-                      for y in func.nodes_of_class(nodes.Yield, skip_klass=SCOPES)]
+                      for y in gens if isinstance(y, nodes.Yield)]
             yields += [self.iterate(self.value(y.value, ctx, d), d)
-                       for y in func.nodes_of_class(nodes.YieldFrom, skip_klass=SCOPES)]
+                       for y in gens if isinstance(y, nodes.YieldFrom)]
             return one(Kind.ITERATOR, elem=join(*yields))
-        rets = returns_of(func)
+        rets = self.own_nodes(func, nodes.Return)
         if not rets:
             return V.host("none")
         return join(*(self.value(r.value, ctx, d) if r.value is not None else V.host("none")
@@ -1402,17 +1444,19 @@ class Evaluator:
         """What calling a module (a forward pass) returns: tensors on its device."""
         args = [self.value(a, ctx, d) for a in call.args]
         args += [self.value(k.value, ctx, d) for k in call.keywords or ()]
-        arg_dev = V.tensor_device(join(*args)) if any(V.any_kind(a, Kind.TENSOR)
-                                                       for a in args) else None
+        from flake8_xla.analysis.specs import _tensors_in
+        arg_dev = V.tensor_device(_tensors_in(join(*args))) if args else V.ANY_DEVICE
         devs = {m.device for m in mods}
         if "xla" in devs or arg_dev == "xla":
-            device = "xla"
-        elif devs == {"cpu"} and (arg_dev == "cpu" or not args):
+            device: str | None = "xla"
+        elif None in devs or arg_dev is None:
+            device = None  # a module moved to a device, or inputs on the XLA data path
+        elif devs == {"cpu"} or arg_dev == "cpu":
             device = "cpu"
         elif devs == {"cuda"}:
             device = "cuda"
         else:
-            device = None
+            device = V.ANY_DEVICE  # a module never moved, run on unknown inputs
         return V.tensor(device, flags=frozenset({"output"}))
 
     # ------------------------------------------------------------------ specs
@@ -1443,15 +1487,15 @@ class Evaluator:
             # none, a new tensor on its device= argument, else on the default (CPU) device.
             from flake8_xla.analysis.specs import _tensors_in
             args = join(*(self.value(a, ctx, d) for a in call.args))
-            deep = [t for t in _tensors_in(args) if t.kind is Kind.TENSOR]
-            if any(t.device is not None or V.any_kind(args, Kind.TENSOR) for t in deep) or \
-                    V.any_kind(args, Kind.TENSOR, Kind.LIST, Kind.TUPLE) and deep:
-                return V.tensor(V.tensor_device(deep))
+            deep = _tensors_in(args)
             dev_node = keyword(call, "device")
             if dev_node is not None:
                 from flake8_xla.analysis.specs import device_value
                 return V.tensor(device_value(self, dev_node, ctx, d)[1])
-            return V.tensor("cpu") if V.is_known(args) or not call.args else V.tensor(None)
+            if not call.args or (V.is_known(args) and not V.any_kind(
+                    args, Kind.TENSOR, Kind.LIST, Kind.TUPLE)):
+                return V.tensor("cpu")  # a new tensor on the default device
+            return V.tensor(V.tensor_device(deep))
         return self._unknown_call(call, ctx, d)
 
     # ------------------------------------------------------------------ helpers
@@ -1459,7 +1503,7 @@ class Evaluator:
         """Every AssignName of the module binding ``name`` (for usage scans)."""
         if self._by_name is None:
             table: dict[str, list[nodes.NodeNG]] = {}
-            for an in self.module.nodes_of_class(nodes.AssignName):
+            for an in self.module_nodes(nodes.AssignName):
                 table.setdefault(an.name, []).append(an)
             self._by_name = table
         return self._by_name.get(name, [])
@@ -1476,14 +1520,22 @@ class Evaluator:
             if bound:
                 self_v = self._receiver_of(call, func, ctx)
             yield func, self.ctx_for_call(func, call, ctx, 0, self_v)
+        f = call.func
+        if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
+                f.expr.name == "self" and not seen:
+            return  # self.<attribute>(...) that is not a method: a submodule's forward
+        if isinstance(f, nodes.Attribute) and f.attrname not in self._method_names() and \
+                f.attrname != "__call__":
+            return  # x.name(...): no class of the module defines that method
         if isinstance(call.func, (nodes.Name, nodes.Attribute)) and not seen:
             for v in self.value(call.func, ctx):
                 if v.kind is Kind.FUNCTION and v.node is not None and id(v.node) not in seen:
                     seen.add(id(v.node))
                     yield v.node, self.ctx_for_call(v.node, call, ctx, 0, v.bound)
-                elif v.kind in (Kind.MODULE, Kind.OBJECT) and isinstance(v.node, nodes.ClassDef):
-                    method = self.method_of(v.node, "forward") or self.method_of(
-                        v.node, "__call__")
+                elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
+                    # A callable object (a collator, a meter). A module's forward is not
+                    # followed: every module class's forward is checked on its own.
+                    method = self.method_of(v.node, "__call__")
                     if method is not None and id(method) not in seen:
                         seen.add(id(method))
                         yield method, self.ctx_for_call(method, call, ctx, 0, frozenset({v}))

@@ -43,7 +43,7 @@ def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]
     table = ev._callbacks
     if table is None:
         table = {}
-        for call in ev.module.nodes_of_class(nodes.Call):
+        for call in ev.module_nodes(nodes.Call):
             passed = [(a, "", i) for i, a in enumerate(call.args)]
             passed += [(k.value, k.arg or "", -1) for k in call.keywords or ()]
             for arg, kw, pos in passed:
@@ -85,6 +85,44 @@ def iteration_event(ev: Evaluator, func: nodes.FunctionDef) -> Value | None:
             if v.kind is Kind.FRAMEWORK and v.qual == "ignite":
                 return v
     return None
+
+
+TENSOR_METHODS = frozenset({
+    "size", "shape", "dim", "view", "reshape", "unsqueeze", "squeeze", "transpose", "permute",
+    "contiguous", "float", "half", "bfloat16", "long", "int", "bool", "masked_fill", "sum",
+    "mean", "type_as", "dtype", "device", "flatten", "expand", "repeat", "chunk", "split",
+    "softmax", "matmul", "narrow", "clone", "detach", "new_zeros", "new_ones", "to", "ne",
+    "eq", "gt", "lt", "argmax", "max", "min", "t", "T", "numel", "nonzero", "masked_select",
+    "index_select", "gather", "scatter", "cumsum", "norm", "abs", "exp", "sigmoid", "tanh"})
+
+
+def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str) -> bool:
+    """The body uses parameter ``name`` as a tensor: a tensor method or attribute on it,
+    or it is the input of a submodule (``self.layer(x)``) or of a torch function."""
+    for node in func.nodes_of_class((nodes.Attribute, nodes.Call)):
+        if isinstance(node, nodes.Attribute):
+            if isinstance(node.expr, nodes.Name) and node.expr.name == name and \
+                    node.attrname in TENSOR_METHODS:
+                return True
+            continue
+        if not node.args or not (isinstance(node.args[0], nodes.Name) and
+                                 node.args[0].name == name):
+            continue
+        f = node.func
+        if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
+                f.expr.name == "self":
+            return True
+        q = ev.qualname(f) or ""
+        if q.startswith("torch.") and not q.startswith(("torch.is_", "torch.cuda.")):
+            return True
+    for call in func.nodes_of_class(nodes.Call):
+        # Any argument of a torch function that is not a factory (whose arguments are sizes).
+        if any(isinstance(a, nodes.Name) and a.name == name for a in call.args[1:]):
+            entry = ev.api.call(ev.qualname(call.func))
+            if entry is not None and entry.returns in ("tensor", "booltensor") and \
+                    (ev.qualname(call.func) or "").startswith("torch."):
+                return True
+    return False
 
 
 def _callee_kind(ev: Evaluator, call: nodes.Call, d: int) -> tuple[str | None, Value | None]:
@@ -136,6 +174,8 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
             ann = ev._annotation(func, name)
             if ann is not None:
                 return V.join(ann, default) if default is not UNKNOWN_SET else ann
+            if not _used_as_tensor(ev, func, name):
+                return default if default is not UNKNOWN_SET else None
             if default is UNKNOWN_SET:
                 return V.tensor(None, flags=frozenset({"input"}))
             if all(v.kind is Kind.HOST and v.qual == "none" for v in default):
@@ -185,7 +225,7 @@ def _method_param(ev: Evaluator, klass: nodes.ClassDef, func: nodes.FunctionDef,
 def _ignite_batches(ev: Evaluator, engine_call: nodes.Call, d: int) -> frozenset[Value]:
     """The batches of ``engine.run(data)`` for the Engine built at ``engine_call``."""
     found = []
-    for call in ev.module.nodes_of_class(nodes.Call):
+    for call in ev.module_nodes(nodes.Call):
         f = call.func
         if isinstance(f, nodes.Attribute) and f.attrname == "run" and call.args:
             for v in ev.value(f.expr, None, d):

@@ -178,12 +178,15 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
 
 def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:
     """True/False when ``test`` holds/fails on the XLA path, None when it is not known."""
+    memo = getattr(ev, "_truth", None) if ev is not None else None
+    if memo is not None and id(test) in memo:
+        return memo[id(test)]
     truth = _base_truth(test, ev)
-    if truth is not None:
-        return truth
-    if ev is None:
-        return None
-    return _forbidden_truth(test, ev)
+    if truth is None and ev is not None:
+        truth = _forbidden_truth(test, ev)
+    if memo is not None:
+        memo[id(test)] = truth
+    return truth
 
 
 def _forbidden_truth(test: nodes.NodeNG, ev: Evaluator, depth: int = 0) -> bool | None:
@@ -252,7 +255,7 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
     if cached is not None:
         return cached
     out: set[str] = set()
-    for node in ev.module.nodes_of_class((nodes.If, nodes.Assert)):
+    for node in ev.module_nodes((nodes.If, nodes.Assert)):
         test = node.test
         if isinstance(node, nodes.Assert):
             if isinstance(test, nodes.UnaryOp) and test.op == "not":
@@ -308,11 +311,22 @@ def _off_xla_path(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, .
     if ev is None:
         return False
     from flake8_xla.analysis.flows import enclosing_function
-    from flake8_xla.analysis.hooks import callback_sites
-
     func = enclosing_function(node)
     if func is None:
         return False
+    memo = ev._func_off
+    key = (id(func), kinds)
+    if key not in memo:
+        memo[key] = False  # in progress: recursion through call sites
+        memo[key] = _function_off_xla(func, ev, kinds)
+    return memo[key]
+
+
+def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]) -> bool:
+    """Every call site of ``func`` in the module is off the XLA path (and nothing else
+    is handed ``func`` to call it)."""
+    from flake8_xla.analysis.hooks import callback_sites
+
     sites = ev.call_sites(func)
     if not sites or callback_sites(ev).get(id(func)):
         return False  # no call site, or also handed to something that may call it
@@ -320,23 +334,52 @@ def _off_xla_path(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, .
 
 
 def _branch_off_xla(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, ...]) -> bool:
-    child, cur = node, node.parent
+    """A branch between ``node`` and the module that the XLA path does not take.
+
+    Computed bottom-up once per node: a node is off the path when the branch of its
+    parent that holds it is, or when its parent is (memoised on ``ev``).
+    """
+    memo = getattr(ev, "_branch_off", None) if ev is not None else None
+    chain: list[nodes.NodeNG] = []
+    cur: nodes.NodeNG | None = node
+    result = False
     while cur is not None and not isinstance(cur, nodes.Module):
-        if isinstance(cur, kinds) and child is not cur.test:
-            truth = xla_truth(cur.test, ev)
-            if truth is not None:
-                in_else = (child is cur.orelse) if isinstance(cur, nodes.IfExp) else \
-                    (child in cur.orelse)
-                if in_else == truth:
-                    return True
-        if isinstance(cur, nodes.ExceptHandler) and _catches_import_error(cur) and \
-                _imports_xla(cur.parent):
-            return True
-        if isinstance(cur, nodes.BoolOp) and cur.op == "and" and child is not cur.values[0]:
-            idx = next(i for i, v in enumerate(cur.values) if v is child)
-            if any(xla_truth(v, ev) is False for v in cur.values[:idx]):
+        key = (id(cur), kinds)
+        if memo is not None and key in memo:
+            result = memo[key]
+            break
+        chain.append(cur)
+        if _own_branch_off(cur, ev, kinds):
+            result = True
+            break
+        cur = cur.parent
+    if memo is not None:
+        # every node on the walked chain below a node that is off the path is off it too
+        for n in chain:
+            memo[(id(n), kinds)] = result
+    return result
+
+
+def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, ...]
+                    ) -> bool:
+    """The parent of ``child`` puts ``child`` in a branch the XLA path does not take."""
+    cur = child.parent
+    if cur is None:
+        return False
+    if isinstance(cur, kinds) and child is not cur.test:
+        truth = xla_truth(cur.test, ev)
+        if truth is not None:
+            in_else = (child is cur.orelse) if isinstance(cur, nodes.IfExp) else \
+                (child in cur.orelse)
+            if in_else == truth:
                 return True
-        child, cur = cur, cur.parent
+    if isinstance(cur, nodes.ExceptHandler) and _catches_import_error(cur) and \
+            _imports_xla(cur.parent):
+        return True
+    if isinstance(cur, nodes.BoolOp) and cur.op == "and" and child is not cur.values[0]:
+        idx = next(i for i, v in enumerate(cur.values) if v is child)
+        if any(xla_truth(v, ev) is False for v in cur.values[:idx]):
+            return True
     return False
 
 

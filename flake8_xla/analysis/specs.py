@@ -235,13 +235,13 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         if receiver is not None and receiver.kind is Kind.TENSOR:
             args = args | rv
         deep = _tensors_in(args)
-        return V.tensor(V.tensor_device(deep) if deep else None)
+        return V.tensor(V.tensor_device(deep))
     if spec == "booltensor":
         args = join(*(ev.value(a, ctx, d) for a in call.args))
         if receiver is not None and receiver.kind is Kind.TENSOR:
             args = args | rv
         deep = _tensors_in(args)
-        return V.tensor(V.tensor_device(deep) if deep else None, flags=frozenset({"bool"}))
+        return V.tensor(V.tensor_device(deep), flags=frozenset({"bool"}))
     if spec == "moved":
         return _moved(ev, rv, call, ctx, d)
     if head == "self":
@@ -256,8 +256,8 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
             mods = V.of_kind(inner, Kind.MODULE)
             if mods:
                 return frozenset(m.with_(flags=m.flags | {"wrapped"}) for m in mods)
-            return one(Kind.MODULE, node=call, qual=q)
-        return one(Kind.MODULE, node=call, qual=q)
+            return one(Kind.MODULE, node=call, qual=q, device=V.ANY_DEVICE)
+        return one(Kind.MODULE, node=call, qual=q, device=V.ANY_DEVICE)
     if head == "loader":
         if sub == "plain":
             return _loader(ev, q, call, ctx, d)
@@ -384,5 +384,5 @@ def _tensors_in(vs: frozenset[Value], depth: int = 0) -> list[Value]:
             for p in parts:
                 out.extend(_tensors_in(p, depth + 1))
         elif v.kind is Kind.UNKNOWN:
-            out.append(Value(Kind.TENSOR))
+            out.append(Value(Kind.TENSOR, device=V.ANY_DEVICE))
     return out

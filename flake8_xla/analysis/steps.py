@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from flake8_xla.analysis import Analyzer
 
 MAX_CALL_DEPTH = 3
+#: Last name parts of every update call of the API model (backward, optimizer and scaler
+#: steps); ``tests/test_robustness.py`` checks the model against it.
+UPDATE_NAMES = frozenset({"backward", "step", "optimizer_step"})
 LOOPS = (nodes.For, nodes.While)
 COMPILE_CONTEXTS = frozenset({"torch_xla.step", "torch_xla.compile",
                               "torch_xla.debug.profiler.StepTrace"})
@@ -60,16 +63,23 @@ class Steps:
         self.step_function_nodes: set[int] = set()
         self.training_nodes: set[int] = set()
         self.forward_nodes: set[int] = set()
+        self.strong_nodes: set[int] = set()
+        self._defined_names: frozenset[str] | None = None
         #: functions of other project modules the step region calls: ``(func, ctx, kind)``
-        #: with kind ``"training"``, ``"step"``, ``"model"`` (a loop over models or configs,
-        #: not data) or ``"forward"`` (read by the link, which
-        #: makes them step-region roots of their own module)
+        #: with kind ``"training"``, ``"barrier"`` (a step loop with a barrier), ``"step"``,
+        #: ``"model"`` (a loop over models or configs, not data) or ``"forward"`` (read by
+        #: the link, which makes them step-region roots of their own module)
         self.foreign_calls: list[tuple[nodes.NodeNG, Ctx | None, str]] = []
         self._kind = "step"
 
     # ------------------------------------------------------------------ calls
     def update_kind(self, call: nodes.Call, ctx: Ctx | None = None) -> str | None:
         """``"backward"``, ``"optimizer_step"`` or ``"scaler_step"`` for an update call."""
+        f = call.func
+        name = f.attrname if isinstance(f, nodes.Attribute) else (
+            f.name if isinstance(f, nodes.Name) else None)
+        if name not in UPDATE_NAMES:
+            return None  # syntax first (the API model's update calls all end in these)
         for e in self.ev.call_entries(call, ctx):
             for eff in ("backward", "optimizer_step", "scaler_step"):
                 if e.does(eff):
@@ -316,16 +326,13 @@ class Steps:
     def is_step_loop(self, loop: nodes.NodeNG) -> bool:
         """A training or evaluation loop whose body runs once per step (batch)."""
         def compute(lp: nodes.NodeNG) -> bool:
-            if off_xla_path(lp, self.ev):
-                return False
-            if isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
-                    "xla", "managed"):
-                return True
-            if self.is_training_loop(lp):
-                return True
-            if any(self.is_barrier_call(c, cx) for c, cx in self.calls_in(lp, into_loops=False)):
-                return True
-            return self.is_forward_loop(lp) and not self._inside_forward(lp)
+            if self._inside_forward(lp):
+                return False  # a module's forward and __init__ are checked as a whole
+            step = (isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
+                "xla", "managed")) or self.is_training_loop(lp) or any(
+                self.is_barrier_call(c, cx) for c, cx in self.calls_in(lp, into_loops=False)) \
+                or self.is_forward_loop(lp)
+            return step and not off_xla_path(lp, self.ev)
         return self._memo_q("step", loop, compute)
 
     def step_loops(self) -> list[nodes.NodeNG]:
@@ -362,11 +369,19 @@ class Steps:
             func = enclosing_function(func)
         return False
 
+    def _has_closure_calls(self) -> bool:
+        """The module calls something named add_step_closure (syntax only, memoised)."""
+        found = self._memo.get(("closure_calls", 0))
+        if found is None:
+            found = bool(self.an.calls_named("add_step_closure"))
+            self._memo[("closure_calls", 0)] = found
+        return found
+
     def step_closures(self) -> set[int]:
         """ids of functions handed to ``xm.add_step_closure``."""
         if self._closures is None:
             out: set[int] = set()
-            for call in self.an.module_nodes(nodes.Call):
+            for call in self.an.calls_named("add_step_closure"):
                 if not call.args or not any(e.does("step_closure")
                                             for e in self.ev.call_entries(call)):
                     continue
@@ -383,6 +398,8 @@ class Steps:
     def in_step_closure(self, node: nodes.NodeNG) -> bool:
         """Inside a step closure (its ``args=(...)`` run in the step, so they are not)."""
         closures = self.step_closures()
+        if not closures and not self._has_closure_calls():
+            return False
         child, cur = node, node.parent
         while cur is not None:
             if id(cur) in closures:
@@ -407,6 +424,9 @@ class Steps:
                 return False
             if self._is_hook(fn):
                 return True
+            if not self._module_trains() or not any(
+                    self._names_update(c) for c in self.ev.own_nodes(fn, nodes.Call)):
+                return False  # syntax first: no step()/optimizer_step()/a call of a helper
             # One optimizer step per call, its backward passes possibly accumulated in a
             # micro-batch loop.
             own = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)}
@@ -418,6 +438,32 @@ class Steps:
                 return not self._called_from_step_loop(fn)
             return False
         return self._memo_q("stepfn", func, compute)
+
+    def _names_update(self, call: nodes.Call) -> bool:
+        """The call may step an optimizer: ``.step()``, ``optimizer_step``, or a call of a
+        function or method defined in the module (a helper that may do it)."""
+        f = call.func
+        if isinstance(f, nodes.Attribute):
+            return f.attrname in ("step", "optimizer_step") or f.attrname in self._defined()
+        return isinstance(f, nodes.Name) and (f.name in self._defined() or
+                                              f.name == "optimizer_step")
+
+    def _module_trains(self) -> bool:
+        """Syntax only: the module calls something named ``backward`` and something named
+        ``step``/``optimizer_step`` (a step function needs both)."""
+        found = self._memo.get(("trains", 0))
+        if found is None:
+            found = bool(self.an.calls_named("backward")) and bool(
+                self.an.calls_named("step") or self.an.calls_named("optimizer_step"))
+            self._memo[("trains", 0)] = found
+        return found
+
+    def _defined(self) -> frozenset[str]:
+        """Names of the functions and methods the module defines."""
+        if self._defined_names is None:
+            self._defined_names = frozenset(
+                f.name for f in self.an.module_nodes(nodes.FunctionDef))
+        return self._defined_names
 
     def _is_hook(self, fn: nodes.FunctionDef) -> bool:
         from flake8_xla.analysis import hooks
@@ -459,16 +505,15 @@ class Steps:
                 before = len(region)
                 if self.is_training_loop(loop):
                     self._kind = "training"
-                elif not self.has_barrier(loop) and not self._iterates_data(loop):
+                elif self.has_barrier(loop):
+                    self._kind = "barrier"
+                elif not self._iterates_data(loop):
                     self._kind = "model"
                 else:
                     self._kind = "step"
                 self._collect(body, loop, None, 0, region, set())
                 added = {id(n) for n, _, _ in region[before:]}
-                if self._kind == "training":
-                    self.training_nodes |= added
-                elif self._kind == "model":
-                    self.model_loop_nodes |= added
+                self._mark(self._kind, added)
             for func in self.an.module_nodes(nodes.FunctionDef):
                 if self.is_step_function(func):
                     before = len(region)
@@ -477,6 +522,7 @@ class Steps:
                     added = {id(n) for n, _, _ in region[before:]}
                     self.step_function_nodes |= added
                     self.training_nodes |= added
+                    self.strong_nodes |= added
             for klass in self.an.module_nodes(nodes.ClassDef):
                 forward = next((m for m in klass.body if isinstance(m, nodes.FunctionDef)
                                 and m.name == "forward"), None)
@@ -486,7 +532,7 @@ class Steps:
                 before = len(region)
                 self._kind = "forward"
                 self._collect(self.function_body(forward), forward, None, 0, region, set())
-                self.forward_nodes |= {id(n) for n, _, _ in region[before:]}
+                self._mark("forward", {id(n) for n, _, _ in region[before:]})
             if self.ev.link is not None:
                 # Functions of this module that other modules' step regions call: their
                 # bodies run per step too, with the values those callers pass.
@@ -497,11 +543,7 @@ class Steps:
                     added = {id(n) for n, _, _ in region[before:]}
                     if kind == "training":
                         self.step_function_nodes |= added
-                        self.training_nodes |= added
-                    elif kind == "model":
-                        self.model_loop_nodes |= added
-                    elif kind == "forward":
-                        self.forward_nodes |= added
+                    self._mark(kind, added)
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
                 if not self.iterates_parameters(holder.iter):
                     continue
@@ -515,6 +557,23 @@ class Steps:
                 region.extend((n, None, True) for n in body if not self.in_step_closure(n))
             self._region = region
         return self._region
+
+    def is_strong(self, node: nodes.NodeNG) -> bool:
+        """``node`` runs in a step with XLA evidence: a loop with a barrier or an XLA
+        loader, a training loop, or a step function (see :func:`values.lazy_value`)."""
+        self.step_region()
+        return id(node) in self.strong_nodes
+
+    def _mark(self, kind: str, added: set[int]) -> None:
+        """File the nodes a step loop, step function or forward added, by its kind."""
+        if kind in ("training", "barrier", "forward"):
+            self.strong_nodes |= added
+        if kind == "training":
+            self.training_nodes |= added
+        elif kind == "model":
+            self.model_loop_nodes |= added
+        elif kind == "forward":
+            self.forward_nodes |= added
 
     def is_training_loop_node(self, node: nodes.NodeNG) -> bool:
         """``node`` runs once per training step (a training loop's or step function's)."""
@@ -551,8 +610,13 @@ class Steps:
         for node in body:
             if id(node) in skip:
                 continue
-            if self.in_step_closure(node) or (isinstance(anchor, LOOPS) and runs_once(
-                    node, anchor, self.ev)) or off_xla_path(node, self.ev):
+            # Branches are statements (and the arms of a conditional expression or of
+            # ``and``): whether a node runs once or off the XLA path is decided there, and
+            # a skipped node's subtree is skipped with it. Nested functions and lambdas are
+            # not in the body, so nothing here runs inside a step closure.
+            if (node.is_statement or isinstance(node.parent, (nodes.IfExp, nodes.BoolOp))) \
+                    and ((isinstance(anchor, LOOPS) and runs_once(node, anchor, self.ev))
+                         or off_xla_path(node, self.ev)):
                 skip.update(id(n) for n in node.nodes_of_class(nodes.NodeNG))
                 continue
             out.append((node, ctx, False))
@@ -561,7 +625,8 @@ class Steps:
                     key = (id(func), fctx)
                     if hash(key) in seen or id(func) in self.step_closures():
                         continue
-                    if self.ev.link is not None and self.ev.link.multi and func.root() is not self.an.module:
+                    link = self.ev.link
+                    if link is not None and link.multi and func.root() is not self.an.module:
                         # Reported in its own module, which makes it a step-region root.
                         seen.add(hash(key))
                         self.foreign_calls.append((func, fctx, self._kind))

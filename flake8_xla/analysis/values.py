@@ -166,33 +166,45 @@ def of_kind(vs: Iterable[Value], *wanted: Kind) -> list[Value]:
     return [v for v in vs if v.kind in wanted]
 
 
-def lazy_value(v: Value) -> bool:
+#: The device of a tensor computed only from values the analysis knows nothing about
+#: (a torch op on an unknown parameter): a tensor, but not one known to be on the XLA
+#: data path, so never reported as lazy.
+ANY_DEVICE = "?"
+
+
+def lazy_value(v: Value, strong: bool = False) -> bool:
     """A tensor that may be a lazy XLA tensor: on the XLA device, or on no known device.
 
-    The rules only ask inside XLA code, where a tensor of unknown device is the XLA one
-    unless shown otherwise (``.cpu()``, a CPU factory, a plain DataLoader's batch).
+    The rules only ask inside XLA code, where a tensor of unknown device on the XLA data
+    path (a model output, a batch moved with ``.to(device)``, a module's forward input)
+    is the XLA one unless shown otherwise (``.cpu()``, a CPU factory, a plain
+    DataLoader's batch). A tensor computed only from unknown values (:data:`ANY_DEVICE`)
+    is not, unless ``strong``: in a step loop with a barrier, a training step or a step
+    function, where every tensor the step computes is on the XLA device.
     """
-    return v.kind is Kind.TENSOR and v.device not in ("cpu", "cuda")
+    if v.kind is not Kind.TENSOR or v.device in ("cpu", "cuda"):
+        return False
+    return strong or v.device != ANY_DEVICE
 
 
-def is_lazy(vs: Iterable[Value]) -> bool:
-    """Some member of ``vs`` is a lazy XLA tensor."""
-    return any(lazy_value(v) for v in vs)
+def is_lazy(vs: Iterable[Value], strong: bool = False) -> bool:
+    """Some member of ``vs`` is a lazy XLA tensor (see :func:`lazy_value`)."""
+    return any(lazy_value(v, strong) for v in vs)
 
 
-def holds_lazy(vs: Iterable[Value], depth: int = 0) -> bool:
+def holds_lazy(vs: Iterable[Value], depth: int = 0, strong: bool = False) -> bool:
     """``vs`` is, or contains (tuple, list, dict elements), a lazy XLA tensor."""
     if depth > 4:
         return False
     for v in vs:
-        if lazy_value(v):
+        if lazy_value(v, strong):
             return True
         if v.kind in (Kind.TUPLE, Kind.LIST, Kind.DICT):
             parts: list[frozenset[Value]] = list(v.elts or ())
             parts += [s for _, s in v.items or ()]
             if v.elem is not None:
                 parts.append(v.elem)
-            if any(holds_lazy(p, depth + 1) for p in parts):
+            if any(holds_lazy(p, depth + 1, strong) for p in parts):
                 return True
     return False
 
@@ -239,15 +251,19 @@ def move_device(vs: frozenset[Value], device: str | None) -> frozenset[Value]:
 
 
 def tensor_device(vs: Iterable[Value]) -> str | None:
-    """The device of the tensors among ``vs``: xla wins, then unknown, then cpu."""
+    """The device of an op's result from its tensor operands: xla wins, then a tensor of
+    unknown device on the data path, then cpu (a CPU operand makes the others CPU too),
+    then :data:`ANY_DEVICE` (only unknown operands, or none at all)."""
     found = {v.device for v in vs if v.kind is Kind.TENSOR}
     if "xla" in found:
         return "xla"
-    if None in found or not found:
+    if None in found:
         return None
-    if found == {"cpu"}:
+    if "cpu" in found:
         return "cpu"
-    return found.pop() if len(found) == 1 else None
+    if "cuda" in found:
+        return "cuda"
+    return ANY_DEVICE
 
 
 def describe(vs: Iterable[Value]) -> str:

@@ -10,7 +10,7 @@ from flake8_xla.analysis import Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.context import Finding
-from flake8_xla.filefacts import FileFacts, may_have_step_region, words
+from flake8_xla.filefacts import FileFacts, may_have_step_region
 from flake8_xla.rules.base import Rule
 
 TOKENIZER_METHODS = frozenset({"pad", "batch_encode_plus", "encode_plus", "prepare_seq2seq_batch",
@@ -21,6 +21,8 @@ PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding",
                                "transformers.DataCollatorForSeq2Seq",
                                "transformers.DataCollatorForTokenClassification"})
 PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
+NOT_TOKENIZERS = ("torch.", "torchvision.", "tensorflow", "keras", "numpy.", "jax", "PIL.",
+                  "timm.", "cv2")
 TRAINING_ARGUMENTS = frozenset({"transformers.TrainingArguments",
                                 "transformers.Seq2SeqTrainingArguments"})
 
@@ -95,6 +97,7 @@ A conditional whose XLA branch picks a static strategy
         "https://huggingface.co/docs/transformers/pad_truncation",
     )
     versions = "all"
+    _step_nodes: set[int] | None = None
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
@@ -106,40 +109,64 @@ A conditional whose XLA branch picks a static strategy
         an = self.an
         if an is None:
             return
-        step_calls = None
         for call in an.module_nodes(nodes.Call):
-            if an.off_xla_path(call):
+            if not self._may_pad(call):
                 continue
-            q = an.qualname(call.func) or ""
-            if q in PADDING_COLLATORS:
-                if self._collator_is_dynamic(call, q):
-                    yield self.finding(call, what=f"{q.rsplit('.', 1)[-1]} at its default "
-                                                  "padding")
-                continue
-            if q == PAD_SEQUENCE:
-                if step_calls is None:
-                    step_calls = {id(n) for n, _, pp in an.steps.step_region() if not pp}
-                if self._in_collate_fn(call) or id(call) in step_calls:
-                    yield self.finding(call, what="pad_sequence")
-                continue
-            if q.endswith("batch_by_size") and keyword(call, "max_tokens") is not None:
-                yield self.finding(call, what="token-budget batching (max_tokens)")
-                continue
-            if not self._is_tokenizer_call(call, q):
-                continue
-            if _bounded(an, keyword(call, "pad_to_multiple_of")):
-                continue
-            pad = keyword(call, "padding")
-            if pad is None:
-                f = call.func
-                if isinstance(f, nodes.Attribute) and f.attrname == "pad" and \
-                        not has_star_kwargs(call) and any(
-                            v.kind is Kind.TOKENIZER for v in an.value(f.expr)) and \
-                        keyword(call, "max_length") is None:
-                    yield self.finding(call, what="tokenizer.pad() at its default padding=True")
-                continue
-            if _strategy_is_dynamic(an.value(pad)):
-                yield self.finding(pad, what=f"padding={pad.as_string()[:40]}")
+            found = self._finding_at(call)
+            if found is not None and not an.off_xla_path(found[0]):
+                yield self.finding(found[0], what=found[1])
+
+    def _finding_at(self, call: nodes.Call) -> tuple[nodes.NodeNG, str] | None:
+        """(node, what) of the dynamic padding this call asks for, else None."""
+        an = self.an
+        q = an.qualname(call.func) or ""
+        if q.startswith(NOT_TOKENIZERS) and q != PAD_SEQUENCE:
+            return None  # nn.Conv2d(padding=1), F.pad, torchvision transforms
+        if q in PADDING_COLLATORS:
+            if self._collator_is_dynamic(call, q):
+                return call, f"{q.rsplit('.', 1)[-1]} at its default padding"
+            return None
+        if q == PAD_SEQUENCE:
+            if self._in_collate_fn(call) or self._in_step(call):
+                return call, "pad_sequence"
+            return None
+        if q.endswith("batch_by_size") and keyword(call, "max_tokens") is not None:
+            return call, "token-budget batching (max_tokens)"
+        if not self._is_tokenizer_call(call, q):
+            return None
+        if _bounded(an, keyword(call, "pad_to_multiple_of")):
+            return None
+        pad = keyword(call, "padding")
+        if pad is None:
+            f = call.func
+            if isinstance(f, nodes.Attribute) and f.attrname == "pad" and \
+                    not has_star_kwargs(call) and any(
+                        v.kind is Kind.TOKENIZER for v in an.value(f.expr)) and \
+                    keyword(call, "max_length") is None:
+                return call, "tokenizer.pad() at its default padding=True"
+            return None
+        if _strategy_is_dynamic(an.value(pad)):
+            return pad, f"padding={pad.as_string()[:40]}"
+        return None
+
+    def _in_step(self, call: nodes.Call) -> bool:
+        """The call runs once per step (in the step region)."""
+        if self._step_nodes is None:
+            self._step_nodes = {id(n) for n, _, pp in self.an.steps.step_region() if not pp}
+        return id(call) in self._step_nodes
+
+    def _may_pad(self, call: nodes.Call) -> bool:
+        """Syntax only: the call passes padding=/max_tokens=, is a .pad(), or names a
+        collator, pad_sequence or batch_by_size, also through an import alias (every case
+        :meth:`check` reports)."""
+        f = call.func
+        name = f.attrname if isinstance(f, nodes.Attribute) else (
+            f.name if isinstance(f, nodes.Name) else "")
+        if isinstance(f, nodes.Name):
+            name = (self.an.imports.resolve(name) or name).rsplit(".", 1)[-1]
+        if name in ("pad", "pad_sequence", "batch_by_size") or "Collator" in name:
+            return True
+        return any(k.arg in ("padding", "max_tokens") for k in call.keywords or ())
 
     def _is_tokenizer_call(self, call: nodes.Call, q: str) -> bool:
         an = self.an
@@ -331,14 +358,27 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
                 yield from self._plain_inside(v.bound, depth + 1)
 
 
+DYNAMIC_CALL_NAMES = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
+                                "argwhere", "where", "pack_padded_sequence"})
+
+
+def _static_slice(index: nodes.NodeNG) -> bool:
+    """A constant index, or a slice whose bounds are constants or absent."""
+    if isinstance(index, nodes.Const):
+        return True
+    return all(b is None or isinstance(b, nodes.Const) or (
+        isinstance(b, nodes.UnaryOp) and isinstance(b.operand, nodes.Const))
+        for b in (index.lower, index.upper, index.step))
+
+
 def _on_xla(vs: frozenset[V.Value]) -> bool:
     """Some member is a tensor known to be on the XLA device (not just of unknown device)."""
     return any(v.kind is Kind.TENSOR and v.device == "xla" for v in vs)
 
 
-def _bool_mask(vs: frozenset[V.Value]) -> bool:
+def _bool_mask(vs: frozenset[V.Value], strong: bool = False) -> bool:
     """A lazy boolean tensor (a comparison, ``isnan``, ``&`` of masks ...)."""
-    return any(V.lazy_value(v) and v.has("bool") for v in vs)
+    return any(V.lazy_value(v, strong) and v.has("bool") for v in vs)
 
 
 class DataDependentControlFlow(Rule):
@@ -426,27 +466,27 @@ Reported inside training, evaluation and generation step loops. Not reported:
             if id(test) in seen:
                 continue
             seen.add(id(test))
-            if self._reads_value(test, ctx):
+            if self._reads_value(test, ctx, an.steps.is_strong(test)):
                 word = kind if kind == "a conditional" else f"`{kind}`"
                 yield self.finding(test, what=f"{word} on {test.as_string()[:40]}")
 
-    def _reads_value(self, test: nodes.NodeNG, ctx: Ctx | None) -> bool:
+    def _reads_value(self, test: nodes.NodeNG, ctx: Ctx | None, strong: bool = False) -> bool:
         an = self.an
         if isinstance(test, nodes.BoolOp):
-            return any(self._reads_value(v, ctx) for v in test.values)
+            return any(self._reads_value(v, ctx, strong) for v in test.values)
         if isinstance(test, nodes.UnaryOp) and test.op == "not":
-            return self._reads_value(test.operand, ctx)
+            return self._reads_value(test.operand, ctx, strong)
         if isinstance(test, nodes.Compare):
             if all(op in ("is", "is not", "in", "not in") for op, _ in test.ops):
                 return False
-            return an.is_lazy(test, ctx)
+            return an.is_lazy(test, ctx, strong)
         if isinstance(test, nodes.Call):
             if any(e.sync == "scalar" for e in an.entries(test, ctx)) and any(
-                    an.is_lazy(a, ctx) for a in test.args):
+                    an.is_lazy(a, ctx, strong) for a in test.args):
                 return True  # torch.equal(a, b), math.isnan(t)
-            return _bool_mask(an.value(test, ctx))
+            return _bool_mask(an.value(test, ctx), strong)
         if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Subscript)):
-            return _bool_mask(an.value(test, ctx))
+            return _bool_mask(an.value(test, ctx), strong)
         return False
 
 
@@ -501,9 +541,10 @@ function).
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
-        return may_have_step_region(facts) and (
-            facts.any_ident(words()["dynamic"]) or "pack_padded_sequence" in facts.idents
-            or facts.has_loop)
+        # In the step region, or anywhere on a tensor known to be on the XLA device (which
+        # needs torch_xla, or an 'xla' device string, in the file).
+        return may_have_step_region(facts) or facts.any_ident(
+            ("torch_xla", "torch_xla_py")) or any(s.startswith("xla") for s in facts.strings)
 
     def check(self) -> Iterator[Finding]:
         an = self.an
@@ -513,7 +554,8 @@ function).
         for node, ctx, per_param in an.steps.step_region():
             if per_param:
                 continue
-            what = self._kind(node, ctx, V.is_lazy)
+            strong = an.steps.is_strong(node)
+            what = self._kind(node, ctx, lambda vs, s=strong: V.is_lazy(vs, s))
             if what and (node.lineno, node.col_offset) not in seen:
                 seen.add((node.lineno, node.col_offset))
                 yield self.finding(node, what=what)
@@ -534,8 +576,12 @@ function).
             return lazy(an.value(expr, ctx))
 
         if isinstance(node, nodes.Call):
-            entries = an.entries(node, ctx)
             f = node.func
+            name = f.attrname if isinstance(f, nodes.Attribute) else (
+                f.name if isinstance(f, nodes.Name) else None)
+            if name not in DYNAMIC_CALL_NAMES:
+                return None  # syntax first
+            entries = an.entries(node, ctx)
             if any(e.does("dynamic_shape") for e in entries):
                 subject = f.expr if isinstance(f, nodes.Attribute) and not an.qualname(f) else (
                     node.args[0] if node.args else None)
@@ -552,10 +598,12 @@ function).
                     return "pack_padded_sequence with lengths on the XLA device"
             return None
         if isinstance(node, nodes.Subscript):
+            index = node.slice
+            if isinstance(index, (nodes.Const, nodes.Slice)) and _static_slice(index):
+                return None  # syntax first: constant indices and slices
             if not is_lazy(node.value):
                 return None
-            index = node.slice
-            if _bool_mask(an.value(index, ctx)) and lazy(an.value(index, ctx)):
+            if _bool_mask(an.value(index, ctx), True) and lazy(an.value(index, ctx)):
                 return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
                     node in node.parent.targets else "boolean-mask indexing"
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]

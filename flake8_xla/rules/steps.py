@@ -12,7 +12,7 @@ from flake8_xla.analysis.flows import enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.specs import device_value
 from flake8_xla.context import Finding
-from flake8_xla.filefacts import FileFacts, may_forward, may_update
+from flake8_xla.filefacts import FileFacts, may_forward, may_update, tensor_world
 from flake8_xla.rules.base import Rule
 
 LOOPS = (nodes.For, nodes.While)
@@ -70,7 +70,8 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
-        return facts.has_loop and (may_update(facts) or may_forward(facts))
+        return facts.has_loop and tensor_world(facts) and (may_update(facts) or
+                                                           may_forward(facts))
 
     def check(self) -> Iterator[Finding]:
         an = self.an

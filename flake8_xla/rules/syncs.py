@@ -3,16 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from astroid import nodes
 
 from flake8_xla.analysis import Ctx, Kind, const_str, keyword
 from flake8_xla.analysis import values as V
+from flake8_xla.analysis.apimodel import model
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
 
 BULK_KINDS = frozenset({".cpu()", ".numpy()", ".to('cpu')"})
+
+
+def _callee_name(func: nodes.NodeNG) -> str | None:
+    if isinstance(func, nodes.Attribute):
+        return func.attrname
+    if isinstance(func, nodes.Name):
+        return func.name
+    return None
+
+
+@lru_cache(maxsize=1)
+def sync_names() -> frozenset[str]:
+    """Last parts of the names of every call or method that the API model says reads a
+    value on the host (``item``, ``cpu``, ``print``, ``float``, ``set_postfix`` ...), and
+    ``to``/``copy_``, which do when they move a lazy tensor to the CPU."""
+    api = model()
+    out = {n.rsplit(".", 1)[-1] for n, e in api.calls.items() if e.sync}
+    out |= {n for table in api.methods.values() for n, e in table.items() if e.sync}
+    out |= {p.rstrip(".").rsplit(".", 1)[-1] for p, e in api.prefixes if e.sync}
+    return frozenset(out | {"to", "copy_"})
 
 
 class HostSync(Rule):
@@ -103,10 +125,19 @@ code off the XLA path, CPU tensors and Python numbers.
     def _sync_kind(self, node: nodes.NodeNG, ctx: Ctx | None, per_param: bool
                    ) -> tuple[str, str] | None:
         an = self.an
-        lazy = an.is_lazy
+        strong = an.steps.is_strong(node)
+
+        def lazy(expr: nodes.NodeNG, cx: Ctx | None) -> bool:
+            return an.is_lazy(expr, cx, strong)
+
+        def holds(expr: nodes.NodeNG, cx: Ctx | None) -> bool:
+            return an.holds_lazy(expr, cx, strong)
+
         fix = self.FIX_STEP
         if isinstance(node, nodes.Call):
             func = node.func
+            if _callee_name(func) not in sync_names():
+                return None  # syntax first: only calls that may read a value on the host
             entries = an.entries(node, ctx)
             syncs = {e.sync for e in entries if e.sync}
             if isinstance(func, nodes.Attribute):
@@ -131,26 +162,26 @@ code off the XLA path, CPU tensors and Python numbers.
             if per_param:
                 return None
             if "transfer" in syncs and not isinstance(func, nodes.Attribute) and any(
-                    an.holds_lazy(a, ctx) for a in args):
+                    holds(a, ctx) for a in args):
                 return f"{func.as_string()[:30]}() of a tensor", fix
-            if "read" in syncs and any(an.holds_lazy(a, ctx) for a in args):
+            if "read" in syncs and any(holds(a, ctx) for a in args):
                 return self._read_what(func), fix
             if "prog_bar" in syncs and self._prog_bar(node) and any(
-                    an.holds_lazy(a, ctx) for a in args):
+                    holds(a, ctx) for a in args):
                 return f"{func.as_string()[:30]}(..., prog_bar=True) of a tensor", fix
             return None
         if per_param:
             return None
         if isinstance(node, nodes.JoinedStr) and any(
-                isinstance(v, nodes.FormattedValue) and an.holds_lazy(v.value, ctx)
+                isinstance(v, nodes.FormattedValue) and holds(v.value, ctx)
                 for v in node.values):
             return "an f-string of a tensor", fix
         if isinstance(node, nodes.BinOp) and node.op == "%" and const_str(node.left) is not None:
             right = node.right
             items = right.elts if isinstance(right, nodes.Tuple) else [right]
-            if any(an.holds_lazy(i, ctx) for i in items):
+            if any(holds(i, ctx) for i in items):
                 return "%-formatting of a tensor", fix
-        if isinstance(node, nodes.Assign) and an.holds_lazy(node.value, ctx):
+        if isinstance(node, nodes.Assign) and holds(node.value, ctx):
             for target in node.targets:
                 if isinstance(target, nodes.Subscript) and any(
                         v.kind is Kind.TENSOR and v.device == "cpu"
