@@ -159,6 +159,21 @@ class ModuleContext:
             session.attach(an)  # calls into other modules of the project are followed
         return an
 
+    @cached_property
+    def crosses_modules(self) -> bool:
+        """Values or step regions may cross into this file from other project modules (it
+        imports one, or an XLA module imports it): the rules' single-file preconditions do
+        not hold then, so the engine runs every rule."""
+        session = self._session_or_none()
+        if session is None:
+            return False
+        try:
+            return session.index.linked(session.rel, every_module=self.options.target == "all")
+        except Exception:  # the gates are only an optimisation
+            if self.strict:
+                raise
+            return True
+
     def _session_or_none(self):  # -> Session | None
         try:
             return self.project_session

@@ -196,6 +196,8 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         return []
     if gates and facts is None:
         facts = file_facts()  # XLA code by its project: a helper that never names XLA
+    if facts is not None and ctx.crosses_modules:
+        facts = None  # the preconditions read one file; values cross into this one
     if rules is None:
         from flake8_xla.rules import ALL_RULES
         rules = ALL_RULES

@@ -1525,8 +1525,8 @@ class Evaluator:
                 f.expr.name == "self" and not seen:
             return  # self.<attribute>(...) that is not a method: a submodule's forward
         if isinstance(f, nodes.Attribute) and f.attrname not in self._method_names() and \
-                f.attrname != "__call__":
-            return  # x.name(...): no class of the module defines that method
+                f.attrname != "__call__" and not (self.link is not None and self.qualname(f)):
+            return  # x.name(...): no class of the module (nor module of the project) defines it
         if isinstance(call.func, (nodes.Name, nodes.Attribute)) and not seen:
             for v in self.value(call.func, ctx):
                 if v.kind is Kind.FUNCTION and v.node is not None and id(v.node) not in seen:

@@ -22,3 +22,20 @@ must give the same answer. This package gives each checked file its project:
 Nothing here imports or executes the checked code, and nothing outside the project root
 is read. ``--xla-target=file`` turns all of it off.
 """
+
+
+def reset() -> None:
+    """Forget everything this process learnt about projects (the indexes, the roots found,
+    the shared astroid trees and step-region results): for tests, and for a long-lived
+    process after files changed. The disk cache is kept (it checks itself)."""
+    import sys
+
+    from flake8_xla.project import index, roots
+
+    index.reset()
+    roots._root_of_dir.cache_clear()
+    link = sys.modules.get("flake8_xla.project.link")
+    if link is not None:
+        link._TREES.clear()
+        link._TREE_REL.clear()
+        link._STEP_CALLS.clear()

@@ -207,6 +207,9 @@ class ProjectIndex:
         be read, decoded or parsed, or is larger than :data:`MAX_BYTES`."""
         if rel in self._summaries:
             return self._summaries[rel]
+        self.scan()
+        if rel not in self.files:
+            return None
         found: Summary | None = None
         e = self._entry(rel)
         if "sum" in e and not e.get("u"):
@@ -288,6 +291,7 @@ class ProjectIndex:
     def resolve(self, importer: str, module: str, level: int = 0) -> str | None:
         """The index key of module ``module`` imported by ``importer`` with ``level`` dots:
         a file (``pkg/mod.py``, ``pkg/__init__.py``), a namespace folder (``ns/``), or None."""
+        self.scan()
         key = (importer if level else _parent(importer), module, level)
         if key in self._resolved:
             return self._resolved[key]
@@ -414,6 +418,11 @@ class ProjectIndex:
         table = self._reverse(every_module)
         wanted = set(names)
         return [m for m in table.get(rel, ()) if self._last_names(m) & wanted]
+
+    def linked(self, rel: str, *, every_module: bool = False) -> bool:
+        """``rel`` imports a project module, or a module that is XLA code (any module, with
+        ``every_module``) imports it: values and step regions may cross into it."""
+        return bool(self.import_targets(rel)) or bool(self._reverse(every_module).get(rel))
 
     def _reverse(self, every_module: bool) -> dict[str, list[str]]:
         key = "all" if every_module else "xla"
