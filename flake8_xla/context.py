@@ -143,7 +143,8 @@ class ModuleContext:
             from flake8_xla.analysis import Analyzer, TreeRebuildError, build_module
             module = None
             session = self._session_or_none()
-            if session is not None:  # the project's shared tree of this file
+            if session is not None and self.crosses_modules:
+                # the tree other files' analyses of this project refer to
                 module = session.shared_module(self.source, self.tree, self.imports,
                                                strict=self.strict)
             if module is None:

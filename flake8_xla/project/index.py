@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import tokenize
 from collections import deque
 from collections.abc import Iterable
@@ -49,7 +50,7 @@ from flake8_xla.project.xlause import XLA_TEXT
 MAX_FILES = 50_000
 #: Files larger than this are not summarized (generated code, data).
 MAX_BYTES = 4_000_000
-_XLA_BYTES = __import__("re").compile(XLA_TEXT.pattern.encode())
+_XLA_BYTES = re.compile(XLA_TEXT.pattern.encode())
 
 
 @lru_cache(maxsize=1)

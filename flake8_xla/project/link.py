@@ -62,7 +62,7 @@ MAX_CALLERS = 6
 #: Call sites in other modules joined for one parameter, at most (then unknown).
 MAX_REMOTE_SITES = 8
 #: astroid trees of other modules kept per process.
-TREE_CACHE = 16
+TREE_CACHE = 6
 #: Modules whose step regions are chained to find step roots, at most.
 MAX_ROOT_CHAIN = 3
 _MAX_REEXPORT = 6

@@ -29,17 +29,28 @@ import re
 
 from flake8_xla.imports import ImportTable
 
-#: Cheap text test: a module that shows XLA use spells one of these.
-XLA_TEXT = re.compile(r"xla|XLA|tpu|TPU")
-#: Frameworks whose XLA switches count as XLA use (names with ``xla``/``tpu`` in them).
+#: Cheap text test: a module that shows XLA use spells ``xla`` or starts a word with
+#: ``tpu`` (``use_tpu``, ``TPUAccelerator``; not ``outputs``).
+XLA_TEXT = re.compile(r"xla|XLA|(?<![A-Za-z])(?:tpu|TPU|Tpu)")
+#: Frameworks whose XLA switches count as XLA use (names with an ``xla``/``tpu`` word).
 FRAMEWORKS = ("accelerate", "transformers", "lightning", "pytorch_lightning",
               "lightning_fabric", "optimum")
-_SWITCH_PART = re.compile(r"(?i)xla|tpu")
+_WORDS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SWITCH_WORDS = frozenset({"xla", "tpu"})
+
+
+def _has_switch_word(name: str) -> bool:
+    """``is_torch_xla_available``, ``XLAStrategy``, ``TPU``: an ``xla``/``tpu`` word."""
+    return any(w.lower() in _SWITCH_WORDS for w in _WORDS.split(name) if w)
 
 
 def mentions_xla(source: str) -> bool:
-    """The text spells ``xla``/``XLA``/``tpu``/``TPU`` (necessary for :func:`shows_xla_use`)."""
-    return "xla" in source or "XLA" in source or "tpu" in source or "TPU" in source
+    """The text could show XLA use (necessary for :func:`shows_xla_use`): see :data:`XLA_TEXT`."""
+    if "xla" in source or "XLA" in source:
+        return True
+    if "tpu" not in source and "TPU" not in source and "Tpu" not in source:
+        return False
+    return XLA_TEXT.search(source) is not None
 
 
 def file_rule(tree: ast.AST, source: str, imports: ImportTable) -> bool:
@@ -71,7 +82,7 @@ def _switch(qualname: str) -> bool:
     head, _, rest = qualname.partition(".")
     if head not in FRAMEWORKS or not rest:
         return False
-    return any(_SWITCH_PART.search(part) for part in rest.split("."))
+    return any(_has_switch_word(part) for part in rest.split("."))
 
 
 def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
@@ -82,9 +93,9 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
         return True
     for node in ast.walk(tree):
         if isinstance(node, (ast.Attribute, ast.Name)):
-            if isinstance(node, ast.Name) and not _SWITCH_PART.search(node.id):
+            if isinstance(node, ast.Name) and not _has_switch_word(node.id):
                 continue
-            if isinstance(node, ast.Attribute) and not _SWITCH_PART.search(node.attr):
+            if isinstance(node, ast.Attribute) and not _has_switch_word(node.attr):
                 continue
             dotted = _dotted(node)
             if dotted is None:
