@@ -87,6 +87,7 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
             flags.add("drop_last")
         elif not (dv and all(v.kind is Kind.HOST and v.text == "False" for v in dv)):
             flags.add("drop_last_unknown")
+            flags.add("drop_last_flag")  # drop_last=args.drop_last: a setting of the run
     if keyword(call, "batch_sampler") is not None or has_star_kwargs(call):
         flags.add("drop_last_unknown")
     sampler = keyword(call, "sampler")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import ClassVar
 
 from astroid import nodes
 
@@ -310,8 +311,11 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
             if self._ragged(origin) and not an.off_xla_path(origin.node):
                 yield self.finding(origin.node, what="this DataLoader", fix=self.FIX_LOADER)
 
-    @staticmethod
-    def _ragged(v: V.Value) -> bool:
+    flag_only: ClassVar[bool] = False
+
+    def _ragged(self, v: V.Value) -> bool:
+        if self.flag_only:
+            return v.has("drop_last_flag") and v.text != "1"
         if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable"):
             return False
         if v.text is None:
@@ -355,6 +359,46 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
                     yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
                 yield from self._plain_inside(v.bound, depth + 1)
+
+
+class RaggedLastBatchFlag(RaggedLastBatch):
+    """XLA902: a DataLoader whose ``drop_last`` is a setting of the run (opt-in).
+
+    The noisy variant of XLA102: ``drop_last=args.drop_last`` is ragged when the flag is
+    off, and the linter cannot tell the flag's value. Off unless selected.
+
+    Source: as XLA102, the torch.utils.data.DataLoader docs (``drop_last``) and PyTorch/XLA
+    "Known performance caveats".
+    """
+
+    code = "XLA902"
+    name = "ragged-last-batch-flag"
+    opt_in = True
+    measurable = False
+    flag_only = True
+    fix = "none"
+    message = ("possibly ragged last batch: {what} takes drop_last from a setting, and when it "
+               "is off the smaller final batch is a new input shape that XLA compiles again; "
+               "{fix}")
+    FIX_LOADER = "default the setting to True for training, or pass drop_last=True"
+    explanation = """Like XLA102 (measured in checks/XLA102), but `drop_last` comes from a flag
+(`drop_last=args.drop_last`) whose value the linter cannot see. Off unless selected:
+`flake8 --select=XLA --extend-select=XLA902`.
+
+**Example**
+```python
+loader = DataLoader(ds, batch_size=32, drop_last=flags.drop_last)
+```
+**Use instead**
+```python
+loader = DataLoader(ds, batch_size=32, drop_last=True)
+```
+"""
+
+    def check(self) -> Iterator[Finding]:
+        for f in super().check():
+            if "TrainingArguments" not in f.message:
+                yield f
 
 
 DYNAMIC_CALL_NAMES = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",

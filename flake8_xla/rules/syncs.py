@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import ClassVar
 
 from astroid import nodes
 
@@ -107,6 +108,8 @@ code off the XLA path, CPU tensors and Python numbers.
             found = self._sync_kind(node, ctx, per_param)
             if found is None:
                 continue
+            if self.weak and HostSync._sync_kind(self._strict(), node, ctx, per_param):
+                continue  # XLA201's finding
             what, fix = found
             if what in BULK_KINDS and id(node) in steps.model_loop_nodes:
                 continue  # outputs copied out of an inference loop: the transfer is the point
@@ -122,10 +125,19 @@ code off the XLA path, CPU tensors and Python numbers.
                     else "in the step loop"
                 yield self.finding(node, what=what, where=where, fix=fix)
 
+    weak: ClassVar[bool] = False
+
+    def _strict(self) -> HostSync:
+        """The plain XLA201 rule on the same file (XLA901 leaves its findings to it)."""
+        strict = self.__dict__.get("_strict_rule")
+        if strict is None:
+            strict = self.__dict__["_strict_rule"] = HostSync(self.ctx)
+        return strict
+
     def _sync_kind(self, node: nodes.NodeNG, ctx: Ctx | None, per_param: bool
                    ) -> tuple[str, str] | None:
         an = self.an
-        strong = an.steps.is_strong(node)
+        strong = self.weak or an.steps.is_strong(node)
 
         def lazy(expr: nodes.NodeNG, cx: Ctx | None) -> bool:
             return an.is_lazy(expr, cx, strong)
@@ -276,3 +288,43 @@ Not reported: `set_detect_anomaly(False)`, and code off the XLA path.
                 if isinstance(flag, nodes.Const) and flag.value is False:
                     continue
                 yield self.finding(call, what="torch.autograd.detect_anomaly()")
+
+
+class PossibleHostSync(HostSync):
+    """XLA901: a host read in the step of a tensor whose device is not known (opt-in).
+
+    The noisy variant of XLA201: the tensor is computed only from values the analysis
+    knows nothing about (a parameter with no call site, an unknown library call), so it
+    may be a CPU tensor. Off unless selected (``--extend-select=XLA901``).
+
+    Source: as XLA201, PyTorch/XLA "Troubleshooting: known performance caveats".
+    """
+
+    code = "XLA901"
+    name = "possible-host-sync"
+    opt_in = True
+    measurable = False
+    weak = True
+    fix = "none"
+    message = ("possible host sync {where}: {what} copies a tensor to the host, which on the "
+               "XLA device executes the pending graph and stalls it; if the tensor is on the "
+               "XLA device, {fix}")
+    explanation = """Like XLA201, but for tensors whose device the linter cannot tell: a value computed
+only from function parameters with no call site in the file, or from calls it does
+not know. On the XLA device the read costs what XLA201 measures (checks/XLA201); on
+the CPU it costs nothing. Turn it on to review such reads:
+`flake8 --select=XLA --extend-select=XLA901`.
+
+**Example**
+```python
+def train(model, loader, optimizer):
+    for x, y in loader:
+        loss = loss_fn(model(x), y)
+        loss.backward(); optimizer.step()
+        stats.append(loss.cpu())
+```
+**Use instead**
+```python
+        xm.add_step_closure(lambda t: stats.append(t.cpu()), args=(loss,))
+```
+"""
