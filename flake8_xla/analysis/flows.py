@@ -256,7 +256,13 @@ class Evaluator:
                 return self.value(node.body, ctx, d)
             if truth is False:
                 return self.value(node.orelse, ctx, d)
-            return join(self.value(node.body, ctx, d), self.value(node.orelse, ctx, d))
+            body, orelse = self.value(node.body, ctx, d), self.value(node.orelse, ctx, d)
+            narrowed = self._isinstance_tensor(node.test)
+            if narrowed is not None:
+                # ``v.cpu() if isinstance(v, torch.Tensor) else v``: the other arm is no tensor
+                if isinstance(node.orelse, nodes.Name) and node.orelse.name == narrowed:
+                    orelse = frozenset(v for v in orelse if v.kind is not Kind.TENSOR)
+            return join(body, orelse)
         if isinstance(node, nodes.Tuple):
             return one(Kind.TUPLE, elts=self._elts(node.elts, ctx, d))
         if isinstance(node, (nodes.List, nodes.Set)):
@@ -289,6 +295,18 @@ class Evaluator:
         if isinstance(node, nodes.AssignName):
             return self.binding_value(node, None, ctx, d)
         return UNKNOWN_SET
+
+    def _isinstance_tensor(self, test: nodes.NodeNG) -> str | None:
+        """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``), else None."""
+        if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
+                test.func.name == "isinstance" and len(test.args) == 2 and \
+                isinstance(test.args[0], nodes.Name):
+            kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [
+                test.args[1]]
+            if any((self.qualname(k) or "") in ("torch.Tensor", "torch.nn.Parameter")
+                   for k in kinds):
+                return test.args[0].name
+        return None
 
     def _elts(self, elts: list[nodes.NodeNG], ctx: Ctx | None, d: int
               ) -> tuple[frozenset[Value], ...] | None:
@@ -738,7 +756,7 @@ class Evaluator:
         if isinstance(func, nodes.Attribute) and self._sites is not None and \
                 func.attrname in self._method_names():
             for v in self.value(func.expr, ctx, d):
-                if v.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(v.node, nodes.ClassDef):
+                if isinstance(v.node, nodes.ClassDef) and v.kind is not Kind.CLASS:
                     method = self.method_of(v.node, func.attrname)
                     if method is not None:
                         out.append((method, True))
@@ -1007,7 +1025,9 @@ class Evaluator:
                 # accelerate's AcceleratedOptimizer.optimizer: the raw optimizer under it
                 return frozenset({v.with_(flags=(v.flags - {"managed"}) | {"raw"})})
             if attr == "param_groups":
-                return one(Kind.LIST, elem=one(Kind.DICT, items=(), elem=V.host()))
+                params = one(Kind.LIST, elem=V.tensor(None, flags=frozenset({"param"})))
+                return one(Kind.LIST, elem=one(Kind.DICT, items=(("params", params),),
+                                               elem=V.host()))
             return UNKNOWN_SET
         if k is Kind.FRAMEWORK:
             from flake8_xla.analysis import hooks
@@ -1070,6 +1090,9 @@ class Evaluator:
                 items = dict(v.items or ())
                 if isinstance(key, str) and key in items:
                     out.append(items[key])
+                elif isinstance(key, str) and items:
+                    # a constant key the dict does not hold by name: one of its other values
+                    out.append(v.elem if v.elem is not None else UNKNOWN_SET)
                 else:
                     out.append(join(*items.values(), v.elem or EMPTY) if (items or v.elem)
                                else UNKNOWN_SET)
@@ -1438,7 +1461,12 @@ class Evaluator:
             if q is not None and entry is None:
                 return self._unknown_library_call(q, call, ctx, d)
             return UNKNOWN_SET
-        return specs.apply(self, entry, q, call, receiver, ctx, d)
+        result = specs.apply(self, entry, q, call, receiver, ctx, d)
+        if entry.does("dynamic_shape"):
+            # nonzero()/unique()...: a tensor whose length is known only after execution
+            result = frozenset(v.with_(flags=v.flags | {"dynamic"}) if v.kind is Kind.TENSOR
+                               else v for v in result)
+        return result
 
     def _unknown_library_call(self, q: str, call: nodes.Call, ctx: Ctx | None, d: int
                               ) -> frozenset[Value]:

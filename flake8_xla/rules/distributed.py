@@ -34,10 +34,15 @@ def is_multi_replica(an: Analyzer) -> bool:
     return not any(an.does(c, "spmd") for c in an.calls_named("use_spmd"))
 
 
-def reduces_gradients(an: Analyzer, loop: nodes.NodeNG) -> bool:
-    """The loop (or what it calls, inner loops included) all-reduces the gradients."""
-    return any(an.does(c, "reduce_gradients", cx)
-               for c, cx in an.steps.calls_in(loop, into_loops=True))
+def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | None = None
+                      ) -> bool:
+    """The loop (or what it calls, inner loops included) all-reduces the gradients; with
+    ``step``, on a path that also runs that step (not in the other branch of an ``if``)."""
+    for c, cx in an.steps.calls_in(loop, into_loops=True):
+        if an.does(c, "reduce_gradients", cx):
+            if step is None or c.root() is not step.root() or _same_block(c, step):
+                return True
+    return False
 
 
 def wraps_model(an: Analyzer) -> bool:
@@ -121,13 +126,12 @@ scripts.
         for loop in an.module_nodes((nodes.For, nodes.While)):
             if not an.steps.is_training_loop(loop) or an.off_xla_path(loop):
                 continue
-            if reduces_gradients(an, loop):
-                continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 f = call.func
                 if isinstance(f, nodes.Attribute) and f.attrname == "step" and not call.args \
                         and keyword(call, "found_inf") is None and \
-                        _is_optimizer(an, f.expr, ctx):
+                        _is_optimizer(an, f.expr, ctx) and \
+                        not reduces_gradients(an, loop, call) and not an.off_xla_path(call):
                     yield self.finding(call)
 
     RAW = ("optimizer step without gradient all-reduce: {what} steps the raw optimizer under "
@@ -244,11 +248,12 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
         if an is None or not is_multi_replica(an) or wraps_model(an):
             return
         for loop in an.module_nodes((nodes.For, nodes.While)):
-            if reduces_gradients(an, loop) or an.off_xla_path(loop):
+            if an.off_xla_path(loop):
                 continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 f = call.func
-                if not (isinstance(f, nodes.Attribute) and f.attrname == "step"):
+                if not (isinstance(f, nodes.Attribute) and f.attrname == "step") or \
+                        reduces_gradients(an, loop, call):
                     continue
                 scaler_step = len(call.args) == 1 and any(
                     v.kind is Kind.SCALER for v in an.value(f.expr, ctx))

@@ -495,6 +495,16 @@ Reported inside training, evaluation and generation step loops. Not reported:
                 tests.append((node.test, ctx, "a conditional"))
             elif isinstance(node, nodes.Assert):
                 tests.append((node.test, ctx, "assert"))
+            elif isinstance(node, nodes.For) and id(node.iter) not in seen and \
+                    isinstance(node.iter, (nodes.Name, nodes.Attribute, nodes.Subscript,
+                                           nodes.Call)) and \
+                    any(V.lazy_value(v, an.steps.is_strong(node)) and v.has("dynamic")
+                        for v in an.value(node.iter, ctx)):
+                # ``for i in (ids == eos).nonzero():`` over a lazy tensor of data-dependent
+                # length: the length is read on the host (a static shape would not be)
+                seen.add(id(node.iter))
+                yield self.finding(node.iter, what=f"a `for` loop over "
+                                                   f"{node.iter.as_string()[:40]}")
             elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
                     node.func.attrname == "generate" and id(node) not in seen and \
                     an.steps.is_forward_call(node, ctx):
@@ -505,6 +515,16 @@ Reported inside training, evaluation and generation step loops. Not reported:
         for loop in an.module_nodes(nodes.While):
             if an.steps.is_step_loop(loop):
                 tests.append((loop.test, None, "while"))
+        # generate() of a model known to be on the XLA device, even outside a step loop.
+        for node in an.calls_named("generate"):
+            if id(node) in seen or not isinstance(node.func, nodes.Attribute):
+                continue
+            if any(v.kind is Kind.MODULE and v.device == "xla"
+                   for v in an.value(node.func.expr)) and not an.off_xla_path(node):
+                seen.add(id(node))
+                yield Finding(node.lineno, node.col_offset, self.code,
+                              f"{self.code} " + self.GENERATE.format(
+                                  what=f"{node.func.as_string()[:40]}()"))
         for test, ctx, kind in tests:
             if id(test) in seen:
                 continue
