@@ -258,10 +258,10 @@ class Evaluator:
                 return self.value(node.orelse, ctx, d)
             body, orelse = self.value(node.body, ctx, d), self.value(node.orelse, ctx, d)
             narrowed = self._isinstance_tensor(node.test)
-            if narrowed is not None:
-                # ``v.cpu() if isinstance(v, torch.Tensor) else v``: the other arm is no tensor
-                if isinstance(node.orelse, nodes.Name) and node.orelse.name == narrowed:
-                    orelse = frozenset(v for v in orelse if v.kind is not Kind.TENSOR)
+            # ``v.cpu() if isinstance(v, torch.Tensor) else v``: the other arm is no tensor
+            if narrowed is not None and isinstance(node.orelse, nodes.Name) and \
+                    node.orelse.name == narrowed:
+                orelse = frozenset(v for v in orelse if v.kind is not Kind.TENSOR)
             return join(body, orelse)
         if isinstance(node, nodes.Tuple):
             return one(Kind.TUPLE, elts=self._elts(node.elts, ctx, d))

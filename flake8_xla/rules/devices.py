@@ -19,7 +19,6 @@ from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.rules.base import Rule
 
-
 #: torch.cuda calls that raise without a CUDA device ("Torch not compiled with CUDA
 #: enabled" / "No CUDA GPUs are available"); empty_cache and manual_seed_all are no-ops.
 CUDA_ONLY_CALLS = frozenset({

@@ -39,9 +39,9 @@ def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | Non
     """The loop (or what it calls, inner loops included) all-reduces the gradients; with
     ``step``, on a path that also runs that step (not in the other branch of an ``if``)."""
     for c, cx in an.steps.calls_in(loop, into_loops=True):
-        if an.does(c, "reduce_gradients", cx):
-            if step is None or c.root() is not step.root() or _same_block(c, step):
-                return True
+        if an.does(c, "reduce_gradients", cx) and (
+                step is None or c.root() is not step.root() or _same_block(c, step)):
+            return True
     return False
 
 
