@@ -478,7 +478,7 @@ Reported inside training, evaluation and generation step loops. Not reported:
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
-        return may_have_step_region(facts)
+        return may_have_step_region(facts) or "generate" in facts.call_attrs
 
     def check(self) -> Iterator[Finding]:
         an = self.an
