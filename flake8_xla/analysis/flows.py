@@ -22,6 +22,7 @@ never a guess.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import NamedTuple
 
 from astroid import nodes
@@ -395,6 +396,10 @@ class Evaluator:
             used = self._usage_kind(node.frame(), node.name)
             if used is not None:
                 value = used
+                if self._external_result(binds):
+                    # ``opt = nxd.initialize_parallel_optimizer(...)``: an object of a
+                    # library we do not model, which may wrap what its kind implies.
+                    value = frozenset(replace(v, flags=v.flags | {"external"}) for v in value)
         if V.any_kind(value, Kind.MODULE):
             moved = self._inplace_move(node, ctx, d)
             if moved is not None:
@@ -667,6 +672,17 @@ class Evaluator:
         if func.args.vararg == name:
             return None
         return None
+
+    def _external_result(self, binds: list[nodes.NodeNG]) -> bool:
+        """A binding assigns the result of a call into an imported library outside torch."""
+        for b in binds:
+            parent = b.parent
+            if isinstance(b, nodes.AssignName) and isinstance(parent, nodes.Assign) and \
+                    isinstance(parent.value, nodes.Call):
+                q = self.qualname(parent.value.func)
+                if q is not None and "." in q and not q.startswith(("torch.", "torch_xla.")):
+                    return True
+        return False
 
     def _usage_kind(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         """What a name of unknown value is, by how ``func`` uses it (memoised)."""
@@ -1515,6 +1531,17 @@ class Evaluator:
             if bound:
                 self_v = self._receiver_of(call, func, ctx)
             yield func, self.ctx_for_call(func, call, ctx, 0, self_v)
+        if call.args and "step" in self._method_names() and not seen and any(
+                e.does("optimizer_step") for e in self.call_entries(call)):
+            # ``xm.optimizer_step(opt)`` / ``scaler.step(opt)`` runs ``opt.step()``: the
+            # module's own optimizer class's step method.
+            for v in self.value(call.args[0], ctx):
+                if v.kind in (Kind.OBJECT, Kind.OPTIMIZER) and isinstance(v.node, nodes.ClassDef):
+                    method = self.method_of(v.node, "step")
+                    if method is not None and id(method) not in seen:
+                        seen.add(id(method))
+                        yield method, self.ctx_for_call(method, call, ctx, 0, frozenset({v}))
+            return
         f = call.func
         if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
                 f.expr.name == "self" and not seen:

@@ -8,6 +8,7 @@ taken for it. The helpers below are syntax only.
 
 from __future__ import annotations
 
+import builtins
 import re
 
 from astroid import nodes
@@ -94,6 +95,10 @@ XLA_WORDS = ("xla", "tpu", "tpus", "trainium", "neuron", "inferentia")
 CUDA_WORDS = ("cuda", "gpu", "gpus", "nccl", "cudnn", "apex", "mps")
 
 
+#: Python's own builtins: a star import never shadows them in practice.
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
 class QualNames:
     """Qualified names of Name/Attribute chains that refer to imported objects (memoised)."""
 
@@ -122,6 +127,8 @@ class QualNames:
                     if len(found) > 1:
                         return None
                 return self.imports.resolve(node.name)
+            if not assigns and node.name in _BUILTIN_NAMES:
+                return node.name  # ``enumerate`` after ``from torch.optim import *``
             if not assigns and self.imports.star_modules:
                 # ``from torch_xla.core.xla_model import *``: a free name may come from it.
                 for module in self.imports.star_modules:

@@ -75,6 +75,15 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
         if inner is None:
             return None
         return inner if op in ("is not", "!=") else not inner
+    for subject, const in ((left, right), (right, left)):
+        if op in ("is", "is not", "==", "!=") and isinstance(const, nodes.Const) and \
+                isinstance(const.value, bool):
+            # ``use_tpu == False``, ``args.xla is True``: the flag's own truth, or its negation
+            inner = _base_truth(subject, ev, 1)
+            if inner is None:
+                return None
+            same = inner == const.value
+            return same if op in ("is", "==") else not same
     sides = [(left, right), (right, left)]
     for subject, const in sides:
         consts: list[str] = []

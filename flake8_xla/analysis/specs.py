@@ -80,6 +80,7 @@ def _moved(ev: Evaluator, base: frozenset[Value], call: nodes.Call, ctx: Ctx | N
 def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: int
             ) -> frozenset[Value]:
     flags = {"plain"}
+    sampler_count: str | None = None
     drop = keyword(call, "drop_last")
     if drop is not None:
         dv = ev.value(drop, ctx, d)
@@ -98,7 +99,15 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
         elif not V.is_known(sv) or any(v.kind is not Kind.SAMPLER for v in sv):
             flags.add("sampler_unknown")
         else:
-            flags.add("sampler")
+            counts = {_sample_count(v.node) for v in sv}
+            if len(counts) == 1 and None not in counts:
+                count = counts.pop()
+                # ``RandomSampler(ds, num_samples=N)``: N samples, whatever the dataset's size
+                # (at 10**8 or more the final batch is never reached in practice).
+                flags.add("endless" if count >= 10 ** 8 else "counted")
+                sampler_count = str(count)
+            else:
+                flags.add("sampler")
     elif keyword(call, "batch_sampler") is not None:
         flags.add("sampler_unknown")
     shuffle = keyword(call, "shuffle")
@@ -118,9 +127,32 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
         if bv and all(v.kind is Kind.HOST and v.text is not None for v in bv) and len(bv) == 1:
             text = next(iter(bv)).text
     sizes = {v.text for v in ds if v.kind is Kind.DATASET and v.text}
+    if sampler_count is not None:
+        sizes = {sampler_count}
     return one(Kind.LOADER, node=call, qual=q or "torch.utils.data.DataLoader",
                text=text, flags=frozenset(flags),
                bound=frozenset({Value(Kind.HOST, text=s) for s in sizes}) if sizes else None)
+
+
+def _sample_count(node: nodes.NodeNG | None) -> int | None:
+    """The constant ``num_samples=`` of a sampler constructor call, else None."""
+    if not isinstance(node, nodes.Call):
+        return None
+    n = keyword(node, "num_samples")
+    if isinstance(n, nodes.Call) and isinstance(n.func, nodes.Name) and n.func.name == "int" \
+            and len(n.args) == 1:
+        n = n.args[0]
+    if isinstance(n, nodes.BinOp) and n.op in ("**", "*") and isinstance(n.left, nodes.Const) \
+            and isinstance(n.right, nodes.Const):
+        try:
+            value = n.left.value ** n.right.value if n.op == "**" else n.left.value * n.right.value
+        except TypeError:
+            return None
+        return int(value) if isinstance(value, (int, float)) else None
+    if isinstance(n, nodes.Const) and isinstance(n.value, (int, float)) and \
+            not isinstance(n.value, bool):
+        return int(n.value)
+    return None
 
 
 def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: int

@@ -114,7 +114,9 @@ class Steps:
         vs = self.ev.value(func, ctx)
         if any(v.kind is Kind.MODULE and v.device != "cpu" for v in vs):
             return not self._inside_forward(call)
-        if not V.is_known(vs) and not self.an.qualname(func) and any(
+        if not V.is_known(vs) and not self.an.qualname(func) and not (
+                isinstance(func, nodes.Attribute) and self._known_non_module(func.expr, ctx)) \
+                and any(
                 V.holds_lazy(self.ev.value(a, ctx)) for a in [*call.args, *(
                     k.value for k in call.keywords or ())]):
             # A callable of unknown value run on lazy tensors (a model passed in as a
@@ -125,6 +127,11 @@ class Steps:
             if any(v.kind is Kind.MODULE and v.device != "cpu" for v in base):
                 return not self._inside_forward(call)
         return False
+
+    def _known_non_module(self, base: nodes.NodeNG, ctx: Ctx | None) -> bool:
+        """``kv_caches.append(...)``: a method of a value known not to be a module."""
+        vs = self.ev.value(base, ctx)
+        return V.is_known(vs) and not any(v.kind in (Kind.MODULE, Kind.OBJECT) for v in vs)
 
     @staticmethod
     def _inside_forward(node: nodes.NodeNG) -> bool:
@@ -312,11 +319,26 @@ class Steps:
             if self._inside_forward(lp):
                 return False  # a module's forward and __init__ are checked as a whole
             step = (isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
-                "xla", "managed")) or self.is_training_loop(lp) or any(
-                self.is_barrier_call(c, cx) for c, cx in self.calls_in(lp, into_loops=False)) \
-                or self.is_forward_loop(lp)
+                "xla", "managed")) or self.is_training_loop(lp) or self.is_forward_loop(lp)
+            if not step and any(self.is_barrier_call(c, cx)
+                                for c, cx in self.calls_in(lp, into_loops=False)):
+                # A barrier after ``train_one_epoch(...)``: an epoch loop, whose steps are
+                # the inner loops; else a step loop of its own.
+                step = not self._drives_step_loops(lp)
             return step and not off_xla_path(lp, self.ev)
         return self._memo_q("step", loop, compute)
+
+    def _drives_step_loops(self, loop: nodes.NodeNG, *, calls_only: bool = False) -> bool:
+        """An inner loop of ``loop`` (unless ``calls_only``), or of a function it calls, is
+        a step loop."""
+        holders: list[nodes.NodeNG] = [] if calls_only else [loop]
+        for call, ctx in self.calls_in(loop, into_loops=False):
+            holders.extend(func for func, _ in self.ev.functions_called(call, ctx))
+        for holder in holders:
+            for inner in holder.nodes_of_class(LOOPS):
+                if inner is not loop and self.is_step_loop(inner):
+                    return True
+        return False
 
     def step_loops(self) -> list[nodes.NodeNG]:
         """The module's step loops."""
@@ -418,9 +440,50 @@ class Steps:
             every = own | {self.update_kind(c, cx) for c, cx in self.calls_in(
                 fn, into_loops=True)}
             if "backward" in every:
-                return not self._called_from_step_loop(fn)
+                return not self._called_from_step_loop(fn) and not self._called_once(fn) \
+                    and not any(self._drives_step_loops(lp, calls_only=True)
+                                for lp in self.ev.own_nodes(fn, LOOPS))
             return False
         return self._memo_q("stepfn", func, compute)
+
+    def _called_once(self, fn: nodes.FunctionDef) -> bool:
+        """Every use of ``fn`` in the module is a call that runs once per run: outside any
+        loop, in a function that is itself called only so (a one-off debug or warm-up
+        step, not a step that a loop elsewhere drives)."""
+        def once(func: nodes.NodeNG, depth: int) -> bool:
+            if isinstance(func, nodes.Module):
+                return True
+            if depth > 3 or not isinstance(func, nodes.FunctionDef):
+                return False
+            sites = self.ev.call_sites(func)
+            if not sites:
+                # An entry point of the module's own: once per run when it drives the
+                # training loops itself (``run()`` with the epoch loop), else not known.
+                return depth > 0 and any(
+                    self.is_step_loop(lp) or self._drives_step_loops(lp)
+                    for lp in func.nodes_of_class(LOOPS))
+            if self._referenced_otherwise(func, len(sites)):
+                return False
+            for call, _ in sites:
+                cur = call.parent
+                while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
+                                                              nodes.Lambda)):
+                    if isinstance(cur, (*LOOPS, nodes.Comprehension)):
+                        return False
+                    cur = cur.parent
+                if cur is None or not once(cur, depth + 1):
+                    return False
+            return True
+        return once(fn, 0)
+
+    def _referenced_otherwise(self, func: nodes.FunctionDef, calls: int) -> bool:
+        """The function's name is used more often than it is called (a callback, an
+        export), syntax only."""
+        uses = sum(1 for n in self.an.module_nodes((nodes.Name, nodes.Attribute))
+                   if (n.name == func.name if isinstance(n, nodes.Name) else
+                       n.attrname == func.name and isinstance(n.expr, nodes.Name) and
+                       n.expr.name in ("self", "cls")))
+        return uses > calls
 
     def _names_update(self, call: nodes.Call) -> bool:
         """The call may step an optimizer: ``.step()``, ``optimizer_step``, or a call of a

@@ -61,7 +61,8 @@ def wraps_model(an: Analyzer) -> bool:
 def _is_optimizer(an: Analyzer, node: nodes.NodeNG, ctx=None) -> bool:
     """An optimizer value that is not managed by a framework."""
     vs = an.value(node, ctx)
-    return any(v.kind is Kind.OPTIMIZER and not v.has("managed") for v in vs)
+    return any(v.kind is Kind.OPTIMIZER and not v.has("managed") and not v.has("external")
+               for v in vs)
 
 
 class UnreducedOptimizerStep(Rule):

@@ -276,7 +276,9 @@ Reported where the loader is built, when it reaches an XLA loader (`MpDeviceLoad
 `ParallelLoader`) or a training or evaluation step loop, and `drop_last` is absent
 or literally `False`. Not reported for loaders prepared by accelerate (whose loaders
 even out the batches across processes), batch size 1, a `batch_sampler`, and a
-dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
+dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32), or
+a sampler with a constant `num_samples` that the batch size divides or that is too large
+to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -316,7 +318,8 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
     def _ragged(self, v: V.Value) -> bool:
         if self.flag_only:
             return v.has("drop_last_flag") and v.text != "1"
-        if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable"):
+        if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable") or \
+                v.has("endless"):
             return False
         if v.text is None:
             return True  # a batch size that is not a literal: any size may leave a remainder
