@@ -841,12 +841,31 @@ class Evaluator:
         self._class_kind[key] = kind
         return kind
 
+    def _iterable_class(self, klass: nodes.ClassDef, depth: int) -> bool:
+        """An ``IterableDataset`` subclass (``__iter__`` and no ``__getitem__``)."""
+        methods = {item.name for item in klass.body if isinstance(item, nodes.FunctionDef)}
+        if "__getitem__" in methods:
+            return False
+        if "__iter__" in methods:
+            return True
+        for base in klass.bases:
+            if (self.qualname(base) or "").endswith("IterableDataset"):
+                return True
+            if isinstance(base, nodes.Name) and depth < 8:
+                for b in self.bindings(base):
+                    if isinstance(b, nodes.ClassDef) and b is not klass and \
+                            self._iterable_class(b, depth + 1):
+                        return True
+        return False
+
     def instance(self, klass: nodes.ClassDef) -> frozenset[Value]:
         """An instance of a module class (a module on no device yet: it moves with .to())."""
         kind = self.class_kind(klass)
         flags = frozenset({"custom"})
         if kind is Kind.LOADER:
             flags = flags | {"plain"}
+        if kind is Kind.DATASET and self._iterable_class(klass, 0):
+            flags = flags | {"iterable"}  # a stream: its loader has no fixed last batch
         device = V.ANY_DEVICE if kind is Kind.MODULE else None
         return one(kind, node=klass, qual=klass.name, flags=flags, device=device)
 

@@ -99,6 +99,18 @@ CUDA_WORDS = ("cuda", "gpu", "gpus", "nccl", "cudnn", "apex", "mps")
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 
+def _import_fallback(node: nodes.NodeNG) -> bool:
+    """A binding in an ``except ImportError`` / ``ModuleNotFoundError`` handler."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.ClassDef,
+                                                  nodes.Module)):
+        if isinstance(cur, nodes.ExceptHandler):
+            names = cur.type.nodes_of_class(nodes.Name) if cur.type is not None else []
+            return any(n.name in ("ImportError", "ModuleNotFoundError") for n in names)
+        cur = cur.parent
+    return False
+
+
 class QualNames:
     """Qualified names of Name/Attribute chains that refer to imported objects (memoised)."""
 
@@ -119,6 +131,10 @@ class QualNames:
                 _, assigns = node.lookup(node.name)
             except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
                 return None
+            if assigns and any(isinstance(a, (nodes.Import, nodes.ImportFrom)) for a in assigns):
+                # ``except ImportError: xm = None``: the fallback of a missing package; where
+                # the code runs with the package, the name is the import.
+                assigns = [a for a in assigns if not _import_fallback(a)]
             if assigns and all(isinstance(a, (nodes.Import, nodes.ImportFrom)) for a in assigns):
                 if len(assigns) > 1:
                     # ``if tpu: from torch_xla.amp import autocast`` / ``else: from

@@ -122,6 +122,12 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     if batch is None:
         if keyword(call, "batch_sampler") is None:
             text = "1"
+    elif isinstance(batch, nodes.Const) and batch.value is None:
+        flags.add("unbatched")  # batch_size=None: each item is a batch the dataset made
+    elif isinstance(batch, nodes.Call) and isinstance(batch.func, nodes.Name) and \
+            batch.func.name == "len" and batch.args and dataset is not None and \
+            batch.args[0].as_string() == dataset.as_string():
+        flags.add("unbatched")  # batch_size=len(ds): the whole dataset in one batch
     else:
         bv = ev.value(batch, ctx, d)
         if bv and all(v.kind is Kind.HOST and v.text is not None for v in bv) and len(bv) == 1:
@@ -174,7 +180,42 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
                 split = "test"
         if split in sizes:
             text = str(sizes[split])
+    elif entry.name.endswith("TensorDataset") and call.args:
+        size = _leading_dim(ev, call.args[0], ctx, d, 0)
+        text = str(size) if size is not None else None
     return one(Kind.DATASET, node=call, qual=entry.name, text=text)
+
+
+#: Factories whose leading positional arguments (or ``size=`` tuple) give the shape.
+_SHAPED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones",
+                               "torch.empty", "torch.full"})
+
+
+def _leading_dim(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, depth: int
+                 ) -> int | None:
+    """The first dimension of a tensor built from a literal shape (``torch.randn(1024, 8)``,
+    ``torch.zeros((n, 8))`` with ``n`` a known int), following a name bound once; else None."""
+    if depth > 4:
+        return None
+    if isinstance(node, nodes.Name):
+        binds = ev.bindings(node)
+        if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+                not isinstance(binds[0].parent, nodes.Assign):
+            return None
+        return _leading_dim(ev, binds[0].parent.value, ctx, d, depth + 1)
+    if not isinstance(node, nodes.Call) or ev.qualname(node.func) not in _SHAPED_FACTORIES:
+        return None
+    first = keyword(node, "size") or (node.args[0] if node.args else None)
+    if isinstance(first, (nodes.Tuple, nodes.List)):
+        first = first.elts[0] if first.elts else None
+    if first is None:
+        return None
+    vs = ev.value(first, ctx, d)
+    if len(vs) == 1:
+        v = next(iter(vs))
+        if v.kind is Kind.HOST and v.text is not None and v.text.isdigit():
+            return int(v.text)
+    return None
 
 
 def _scaler(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: int

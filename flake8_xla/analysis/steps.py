@@ -325,8 +325,25 @@ class Steps:
                 # A barrier after ``train_one_epoch(...)``: an epoch loop, whose steps are
                 # the inner loops; else a step loop of its own.
                 step = not self._drives_step_loops(lp)
-            return step and not off_xla_path(lp, self.ev)
+            return step and not off_xla_path(lp, self.ev) and not self.cpu_training(lp)
         return self._memo_q("step", loop, compute)
+
+    def cpu_training(self, loop: nodes.NodeNG) -> bool:
+        """Every loss the loop back-propagates is a tensor known to be on the CPU (a
+        probe model fitted on host data), and it iterates no XLA loader."""
+        if isinstance(loop, nodes.For) and self.loader_kind(self.ev.value(loop.iter)) in (
+                "xla", "managed"):
+            return False
+        losses = [(call, cx) for call, cx in self.calls_in(loop, into_loops=False)
+                  if isinstance(call.func, nodes.Attribute) and call.func.attrname == "backward"
+                  and self.update_kind(call, cx) == "backward"]
+        if not losses:
+            return False
+        for call, cx in losses:
+            vs = self.ev.value(call.func.expr, cx)
+            if not vs or not all(v.kind is Kind.TENSOR and v.device == "cpu" for v in vs):
+                return False
+        return True
 
     def _drives_step_loops(self, loop: nodes.NodeNG, *, calls_only: bool = False) -> bool:
         """An inner loop of ``loop`` (unless ``calls_only``), or of a function it calls, is
@@ -434,7 +451,8 @@ class Steps:
                 return False  # syntax first: no step()/optimizer_step()/a call of a helper
             # One optimizer step per call, its backward passes possibly accumulated in a
             # micro-batch loop.
-            own = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)}
+            own = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)
+                   if not self._in_one_off(c, fn)}
             if not own & {"optimizer_step", "scaler_step"}:
                 return False
             every = own | {self.update_kind(c, cx) for c, cx in self.calls_in(
@@ -446,6 +464,15 @@ class Steps:
             return False
         return self._memo_q("stepfn", func, compute)
 
+    def _in_one_off(self, call: nodes.Call, fn: nodes.NodeNG) -> bool:
+        """``call`` sits in another function, one that runs once (see :meth:`_called_once`)
+        or drives training loops of its own: not a step of ``fn``."""
+        inner = enclosing_function(call)
+        if inner is None or inner is fn or not isinstance(inner, nodes.FunctionDef):
+            return False
+        return self._called_once(inner) or any(
+            self._drives_step_loops(lp, calls_only=True) for lp in self.ev.own_nodes(inner, LOOPS))
+
     def _called_once(self, fn: nodes.FunctionDef) -> bool:
         """Every use of ``fn`` in the module is a call that runs once per run: outside any
         loop, in a function that is itself called only so (a one-off debug or warm-up
@@ -455,13 +482,14 @@ class Steps:
                 return True
             if depth > 3 or not isinstance(func, nodes.FunctionDef):
                 return False
+            if depth > 0 and any(self.is_step_loop(lp) or self._drives_step_loops(lp)
+                                 for lp in func.nodes_of_class(LOOPS)):
+                # A caller that drives the training loops itself (``run()`` with the epoch
+                # loop): what it calls outside those loops runs once per run or epoch.
+                return True
             sites = self.ev.call_sites(func)
             if not sites:
-                # An entry point of the module's own: once per run when it drives the
-                # training loops itself (``run()`` with the epoch loop), else not known.
-                return depth > 0 and any(
-                    self.is_step_loop(lp) or self._drives_step_loops(lp)
-                    for lp in func.nodes_of_class(LOOPS))
+                return False  # called from elsewhere: maybe once per step
             if self._referenced_otherwise(func, len(sites)):
                 return False
             for call, _ in sites:
@@ -517,10 +545,10 @@ class Steps:
         if klass is not None:
             bases = hooks._bases(self.ev, klass)
             if any(b.endswith("LightningModule") for b in bases) and \
-                    fn.name in ("training_step", "validation_step", "test_step"):
+                    fn.name in hooks.LIGHTNING_STEP_HOOKS | hooks.LIGHTNING_BATCH_HOOKS:
                 return True
             if any(b.startswith("transformers.") and b.endswith("Trainer") for b in bases) and \
-                    fn.name in ("compute_loss", "training_step"):
+                    fn.name in hooks.HF_TRAINER_HOOKS:
                 return True
         for kw, call, pos in hooks.callback_sites(self.ev).get(id(fn), []):
             if pos == 0 and self.an.qualname(call.func) == "ignite.engine.Engine":

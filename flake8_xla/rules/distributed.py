@@ -18,10 +18,20 @@ MANAGED = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "
            "ignite")
 
 
-def launcher_calls(an: Analyzer) -> list[nodes.Call]:
-    """``xmp.spawn(fn, ...)`` and ``torch_xla.launch(fn, ...)`` calls of the module."""
+def launcher_calls(an: Analyzer, *, multi_only: bool = False) -> list[nodes.Call]:
+    """``xmp.spawn(fn, ...)`` and ``torch_xla.launch(fn, ...)`` calls of the module; with
+    ``multi_only``, those that start more than one process (not ``nprocs=1`` or
+    ``debug_single_process=True``)."""
     return [c for name in ("spawn", "launch") for c in an.calls_named(name)
-            if an.does(c, "launch")]
+            if an.does(c, "launch") and not (multi_only and _single_process(c))]
+
+
+def _single_process(call: nodes.Call) -> bool:
+    """``nprocs=1`` or ``debug_single_process=True`` (torch_xla ``xla_multiprocessing``)."""
+    n = keyword(call, "nprocs")
+    debug = keyword(call, "debug_single_process")
+    return (isinstance(n, nodes.Const) and n.value == 1) or (
+        isinstance(debug, nodes.Const) and debug.value is True)
 
 
 def is_multi_replica(an: Analyzer) -> bool:
@@ -29,7 +39,7 @@ def is_multi_replica(an: Analyzer) -> bool:
 
     A single-process SPMD script (``xr.use_spmd()``) is not.
     """
-    if not launcher_calls(an):
+    if not launcher_calls(an, multi_only=True):
         return False
     return not any(an.does(c, "spmd") for c in an.calls_named("use_spmd"))
 
@@ -125,7 +135,8 @@ scripts.
         if not is_multi_replica(an) or wraps_model(an):
             return
         for loop in an.module_nodes((nodes.For, nodes.While)):
-            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop):
+            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop) or \
+                    an.steps.cpu_training(loop):
                 continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 f = call.func
@@ -434,7 +445,8 @@ Not reported when the module calls `init_process_group("xla")`.
         """Plain DataLoaders with no sampler at all that feed a training loop."""
         reported: set[int] = set()
         for loop in an.module_nodes(nodes.For):
-            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop):
+            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop) or \
+                    an.steps.cpu_training(loop):
                 continue
             for v in _plain_loaders(an.value(loop.iter), 0):
                 node = v.node

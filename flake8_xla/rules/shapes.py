@@ -146,9 +146,16 @@ A conditional whose XLA branch picks a static strategy
                     keyword(call, "max_length") is None:
                 return call, "tokenizer.pad() at its default padding=True"
             return None
-        if _strategy_is_dynamic(an.value(pad)):
+        if _strategy_is_dynamic(an.value(pad)) and not self._repads(call.frame()):
             return pad, f"padding={pad.as_string()[:40]}"
         return None
+
+    def _repads(self, func: nodes.NodeNG) -> bool:
+        """The function pads again with ``F.pad`` (to a fixed length, as the padded
+        length is only known at run time otherwise)."""
+        return isinstance(func, (nodes.FunctionDef, nodes.Lambda)) and any(
+            (self.an.qualname(c.func) or "") == "torch.nn.functional.pad"
+            for c in func.nodes_of_class(nodes.Call))
 
     def _in_step(self, call: nodes.Call) -> bool:
         """The call runs once per step (in the step region)."""
@@ -215,8 +222,7 @@ A conditional whose XLA branch picks a static strategy
             return isinstance(parent, nodes.Keyword) and parent.arg == "collate_fn"
         if not isinstance(func, nodes.FunctionDef):
             return False
-        if any((an.qualname(c.func) or "") == "torch.nn.functional.pad"
-               for c in func.nodes_of_class(nodes.Call)):
+        if self._repads(func):
             return False
         if any(kw == "collate_fn" for kw, _, _ in callback_sites(an.ev).get(id(func), [])):
             return True
@@ -319,7 +325,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
         if self.flag_only:
             return v.has("drop_last_flag") and v.text != "1"
         if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable") or \
-                v.has("endless"):
+                v.has("endless") or v.has("unbatched"):
             return False
         if v.text is None:
             return True  # a batch size that is not a literal: any size may leave a remainder

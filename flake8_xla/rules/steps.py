@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import Kind, keyword
+from flake8_xla.analysis import Analyzer, Kind, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
@@ -73,16 +73,31 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         return facts.has_loop and tensor_world(facts) and (may_update(facts) or
                                                            may_forward(facts))
 
+    @staticmethod
+    def _eager(an: Analyzer) -> bool:
+        """``torch_xla.experimental.eager_mode(True)``: every op runs as it is traced, so
+        there is no graph to grow (torch_xla ``experimental/eager.py``)."""
+        for name in ("eager_mode", "eager_mode_context"):
+            for call in an.calls_named(name):
+                q = an.qualname(call.func) or ""
+                flag = call.args[0] if call.args else keyword(call, "enable")
+                if q.startswith("torch_xla.experimental") and isinstance(flag, nodes.Const) \
+                        and flag.value is True:
+                    return True
+        return False
+
     def check(self) -> Iterator[Finding]:
         an = self.an
         if an is None or an.managed:
             return
         steps = an.steps
+        if self._eager(an):
+            return
         for loop in an.module_nodes(LOOPS):
             training = steps.is_training_loop(loop)
             if not training and not self._collects_lazy_outputs(loop):
                 continue
-            if steps.has_barrier(loop) or an.off_xla_path(loop):
+            if steps.has_barrier(loop) or an.off_xla_path(loop) or steps.cpu_training(loop):
                 continue
             if steps.in_compiled_function(loop) or self._runs_inside_a_step(loop):
                 continue

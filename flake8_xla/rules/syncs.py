@@ -285,9 +285,21 @@ Not reported: `set_detect_anomaly(False)`, and code off the XLA path.
                 if any(v.kind is Kind.HOST and v.text == "True" for v in values):
                     yield self.finding(call, what="torch.autograd.set_detect_anomaly(True)")
             elif q.endswith("detect_anomaly"):
-                if isinstance(flag, nodes.Const) and flag.value is False:
+                if isinstance(flag, nodes.Const) and flag.value is False or \
+                        self._cpu_only_block(call):
                     continue
                 yield self.finding(call, what="torch.autograd.detect_anomaly()")
+
+    def _cpu_only_block(self, call: nodes.Call) -> bool:
+        """``with detect_anomaly():`` around backward passes of CPU tensors only."""
+        with_node = call.parent
+        if not isinstance(with_node, nodes.With):
+            return False
+        losses = [c.func.expr for stmt in with_node.body for c in stmt.nodes_of_class(nodes.Call)
+                  if isinstance(c.func, nodes.Attribute) and c.func.attrname == "backward"]
+        return bool(losses) and all(
+            (vs := self.an.value(loss)) and all(v.kind is Kind.TENSOR and v.device == "cpu"
+                                                for v in vs) for loss in losses)
 
 
 class PossibleHostSync(HostSync):
