@@ -111,6 +111,34 @@ class CallArgs(NamedTuple):
     star_kwargs: bool
 
 
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """Drop the bindings that a later, unconditional assignment on the way to ``use``
+    replaces (``x = a`` / ``if c: x = b`` / ``x = f(x)`` / use: only the last reaches)."""
+    if len(binds) < 2:
+        return binds
+    frame = use.frame()
+    latest = 0
+    for b in binds:
+        if not isinstance(b, nodes.AssignName) or not isinstance(b.parent, nodes.Assign):
+            continue
+        stmt = b.parent
+        cur = use
+        while cur is not None and cur is not frame:
+            parent = cur.parent
+            if parent is stmt.parent and parent is not None and any(
+                    stmt in getattr(parent, f, ()) and cur in getattr(parent, f, ())
+                    for f in _BLOCKS) and stmt.lineno < cur.lineno:
+                latest = max(latest, stmt.lineno)
+                break
+            cur = parent
+    if not latest:
+        return binds
+    return [b for b in binds if b.lineno is None or b.lineno >= latest]
+
+
 def enclosing_function(node: nodes.NodeNG) -> nodes.NodeNG | None:
     """The FunctionDef or Lambda whose body holds ``node`` (its defaults excluded)."""
     cur = node.parent
@@ -337,7 +365,7 @@ class Evaluator:
             return cached
         try:
             _, assigns = name.lookup(name.name)
-            out = list(assigns)
+            out = _undominated(list(assigns), name)
         except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
             out = []
         frame = name.frame()
@@ -769,6 +797,15 @@ class Evaluator:
                 if method is not None:
                     out.append((method, True))
             return out
+        if isinstance(func, nodes.Attribute) and self._sites is None and \
+                func.attrname in self._method_names():
+            # While the call index is built: receivers made by a constructor of a module
+            # class (``meter = AverageMeter()``, ``self.meter = AverageMeter()``), by syntax.
+            for klass in self._constructed_classes(func.expr):
+                method = self.method_of(klass, func.attrname)
+                if method is not None:
+                    out.append((method, True))
+            return out
         if isinstance(func, nodes.Attribute) and self._sites is not None and \
                 func.attrname in self._method_names():
             for v in self.value(func.expr, ctx, d):
@@ -776,6 +813,33 @@ class Evaluator:
                     method = self.method_of(v.node, func.attrname)
                     if method is not None:
                         out.append((method, True))
+        return out
+
+    def _constructed_classes(self, node: nodes.NodeNG) -> list[nodes.ClassDef]:
+        """Module classes whose constructor call every binding of ``node`` (a name, or
+        ``self.attr``) assigns; empty when any binding is something else."""
+        stmts: list[nodes.NodeNG] = []
+        if isinstance(node, nodes.Name):
+            binds = self.bindings(node)
+            if not binds or not all(isinstance(b, nodes.AssignName) for b in binds):
+                return []
+            stmts = [b.parent for b in binds]
+        elif isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and \
+                node.expr.name == "self":
+            klass = enclosing_class(node)
+            if klass is None:
+                return []
+            stmts = [stmt for _, stmt in self.class_attrs(klass).get(node.attrname, [])]
+        out: list[nodes.ClassDef] = []
+        for stmt in stmts:
+            value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) else None
+            if not (isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name)):
+                return []
+            classes = [b for b in self.bindings(value.func) if isinstance(b, nodes.ClassDef)]
+            if len(classes) != 1:
+                return []
+            if classes[0] not in out:
+                out.append(classes[0])
         return out
 
     def _method_names(self) -> frozenset[str]:

@@ -202,6 +202,17 @@ class Steps:
                 kinds.add(self._loader_kind_of(r, depth + 1))
         return kinds.pop() if len(kinds) == 1 else None
 
+    def wrapped_loaders(self, v: V.Value) -> frozenset[V.Value]:
+        """What an instance of a wrapper class iterates in its ``__iter__`` (``for b in
+        self.dl: yield to_device(b)``), with that instance's attributes."""
+        method = self.ev.method_of(v.node, "__iter__")
+        if method is None:
+            return V.EMPTY
+        ctx = self.ev.bind_self(method, v, None)
+        found = [self.ev.value(loop.iter, ctx)
+                 for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES)]
+        return V.join(*found) if found else V.EMPTY
+
     def _generator_kind(self, method: nodes.FunctionDef) -> str | None:
         for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES):
             kind = self.loader_kind(self.ev.value(loop.iter))
@@ -633,15 +644,19 @@ class Steps:
         """A ``for`` loop over a loader or a dataset (not over ``range`` or a list)."""
         if not isinstance(loop, nodes.For):
             return False
-        return any(self._is_data(v, 0) for v in self.ev.value(loop.iter))
+        return any(self.is_data(v) for v in self.ev.value(loop.iter))
 
-    def _is_data(self, v: V.Value, depth: int) -> bool:
+    def is_data(self, v: V.Value, depth: int = 0) -> bool:
+        """A loader or dataset, also wrapped in tqdm/iter() or in a class of the module
+        whose ``__iter__`` iterates one (``DeviceDataLoader``)."""
         if depth > 4:
             return False
         if v.kind in (Kind.LOADER, Kind.DATASET):
             return True
         if v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
-            return any(self._is_data(b, depth + 1) for b in v.bound)
+            return any(self.is_data(b, depth + 1) for b in v.bound)
+        if v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
+            return any(self.is_data(b, depth + 1) for b in self.wrapped_loaders(v))
         return False
 
     def _inside_step_loop(self, loop: nodes.NodeNG) -> bool:

@@ -368,6 +368,8 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                     yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
                 yield from self._plain_inside(v.bound, depth + 1)
+            elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
+                yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
 
 
 class RaggedLastBatchFlag(RaggedLastBatch):

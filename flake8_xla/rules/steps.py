@@ -117,11 +117,11 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         collects = False
         for node in steps.body_nodes(loop, into_loops=False):
             if isinstance(node, nodes.Call):
-                if any(e.sync for e in an.entries(node)) and any(
+                if (any(e.sync for e in an.entries(node)) and any(
                         an.holds_lazy(a) for a in node.args) or (
                         isinstance(node.func, nodes.Attribute) and any(
                             e.sync in ("scalar", "transfer") for e in an.entries(node))
-                        and an.is_lazy(node.func.expr)):
+                        and an.is_lazy(node.func.expr))) and not an.off_xla_path(node):
                     return False  # a host read per iteration cuts the graph each step
                 f = node.func
                 if isinstance(f, nodes.Attribute) and f.attrname in ACCUMULATORS and \
@@ -188,19 +188,10 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         """A ``for`` over a loader or dataset, or a ``while`` that takes ``next()`` of one."""
         an = self.an
         if isinstance(loop, nodes.For):
-            return any(self._is_loader(v, 0) for v in an.value(loop.iter))
+            return any(an.steps.is_data(v) for v in an.value(loop.iter))
         sources = [c.args[0] for c, _ in an.steps.calls_in(loop, into_loops=False)
                    if isinstance(c.func, nodes.Name) and c.func.name == "next" and c.args]
-        return any(self._is_loader(v, 0) for src in sources for v in an.value(src))
-
-    def _is_loader(self, v: V.Value, depth: int) -> bool:
-        if depth > 4:
-            return False
-        if v.kind in (Kind.LOADER, Kind.DATASET):
-            return True
-        if v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
-            return any(self._is_loader(b, depth + 1) for b in v.bound)
-        return False
+        return any(an.steps.is_data(v) for src in sources for v in an.value(src))
 
     # ------------------------------------------------------------------ data
     def _data_is_plain(self, loop: nodes.NodeNG) -> bool:

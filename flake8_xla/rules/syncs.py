@@ -30,12 +30,19 @@ def _callee_name(func: nodes.NodeNG) -> str | None:
 def sync_names() -> frozenset[str]:
     """Last parts of the names of every call or method that the API model says reads a
     value on the host (``item``, ``cpu``, ``print``, ``float``, ``set_postfix`` ...), and
-    ``to``/``copy_``, which do when they move a lazy tensor to the CPU."""
+    ``to``/``copy_``, which do when they move a lazy tensor to the CPU, and ``map`` (of
+    ``float`` over tensors)."""
     api = model()
     out = {n.rsplit(".", 1)[-1] for n, e in api.calls.items() if e.sync}
     out |= {n for table in api.methods.values() for n, e in table.items() if e.sync}
     out |= {p.rstrip(".").rsplit(".", 1)[-1] for p, e in api.prefixes if e.sync}
-    return frozenset(out | {"to", "copy_"})
+    return frozenset(out | {"to", "copy_", "map"})
+
+
+@lru_cache(maxsize=1)
+def sync_prefixes() -> tuple[str, ...]:
+    """Module prefixes whose every call reads tensor arguments on the host (``numpy.``)."""
+    return tuple(p for p, e in model().prefixes if e.sync)
 
 
 class HostSync(Rule):
@@ -148,7 +155,8 @@ code off the XLA path, CPU tensors and Python numbers.
         fix = self.FIX_STEP
         if isinstance(node, nodes.Call):
             func = node.func
-            if _callee_name(func) not in sync_names():
+            if _callee_name(func) not in sync_names() and not (
+                    an.qualname(func) or "").startswith(sync_prefixes()):
                 return None  # syntax first: only calls that may read a value on the host
             entries = an.entries(node, ctx)
             syncs = {e.sync for e in entries if e.sync}
@@ -168,13 +176,18 @@ code off the XLA path, CPU tensors and Python numbers.
                         for v in an.value(func.expr, ctx)):
                     return ".copy_() of a lazy tensor into a CPU tensor", self.FIX_INTO_CPU
             args = list(node.args) + [k.value for k in node.keywords or ()]
-            if "scalar" in syncs and not isinstance(func, nodes.Attribute) and node.args and \
-                    lazy(node.args[0], ctx):
+            if an.is_builtin(func, "map") and len(node.args) >= 2 and (
+                    entry := an.ev.api.call(an.qualname(node.args[0]))) is not None and \
+                    entry.sync == "scalar" and any(
+                    holds(a, ctx) for a in node.args[1:]):
+                return f"map({node.args[0].as_string()}, ...) over tensors", fix
+            # a function (``float(t)``, ``math.sqrt(t)``, ``np.mean(ts)``), not a method
+            function = not isinstance(func, nodes.Attribute) or an.qualname(func) is not None
+            if "scalar" in syncs and function and node.args and lazy(node.args[0], ctx):
                 return f"{func.as_string()}()", fix
             if per_param:
                 return None
-            if "transfer" in syncs and not isinstance(func, nodes.Attribute) and any(
-                    holds(a, ctx) for a in args):
+            if "transfer" in syncs and function and any(holds(a, ctx) for a in args):
                 return f"{func.as_string()[:30]}() of a tensor", fix
             if "read" in syncs and any(holds(a, ctx) for a in args):
                 return self._read_what(func), fix
