@@ -53,6 +53,9 @@ MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "mod
                          "named_modules", "children", "load_state_dict", "requires_grad_",
                          "buffers", "named_buffers", "zero_grad"})
 OPTIMIZER_USES = frozenset({"param_groups", "add_param_group"})
+#: Attributes only a torch module has: a value they are used on is a module.
+MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "modules",
+                         "named_modules", "children", "requires_grad_", "buffers"})
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 MODULE_BASES = ("torch.nn.", "transformers.", "lightning.", "pytorch_lightning.",
                 "torchvision.models.", "timm.")
@@ -205,6 +208,7 @@ class Evaluator:
         self._by_name: dict[str, list[nodes.NodeNG]] | None = None
         self._frame_calls: dict[int, dict[object, list[nodes.NodeNG]]] = {}
         self._uses: dict[int, dict[str, tuple[set[str], bool]]] = {}
+        self._called: dict[int, frozenset[str]] = {}
         self._loop_names: dict[int, dict[str, list[nodes.AssignName]]] = {}
         self._off_path: dict[tuple[int, tuple[type, ...]], bool] = {}
         self._branch_off: dict[tuple[int, tuple[type, ...]], bool] = {}
@@ -741,10 +745,45 @@ class Evaluator:
             self._uses[id(func)] = table
         return table
 
+    def _called_keys(self, func: nodes.NodeNG) -> frozenset[str]:
+        """Dotted keys of the function that are called directly (``model(x)``)."""
+        found = self._called.get(id(func))
+        if found is None:
+            found = frozenset(k for c in func.nodes_of_class(nodes.Call)
+                              if (k := source_key(c.func)) is not None)
+            self._called[id(func)] = found
+        return found
+
+    def _module_like(self, call: nodes.Call) -> bool:
+        """``x.to(device)`` of an unknown ``x`` that its function uses as a module: it is
+        called, or has module methods (``model = model.to(device)`` then ``model(x)``)."""
+        func = call.frame()
+        receiver = call.func.expr if isinstance(call.func, nodes.Attribute) else None
+        keys = {source_key(receiver)} if receiver is not None else set()
+        parent = call.parent
+        if isinstance(parent, nodes.Assign):
+            keys |= {source_key(t) for t in parent.targets}
+        keys.discard(None)
+        sites = [(func, keys)]
+        if isinstance(parent, nodes.Call) and call in parent.args and self._sites is not None:
+            # ``test(model.to(device), ...)``: how the callee uses that parameter
+            pos = parent.args.index(call)
+            for callee, bound in self.callees(parent, None):
+                if isinstance(callee, nodes.FunctionDef):
+                    names = callee.argnames()[1 if bound else 0:]
+                    if pos < len(names):
+                        sites.append((callee, {names[pos]}))
+        for frame, names in sites:
+            called = self._called_keys(frame)
+            uses = self._attribute_uses(frame)
+            for k in names:
+                if k in called or uses.get(k, (set(), False))[0] & MODULE_USES:
+                    return True
+        return False
+
     def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         attrs, moved_in_place = self._attribute_uses(func).get(name, (set(), False))
-        if attrs & {"parameters", "named_parameters", "train", "eval", "modules",
-                    "named_modules", "children", "requires_grad_", "buffers"} or moved_in_place:
+        if attrs & MODULE_USES or moved_in_place:
             return one(Kind.MODULE)
         if "backward" in attrs:
             return V.tensor()
@@ -902,8 +941,31 @@ class Evaluator:
                             kind = inner
             if kind is not Kind.OBJECT:
                 break
+        if kind is Kind.OBJECT and klass.bases and self._defines_forward(klass) and all(
+                self._foreign_base(b) for b in klass.bases):
+            # ``class MiniGPT(BaseModel)`` with BaseModel from another module of the
+            # project: a class with an instance ``forward`` is a torch module.
+            kind = Kind.MODULE
         self._class_kind[key] = kind
         return kind
+
+    def _foreign_base(self, base: nodes.NodeNG) -> bool:
+        """A base class imported from outside torch (another module of the project)."""
+        q = self.qualname(base)
+        if q is None or q.startswith(("torch.", "torch_xla.")) or "." not in q:
+            return False
+        return not (isinstance(base, nodes.Name) and any(
+            isinstance(x, nodes.ClassDef) for x in self.bindings(base)))
+
+    @staticmethod
+    def _defines_forward(klass: nodes.ClassDef) -> bool:
+        """The class defines ``forward(self, ...)`` (not a static autograd ``forward``)."""
+        for item in klass.body:
+            if isinstance(item, nodes.FunctionDef) and item.name == "forward" and \
+                    item.type == "method" and item.args.args and \
+                    item.args.args[0].name == "self":
+                return True
+        return False
 
     def _iterable_class(self, klass: nodes.ClassDef, depth: int) -> bool:
         """An ``IterableDataset`` subclass (``__iter__`` and no ``__getitem__``)."""
@@ -1426,7 +1488,11 @@ class Evaluator:
                     return V.tensor("cuda")
                 dev = keyword(call, "device") or (call.args[0] if call.args else None)
                 is_dev, which = device_value(self, dev, ctx, d)
-                return V.tensor(which) if is_dev else UNKNOWN_SET
+                if not is_dev:
+                    return UNKNOWN_SET
+                if self._module_like(call):
+                    return one(Kind.MODULE, device=which)
+                return V.tensor(which)
             return self._unknown_call(call, ctx, d)
         return UNKNOWN_SET
 

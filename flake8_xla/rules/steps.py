@@ -8,7 +8,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import Analyzer, Kind, keyword
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import enclosing_function
+from flake8_xla.analysis.flows import enclosing_class, enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.specs import device_value
 from flake8_xla.context import Finding
@@ -114,7 +114,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             return False
         if steps._inside_forward(loop):
             return False
-        collects = False
+        collects = reads = False
         for node in steps.body_nodes(loop, into_loops=False):
             if isinstance(node, nodes.Call):
                 if (any(e.sync for e in an.entries(node)) and any(
@@ -122,14 +122,31 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                         isinstance(node.func, nodes.Attribute) and any(
                             e.sync in ("scalar", "transfer") for e in an.entries(node))
                         and an.is_lazy(node.func.expr))) and not an.off_xla_path(node):
-                    return False  # a host read per iteration cuts the graph each step
+                    reads = True  # a host read of the outputs per iteration runs them
                 f = node.func
                 if isinstance(f, nodes.Attribute) and f.attrname in ACCUMULATORS and \
                         node.args and an.holds_lazy(node.args[-1]):
                     collects = True
             elif isinstance(node, nodes.AugAssign) and an.is_lazy(node.value):
-                collects = True
-        return collects
+                return True  # ``correct += (pred == y).sum()``: state carried on the device
+        if self._accumulates_in_objects(loop):
+            return True  # ``meter.update(acc)`` that does ``self.sum += val``
+        return collects and not reads
+
+    def _accumulates_in_objects(self, loop: nodes.NodeNG) -> bool:
+        """A method the loop calls adds a lazy value to an attribute of its object."""
+        an = self.an
+        for call, ctx in an.steps.calls_in(loop, into_loops=False):
+            for func, fctx in an.ev.functions_called(call, ctx):
+                if not isinstance(func, nodes.FunctionDef) or enclosing_class(func) is None:
+                    continue
+                for aug in an.ev.own_nodes(func, nodes.AugAssign):
+                    target = aug.target
+                    if isinstance(target, nodes.AssignAttr) and isinstance(
+                            target.expr, nodes.Name) and target.expr.name == "self" and \
+                            an.is_lazy(aug.value, fctx):
+                        return True
+        return False
 
     # ------------------------------------------------------------------ drivers
     def _runs_inside_a_step(self, loop: nodes.NodeNG) -> bool:
