@@ -17,6 +17,16 @@ from collections import deque
 from collections.abc import Iterable
 from functools import lru_cache
 
+#: Lightning ``LightningModule`` hooks run per batch (``lightning/pytorch/core/module.py``).
+LIGHTNING_STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step",
+                                  "predict_step"})
+LIGHTNING_BATCH_HOOKS = frozenset({"on_train_batch_end", "on_validation_batch_end",
+                                   "on_test_batch_end", "on_train_batch_start"})
+#: Hugging Face ``Trainer`` methods run per batch (``transformers/trainer.py``).
+HF_TRAINER_HOOKS = frozenset({"compute_loss", "training_step", "prediction_step"})
+#: Methods a framework calls once per step.
+FRAMEWORK_STEP_HOOKS = LIGHTNING_STEP_HOOKS | LIGHTNING_BATCH_HOOKS | HF_TRAINER_HOOKS
+
 _MAX_STRING = 80  # longer string literals are prose, never a device or a strategy
 FORWARD_NAMES = frozenset({"forward", "_forward"})
 
@@ -230,6 +240,8 @@ def may_have_step_region(f: FileFacts) -> bool:
         return True
     if f.has_classes and "forward" in f.idents:
         return True  # a module class's forward runs once per step
+    if f.has_classes and not f.idents.isdisjoint(FRAMEWORK_STEP_HOOKS):
+        return True  # Lightning / Trainer step hooks run once per step
     return (f.has_loop or f.has_comprehension) and not f.call_attrs.isdisjoint(
         {"parameters", "named_parameters", "state_dict", "buffers", "named_buffers"})
 

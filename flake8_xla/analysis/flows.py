@@ -22,6 +22,7 @@ never a guess.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import NamedTuple
 
 from astroid import nodes
@@ -52,6 +53,9 @@ MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "mod
                          "named_modules", "children", "load_state_dict", "requires_grad_",
                          "buffers", "named_buffers", "zero_grad"})
 OPTIMIZER_USES = frozenset({"param_groups", "add_param_group"})
+#: Attributes only a torch module has: a value they are used on is a module.
+MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "modules",
+                         "named_modules", "children", "requires_grad_", "buffers"})
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 MODULE_BASES = ("torch.nn.", "transformers.", "lightning.", "pytorch_lightning.",
                 "torchvision.models.", "timm.")
@@ -108,6 +112,34 @@ class CallArgs(NamedTuple):
     keywords: tuple[tuple[str, frozenset[Value]], ...]
     starred: bool
     star_kwargs: bool
+
+
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """Drop the bindings that a later, unconditional assignment on the way to ``use``
+    replaces (``x = a`` / ``if c: x = b`` / ``x = f(x)`` / use: only the last reaches)."""
+    if len(binds) < 2:
+        return binds
+    frame = use.frame()
+    latest = 0
+    for b in binds:
+        if not isinstance(b, nodes.AssignName) or not isinstance(b.parent, nodes.Assign):
+            continue
+        stmt = b.parent
+        cur = use
+        while cur is not None and cur is not frame:
+            parent = cur.parent
+            if parent is stmt.parent and parent is not None and any(
+                    stmt in getattr(parent, f, ()) and cur in getattr(parent, f, ())
+                    for f in _BLOCKS) and stmt.lineno < cur.lineno:
+                latest = max(latest, stmt.lineno)
+                break
+            cur = parent
+    if not latest:
+        return binds
+    return [b for b in binds if b.lineno is None or b.lineno >= latest]
 
 
 def enclosing_function(node: nodes.NodeNG) -> nodes.NodeNG | None:
@@ -176,6 +208,7 @@ class Evaluator:
         self._by_name: dict[str, list[nodes.NodeNG]] | None = None
         self._frame_calls: dict[int, dict[object, list[nodes.NodeNG]]] = {}
         self._uses: dict[int, dict[str, tuple[set[str], bool]]] = {}
+        self._called: dict[int, frozenset[str]] = {}
         self._loop_names: dict[int, dict[str, list[nodes.AssignName]]] = {}
         self._off_path: dict[tuple[int, tuple[type, ...]], bool] = {}
         self._branch_off: dict[tuple[int, tuple[type, ...]], bool] = {}
@@ -261,7 +294,13 @@ class Evaluator:
                 return self.value(node.body, ctx, d)
             if truth is False:
                 return self.value(node.orelse, ctx, d)
-            return join(self.value(node.body, ctx, d), self.value(node.orelse, ctx, d))
+            body, orelse = self.value(node.body, ctx, d), self.value(node.orelse, ctx, d)
+            narrowed = self._isinstance_tensor(node.test)
+            # ``v.cpu() if isinstance(v, torch.Tensor) else v``: the other arm is no tensor
+            if narrowed is not None and isinstance(node.orelse, nodes.Name) and \
+                    node.orelse.name == narrowed:
+                orelse = frozenset(v for v in orelse if v.kind is not Kind.TENSOR)
+            return join(body, orelse)
         if isinstance(node, nodes.Tuple):
             return one(Kind.TUPLE, elts=self._elts(node.elts, ctx, d))
         if isinstance(node, (nodes.List, nodes.Set)):
@@ -304,6 +343,18 @@ class Evaluator:
                 return found
         return one(Kind.REF, qual=q)
 
+    def _isinstance_tensor(self, test: nodes.NodeNG) -> str | None:
+        """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``), else None."""
+        if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
+                test.func.name == "isinstance" and len(test.args) == 2 and \
+                isinstance(test.args[0], nodes.Name):
+            kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [
+                test.args[1]]
+            if any((self.qualname(k) or "") in ("torch.Tensor", "torch.nn.Parameter")
+                   for k in kinds):
+                return test.args[0].name
+        return None
+
     def _elts(self, elts: list[nodes.NodeNG], ctx: Ctx | None, d: int
               ) -> tuple[frozenset[Value], ...] | None:
         if any(isinstance(e, nodes.Starred) for e in elts):
@@ -332,7 +383,7 @@ class Evaluator:
             return cached
         try:
             _, assigns = name.lookup(name.name)
-            out = list(assigns)
+            out = _undominated(list(assigns), name)
         except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
             out = []
         frame = name.frame()
@@ -391,6 +442,10 @@ class Evaluator:
             used = self._usage_kind(node.frame(), node.name)
             if used is not None:
                 value = used
+                if self._external_result(binds):
+                    # ``opt = nxd.initialize_parallel_optimizer(...)``: an object of a
+                    # library we do not model, which may wrap what its kind implies.
+                    value = frozenset(replace(v, flags=v.flags | {"external"}) for v in value)
         if V.any_kind(value, Kind.MODULE):
             moved = self._inplace_move(node, ctx, d)
             if moved is not None:
@@ -668,6 +723,17 @@ class Evaluator:
             return None
         return None
 
+    def _external_result(self, binds: list[nodes.NodeNG]) -> bool:
+        """A binding assigns the result of a call into an imported library outside torch."""
+        for b in binds:
+            parent = b.parent
+            if isinstance(b, nodes.AssignName) and isinstance(parent, nodes.Assign) and \
+                    isinstance(parent.value, nodes.Call):
+                q = self.qualname(parent.value.func)
+                if q is not None and "." in q and not q.startswith(("torch.", "torch_xla.")):
+                    return True
+        return False
+
     def _usage_kind(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         """What a name of unknown value is, by how ``func`` uses it (memoised)."""
         key = (id(func), "usage:" + name)
@@ -697,10 +763,45 @@ class Evaluator:
             self._uses[id(func)] = table
         return table
 
+    def _called_keys(self, func: nodes.NodeNG) -> frozenset[str]:
+        """Dotted keys of the function that are called directly (``model(x)``)."""
+        found = self._called.get(id(func))
+        if found is None:
+            found = frozenset(k for c in func.nodes_of_class(nodes.Call)
+                              if (k := source_key(c.func)) is not None)
+            self._called[id(func)] = found
+        return found
+
+    def _module_like(self, call: nodes.Call) -> bool:
+        """``x.to(device)`` of an unknown ``x`` that its function uses as a module: it is
+        called, or has module methods (``model = model.to(device)`` then ``model(x)``)."""
+        func = call.frame()
+        receiver = call.func.expr if isinstance(call.func, nodes.Attribute) else None
+        keys = {source_key(receiver)} if receiver is not None else set()
+        parent = call.parent
+        if isinstance(parent, nodes.Assign):
+            keys |= {source_key(t) for t in parent.targets}
+        keys.discard(None)
+        sites = [(func, keys)]
+        if isinstance(parent, nodes.Call) and call in parent.args and self._sites is not None:
+            # ``test(model.to(device), ...)``: how the callee uses that parameter
+            pos = parent.args.index(call)
+            for callee, bound in self.callees(parent, None):
+                if isinstance(callee, nodes.FunctionDef):
+                    names = callee.argnames()[1 if bound else 0:]
+                    if pos < len(names):
+                        sites.append((callee, {names[pos]}))
+        for frame, names in sites:
+            called = self._called_keys(frame)
+            uses = self._attribute_uses(frame)
+            for k in names:
+                if k in called or uses.get(k, (set(), False))[0] & MODULE_USES:
+                    return True
+        return False
+
     def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         attrs, moved_in_place = self._attribute_uses(func).get(name, (set(), False))
-        if attrs & {"parameters", "named_parameters", "train", "eval", "modules",
-                    "named_modules", "children", "requires_grad_", "buffers"} or moved_in_place:
+        if attrs & MODULE_USES or moved_in_place:
             return one(Kind.MODULE)
         if "backward" in attrs:
             return V.tensor()
@@ -753,13 +854,49 @@ class Evaluator:
                 if method is not None:
                     out.append((method, True))
             return out
+        if isinstance(func, nodes.Attribute) and self._sites is None and \
+                func.attrname in self._method_names():
+            # While the call index is built: receivers made by a constructor of a module
+            # class (``meter = AverageMeter()``, ``self.meter = AverageMeter()``), by syntax.
+            for klass in self._constructed_classes(func.expr):
+                method = self.method_of(klass, func.attrname)
+                if method is not None:
+                    out.append((method, True))
+            return out
         if isinstance(func, nodes.Attribute) and self._sites is not None and \
                 func.attrname in self._method_names():
             for v in self.value(func.expr, ctx, d):
-                if v.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(v.node, nodes.ClassDef):
+                if isinstance(v.node, nodes.ClassDef) and v.kind is not Kind.CLASS:
                     method = self.method_of(v.node, func.attrname)
                     if method is not None:
                         out.append((method, True))
+        return out
+
+    def _constructed_classes(self, node: nodes.NodeNG) -> list[nodes.ClassDef]:
+        """Module classes whose constructor call every binding of ``node`` (a name, or
+        ``self.attr``) assigns; empty when any binding is something else."""
+        stmts: list[nodes.NodeNG] = []
+        if isinstance(node, nodes.Name):
+            binds = self.bindings(node)
+            if not binds or not all(isinstance(b, nodes.AssignName) for b in binds):
+                return []
+            stmts = [b.parent for b in binds]
+        elif isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and \
+                node.expr.name == "self":
+            klass = enclosing_class(node)
+            if klass is None:
+                return []
+            stmts = [stmt for _, stmt in self.class_attrs(klass).get(node.attrname, [])]
+        out: list[nodes.ClassDef] = []
+        for stmt in stmts:
+            value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) else None
+            if not (isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name)):
+                return []
+            classes = [b for b in self.bindings(value.func) if isinstance(b, nodes.ClassDef)]
+            if len(classes) != 1:
+                return []
+            if classes[0] not in out:
+                out.append(classes[0])
         return out
 
     def _method_names(self) -> frozenset[str]:
@@ -822,8 +959,48 @@ class Evaluator:
                             kind = inner
             if kind is not Kind.OBJECT:
                 break
+        if kind is Kind.OBJECT and klass.bases and self._defines_forward(klass) and all(
+                self._foreign_base(b) for b in klass.bases):
+            # ``class MiniGPT(BaseModel)`` with BaseModel from another module of the
+            # project: a class with an instance ``forward`` is a torch module.
+            kind = Kind.MODULE
         self._class_kind[key] = kind
         return kind
+
+    def _foreign_base(self, base: nodes.NodeNG) -> bool:
+        """A base class imported from outside torch (another module of the project)."""
+        q = self.qualname(base)
+        if q is None or q.startswith(("torch.", "torch_xla.")) or "." not in q:
+            return False
+        return not (isinstance(base, nodes.Name) and any(
+            isinstance(x, nodes.ClassDef) for x in self.bindings(base)))
+
+    @staticmethod
+    def _defines_forward(klass: nodes.ClassDef) -> bool:
+        """The class defines ``forward(self, ...)`` (not a static autograd ``forward``)."""
+        for item in klass.body:
+            if isinstance(item, nodes.FunctionDef) and item.name == "forward" and \
+                    item.type == "method" and item.args.args and \
+                    item.args.args[0].name == "self":
+                return True
+        return False
+
+    def _iterable_class(self, klass: nodes.ClassDef, depth: int) -> bool:
+        """An ``IterableDataset`` subclass (``__iter__`` and no ``__getitem__``)."""
+        methods = {item.name for item in klass.body if isinstance(item, nodes.FunctionDef)}
+        if "__getitem__" in methods:
+            return False
+        if "__iter__" in methods:
+            return True
+        for base in klass.bases:
+            if (self.qualname(base) or "").endswith("IterableDataset"):
+                return True
+            if isinstance(base, nodes.Name) and depth < 8:
+                for b in self.bindings(base):
+                    if isinstance(b, nodes.ClassDef) and b is not klass and \
+                            self._iterable_class(b, depth + 1):
+                        return True
+        return False
 
     def instance(self, klass: nodes.ClassDef) -> frozenset[Value]:
         """An instance of a module class (a module on no device yet: it moves with .to())."""
@@ -831,6 +1008,8 @@ class Evaluator:
         flags = frozenset({"custom"})
         if kind is Kind.LOADER:
             flags = flags | {"plain"}
+        if kind is Kind.DATASET and self._iterable_class(klass, 0):
+            flags = flags | {"iterable"}  # a stream: its loader has no fixed last batch
         device = V.ANY_DEVICE if kind is Kind.MODULE else None
         return one(kind, node=klass, qual=klass.name, flags=flags, device=device)
 
@@ -1025,7 +1204,9 @@ class Evaluator:
                 # accelerate's AcceleratedOptimizer.optimizer: the raw optimizer under it
                 return frozenset({v.with_(flags=(v.flags - {"managed"}) | {"raw"})})
             if attr == "param_groups":
-                return one(Kind.LIST, elem=one(Kind.DICT, items=(), elem=V.host()))
+                params = one(Kind.LIST, elem=V.tensor(None, flags=frozenset({"param"})))
+                return one(Kind.LIST, elem=one(Kind.DICT, items=(("params", params),),
+                                               elem=V.host()))
             return UNKNOWN_SET
         if k is Kind.FRAMEWORK:
             from flake8_xla.analysis import hooks
@@ -1088,6 +1269,9 @@ class Evaluator:
                 items = dict(v.items or ())
                 if isinstance(key, str) and key in items:
                     out.append(items[key])
+                elif isinstance(key, str) and items:
+                    # a constant key the dict does not hold by name: one of its other values
+                    out.append(v.elem if v.elem is not None else UNKNOWN_SET)
                 else:
                     out.append(join(*items.values(), v.elem or EMPTY) if (items or v.elem)
                                else UNKNOWN_SET)
@@ -1322,7 +1506,11 @@ class Evaluator:
                     return V.tensor("cuda")
                 dev = keyword(call, "device") or (call.args[0] if call.args else None)
                 is_dev, which = device_value(self, dev, ctx, d)
-                return V.tensor(which) if is_dev else UNKNOWN_SET
+                if not is_dev:
+                    return UNKNOWN_SET
+                if self._module_like(call):
+                    return one(Kind.MODULE, device=which)
+                return V.tensor(which)
             return self._unknown_call(call, ctx, d)
         return UNKNOWN_SET
 
@@ -1471,7 +1659,12 @@ class Evaluator:
                         return found
                 return self._unknown_library_call(q, call, ctx, d)
             return UNKNOWN_SET
-        return specs.apply(self, entry, q, call, receiver, ctx, d)
+        result = specs.apply(self, entry, q, call, receiver, ctx, d)
+        if entry.does("dynamic_shape"):
+            # nonzero()/unique()...: a tensor whose length is known only after execution
+            result = frozenset(v.with_(flags=v.flags | {"dynamic"}) if v.kind is Kind.TENSOR
+                               else v for v in result)
+        return result
 
     def _unknown_library_call(self, q: str, call: nodes.Call, ctx: Ctx | None, d: int
                               ) -> frozenset[Value]:
@@ -1520,6 +1713,17 @@ class Evaluator:
             if bound:
                 self_v = self._receiver_of(call, func, ctx)
             yield func, self.ctx_for_call(func, call, ctx, 0, self_v)
+        if call.args and "step" in self._method_names() and not seen and any(
+                e.does("optimizer_step") for e in self.call_entries(call)):
+            # ``xm.optimizer_step(opt)`` / ``scaler.step(opt)`` runs ``opt.step()``: the
+            # module's own optimizer class's step method.
+            for v in self.value(call.args[0], ctx):
+                if v.kind in (Kind.OBJECT, Kind.OPTIMIZER) and isinstance(v.node, nodes.ClassDef):
+                    method = self.method_of(v.node, "step")
+                    if method is not None and id(method) not in seen:
+                        seen.add(id(method))
+                        yield method, self.ctx_for_call(method, call, ctx, 0, frozenset({v}))
+            return
         f = call.func
         if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
                 f.expr.name == "self" and not seen:

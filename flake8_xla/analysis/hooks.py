@@ -27,15 +27,11 @@ from astroid import nodes
 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, one
+from flake8_xla.filefacts import HF_TRAINER_HOOKS, LIGHTNING_BATCH_HOOKS, LIGHTNING_STEP_HOOKS
 
 if TYPE_CHECKING:
     from flake8_xla.analysis.flows import Evaluator
 
-LIGHTNING_STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step",
-                                  "predict_step"})
-LIGHTNING_BATCH_HOOKS = frozenset({"on_train_batch_end", "on_validation_batch_end",
-                                   "on_test_batch_end", "on_train_batch_start"})
-HF_TRAINER_HOOKS = frozenset({"compute_loss", "training_step", "prediction_step"})
 
 
 def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]]:

@@ -8,6 +8,7 @@ taken for it. The helpers below are syntax only.
 
 from __future__ import annotations
 
+import builtins
 import re
 
 from astroid import nodes
@@ -94,6 +95,22 @@ XLA_WORDS = ("xla", "tpu", "tpus", "trainium", "neuron", "inferentia")
 CUDA_WORDS = ("cuda", "gpu", "gpus", "nccl", "cudnn", "apex", "mps")
 
 
+#: Python's own builtins: a star import never shadows them in practice.
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _import_fallback(node: nodes.NodeNG) -> bool:
+    """A binding in an ``except ImportError`` / ``ModuleNotFoundError`` handler."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.ClassDef,
+                                                  nodes.Module)):
+        if isinstance(cur, nodes.ExceptHandler):
+            names = cur.type.nodes_of_class(nodes.Name) if cur.type is not None else []
+            return any(n.name in ("ImportError", "ModuleNotFoundError") for n in names)
+        cur = cur.parent
+    return False
+
+
 class QualNames:
     """Qualified names of Name/Attribute chains that refer to imported objects (memoised)."""
 
@@ -120,6 +137,10 @@ class QualNames:
                 _, assigns = node.lookup(node.name)
             except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
                 return None
+            if assigns and any(isinstance(a, (nodes.Import, nodes.ImportFrom)) for a in assigns):
+                # ``except ImportError: xm = None``: the fallback of a missing package; where
+                # the code runs with the package, the name is the import.
+                assigns = [a for a in assigns if not _import_fallback(a)]
             if assigns and all(isinstance(a, (nodes.Import, nodes.ImportFrom)) for a in assigns):
                 if len(assigns) > 1:
                     # ``if tpu: from torch_xla.amp import autocast`` / ``else: from
@@ -128,6 +149,8 @@ class QualNames:
                     if len(found) > 1:
                         return None
                 return self.imports.resolve(node.name)
+            if not assigns and node.name in _BUILTIN_NAMES:
+                return node.name  # ``enumerate`` after ``from torch.optim import *``
             if not assigns and self.imports.star_modules:
                 # ``from torch_xla.core.xla_model import *``: a free name may come from it.
                 for module in self.imports.star_modules:

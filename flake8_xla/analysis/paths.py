@@ -75,6 +75,15 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
         if inner is None:
             return None
         return inner if op in ("is not", "!=") else not inner
+    for subject, const in ((left, right), (right, left)):
+        if op in ("is", "is not", "==", "!=") and isinstance(const, nodes.Const) and \
+                isinstance(const.value, bool):
+            # ``use_tpu == False``, ``args.xla is True``: the flag's own truth, or its negation
+            inner = _base_truth(subject, ev, 1)
+            if inner is None:
+                return None
+            same = inner == const.value
+            return same if op in ("is", "==") else not same
     sides = [(left, right), (right, left)]
     for subject, const in sides:
         consts: list[str] = []
@@ -97,12 +106,25 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
             continue
         if actual is None:
             if not (words_of(subject) & DEVICE_SUBJECT_WORDS) and not isinstance(
-                    const, nodes.Attribute):
+                    const, nodes.Attribute) and not _selector_parameter(subject, ev):
                 continue
             actual = "xla"  # a device or accelerator setting: on the XLA path it is XLA
         same = actual == wanted
         return same if op in ("==", "in", "is") else not same
     return None
+
+
+def _selector_parameter(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
+    """``def get_device(name): if name == "cuda": return torch.device("cuda")``: a
+    parameter of a function that returns devices, so it names the device."""
+    if ev is None or not isinstance(subject, nodes.Name):
+        return False
+    func = subject.frame()
+    if not isinstance(func, nodes.FunctionDef) or subject.name not in func.argnames():
+        return False
+    rets = [r.value for r in ev.own_nodes(func, nodes.Return) if r.value is not None]
+    return bool(rets) and any(
+        any(v.kind is Kind.DEVICE for v in ev.value(r)) for r in rets)
 
 
 def _device_word(text: str) -> str | None:
@@ -268,6 +290,16 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
                     if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Const) and \
                             stmt.value.value is False:
                         out.update(k for k in (source_key(t) for t in stmt.targets) if k)
+            continue
+        if isinstance(node, nodes.If) and isinstance(test, (nodes.Name, nodes.Attribute)) and \
+                isinstance(node.parent, (nodes.FunctionDef, nodes.Module)) and \
+                node.body and isinstance(node.body[-1], nodes.Raise) and \
+                _base_truth(test, ev) is None:
+            # ``if args.fp16: raise ValueError("not supported on TPU")`` in the main flow:
+            # every run that goes on has the flag off.
+            key = source_key(test)
+            if key:
+                out.add(key)
             continue
         if isinstance(test, nodes.BoolOp) and test.op == "and":
             truths = [_base_truth(v, ev) for v in test.values]

@@ -80,6 +80,7 @@ def _moved(ev: Evaluator, base: frozenset[Value], call: nodes.Call, ctx: Ctx | N
 def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: int
             ) -> frozenset[Value]:
     flags = {"plain"}
+    sampler_count: str | None = None
     drop = keyword(call, "drop_last")
     if drop is not None:
         dv = ev.value(drop, ctx, d)
@@ -87,6 +88,7 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
             flags.add("drop_last")
         elif not (dv and all(v.kind is Kind.HOST and v.text == "False" for v in dv)):
             flags.add("drop_last_unknown")
+            flags.add("drop_last_flag")  # drop_last=args.drop_last: a setting of the run
     if keyword(call, "batch_sampler") is not None or has_star_kwargs(call):
         flags.add("drop_last_unknown")
     sampler = keyword(call, "sampler")
@@ -97,7 +99,15 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
         elif not V.is_known(sv) or any(v.kind is not Kind.SAMPLER for v in sv):
             flags.add("sampler_unknown")
         else:
-            flags.add("sampler")
+            counts = {_sample_count(v.node) for v in sv}
+            if len(counts) == 1 and None not in counts:
+                count = counts.pop()
+                # ``RandomSampler(ds, num_samples=N)``: N samples, whatever the dataset's size
+                # (at 10**8 or more the final batch is never reached in practice).
+                flags.add("endless" if count >= 10 ** 8 else "counted")
+                sampler_count = str(count)
+            else:
+                flags.add("sampler")
     elif keyword(call, "batch_sampler") is not None:
         flags.add("sampler_unknown")
     shuffle = keyword(call, "shuffle")
@@ -112,14 +122,43 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     if batch is None:
         if keyword(call, "batch_sampler") is None:
             text = "1"
+    elif isinstance(batch, nodes.Const) and batch.value is None:
+        flags.add("unbatched")  # batch_size=None: each item is a batch the dataset made
+    elif isinstance(batch, nodes.Call) and isinstance(batch.func, nodes.Name) and \
+            batch.func.name == "len" and batch.args and dataset is not None and \
+            batch.args[0].as_string() == dataset.as_string():
+        flags.add("unbatched")  # batch_size=len(ds): the whole dataset in one batch
     else:
         bv = ev.value(batch, ctx, d)
         if bv and all(v.kind is Kind.HOST and v.text is not None for v in bv) and len(bv) == 1:
             text = next(iter(bv)).text
     sizes = {v.text for v in ds if v.kind is Kind.DATASET and v.text}
+    if sampler_count is not None:
+        sizes = {sampler_count}
     return one(Kind.LOADER, node=call, qual=q or "torch.utils.data.DataLoader",
                text=text, flags=frozenset(flags),
                bound=frozenset({Value(Kind.HOST, text=s) for s in sizes}) if sizes else None)
+
+
+def _sample_count(node: nodes.NodeNG | None) -> int | None:
+    """The constant ``num_samples=`` of a sampler constructor call, else None."""
+    if not isinstance(node, nodes.Call):
+        return None
+    n = keyword(node, "num_samples")
+    if isinstance(n, nodes.Call) and isinstance(n.func, nodes.Name) and n.func.name == "int" \
+            and len(n.args) == 1:
+        n = n.args[0]
+    if isinstance(n, nodes.BinOp) and n.op in ("**", "*") and isinstance(n.left, nodes.Const) \
+            and isinstance(n.right, nodes.Const):
+        try:
+            value = n.left.value ** n.right.value if n.op == "**" else n.left.value * n.right.value
+        except TypeError:
+            return None
+        return int(value) if isinstance(value, (int, float)) else None
+    if isinstance(n, nodes.Const) and isinstance(n.value, (int, float)) and \
+            not isinstance(n.value, bool):
+        return int(n.value)
+    return None
 
 
 def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: int
@@ -141,7 +180,42 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
                 split = "test"
         if split in sizes:
             text = str(sizes[split])
+    elif entry.name.endswith("TensorDataset") and call.args:
+        size = _leading_dim(ev, call.args[0], ctx, d, 0)
+        text = str(size) if size is not None else None
     return one(Kind.DATASET, node=call, qual=entry.name, text=text)
+
+
+#: Factories whose leading positional arguments (or ``size=`` tuple) give the shape.
+_SHAPED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones",
+                               "torch.empty", "torch.full"})
+
+
+def _leading_dim(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, depth: int
+                 ) -> int | None:
+    """The first dimension of a tensor built from a literal shape (``torch.randn(1024, 8)``,
+    ``torch.zeros((n, 8))`` with ``n`` a known int), following a name bound once; else None."""
+    if depth > 4:
+        return None
+    if isinstance(node, nodes.Name):
+        binds = ev.bindings(node)
+        if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+                not isinstance(binds[0].parent, nodes.Assign):
+            return None
+        return _leading_dim(ev, binds[0].parent.value, ctx, d, depth + 1)
+    if not isinstance(node, nodes.Call) or ev.qualname(node.func) not in _SHAPED_FACTORIES:
+        return None
+    first = keyword(node, "size") or (node.args[0] if node.args else None)
+    if isinstance(first, (nodes.Tuple, nodes.List)):
+        first = first.elts[0] if first.elts else None
+    if first is None:
+        return None
+    vs = ev.value(first, ctx, d)
+    if len(vs) == 1:
+        v = next(iter(vs))
+        if v.kind is Kind.HOST and v.text is not None and v.text.isdigit():
+            return int(v.text)
+    return None
 
 
 def _scaler(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: int

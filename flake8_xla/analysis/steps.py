@@ -122,7 +122,9 @@ class Steps:
         vs = self.ev.value(func, ctx)
         if any(v.kind is Kind.MODULE and v.device != "cpu" for v in vs):
             return not self._inside_forward(call)
-        if not V.is_known(vs) and not self.an.qualname(func) and any(
+        if not V.is_known(vs) and not self.an.qualname(func) and not (
+                isinstance(func, nodes.Attribute) and self._known_non_module(func.expr, ctx)) \
+                and any(
                 V.holds_lazy(self.ev.value(a, ctx)) for a in [*call.args, *(
                     k.value for k in call.keywords or ())]):
             # A callable of unknown value run on lazy tensors (a model passed in as a
@@ -133,6 +135,11 @@ class Steps:
             if any(v.kind is Kind.MODULE and v.device != "cpu" for v in base):
                 return not self._inside_forward(call)
         return False
+
+    def _known_non_module(self, base: nodes.NodeNG, ctx: Ctx | None) -> bool:
+        """``kv_caches.append(...)``: a method of a value known not to be a module."""
+        vs = self.ev.value(base, ctx)
+        return V.is_known(vs) and not any(v.kind in (Kind.MODULE, Kind.OBJECT) for v in vs)
 
     @staticmethod
     def _inside_forward(node: nodes.NodeNG) -> bool:
@@ -202,6 +209,17 @@ class Steps:
             else:
                 kinds.add(self._loader_kind_of(r, depth + 1))
         return kinds.pop() if len(kinds) == 1 else None
+
+    def wrapped_loaders(self, v: V.Value) -> frozenset[V.Value]:
+        """What an instance of a wrapper class iterates in its ``__iter__`` (``for b in
+        self.dl: yield to_device(b)``), with that instance's attributes."""
+        method = self.ev.method_of(v.node, "__iter__")
+        if method is None:
+            return V.EMPTY
+        ctx = self.ev.bind_self(method, v, None)
+        found = [self.ev.value(loop.iter, ctx)
+                 for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES)]
+        return V.join(*found) if found else V.EMPTY
 
     def _generator_kind(self, method: nodes.FunctionDef) -> str | None:
         for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES):
@@ -329,11 +347,43 @@ class Steps:
             if self._inside_forward(lp):
                 return False  # a module's forward and __init__ are checked as a whole
             step = (isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
-                "xla", "managed")) or self.is_training_loop(lp) or any(
-                self.is_barrier_call(c, cx) for c, cx in self.calls_in(lp, into_loops=False)) \
-                or self.is_forward_loop(lp)
-            return step and not off_xla_path(lp, self.ev)
+                "xla", "managed")) or self.is_training_loop(lp) or self.is_forward_loop(lp)
+            if not step and any(self.is_barrier_call(c, cx)
+                                for c, cx in self.calls_in(lp, into_loops=False)):
+                # A barrier after ``train_one_epoch(...)``: an epoch loop, whose steps are
+                # the inner loops; else a step loop of its own.
+                step = not self._drives_step_loops(lp)
+            return step and not off_xla_path(lp, self.ev) and not self.cpu_training(lp)
         return self._memo_q("step", loop, compute)
+
+    def cpu_training(self, loop: nodes.NodeNG) -> bool:
+        """Every loss the loop back-propagates is a tensor known to be on the CPU (a
+        probe model fitted on host data), and it iterates no XLA loader."""
+        if isinstance(loop, nodes.For) and self.loader_kind(self.ev.value(loop.iter)) in (
+                "xla", "managed"):
+            return False
+        losses = [(call, cx) for call, cx in self.calls_in(loop, into_loops=False)
+                  if isinstance(call.func, nodes.Attribute) and call.func.attrname == "backward"
+                  and self.update_kind(call, cx) == "backward"]
+        if not losses:
+            return False
+        for call, cx in losses:
+            vs = self.ev.value(call.func.expr, cx)
+            if not vs or not all(v.kind is Kind.TENSOR and v.device == "cpu" for v in vs):
+                return False
+        return True
+
+    def _drives_step_loops(self, loop: nodes.NodeNG, *, calls_only: bool = False) -> bool:
+        """An inner loop of ``loop`` (unless ``calls_only``), or of a function it calls, is
+        a step loop."""
+        holders: list[nodes.NodeNG] = [] if calls_only else [loop]
+        for call, ctx in self.calls_in(loop, into_loops=False):
+            holders.extend(func for func, _ in self.ev.functions_called(call, ctx))
+        for holder in holders:
+            for inner in holder.nodes_of_class(LOOPS):
+                if inner is not loop and self.is_step_loop(inner):
+                    return True
+        return False
 
     def step_loops(self) -> list[nodes.NodeNG]:
         """The module's step loops."""
@@ -429,15 +479,67 @@ class Steps:
                 return False  # syntax first: no step()/optimizer_step()/a call of a helper
             # One optimizer step per call, its backward passes possibly accumulated in a
             # micro-batch loop.
-            own = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)}
+            own = {self.update_kind(c, cx) for c, cx in self.calls_in(fn, into_loops=False)
+                   if not self._in_one_off(c, fn)}
             if not own & {"optimizer_step", "scaler_step"}:
                 return False
             every = own | {self.update_kind(c, cx) for c, cx in self.calls_in(
                 fn, into_loops=True)}
             if "backward" in every:
-                return not self._called_from_step_loop(fn)
+                return not self._called_from_step_loop(fn) and not self._called_once(fn) \
+                    and not any(self._drives_step_loops(lp, calls_only=True)
+                                for lp in self.ev.own_nodes(fn, LOOPS))
             return False
         return self._memo_q("stepfn", func, compute)
+
+    def _in_one_off(self, call: nodes.Call, fn: nodes.NodeNG) -> bool:
+        """``call`` sits in another function, one that runs once (see :meth:`_called_once`)
+        or drives training loops of its own: not a step of ``fn``."""
+        inner = enclosing_function(call)
+        if inner is None or inner is fn or not isinstance(inner, nodes.FunctionDef):
+            return False
+        return self._called_once(inner) or any(
+            self._drives_step_loops(lp, calls_only=True) for lp in self.ev.own_nodes(inner, LOOPS))
+
+    def _called_once(self, fn: nodes.FunctionDef) -> bool:
+        """Every use of ``fn`` in the module is a call that runs once per run: outside any
+        loop, in a function that is itself called only so (a one-off debug or warm-up
+        step, not a step that a loop elsewhere drives)."""
+        def once(func: nodes.NodeNG, depth: int) -> bool:
+            if isinstance(func, nodes.Module):
+                return True
+            if depth > 3 or not isinstance(func, nodes.FunctionDef):
+                return False
+            if depth > 0 and any(self.is_step_loop(lp) or self._drives_step_loops(lp)
+                                 for lp in func.nodes_of_class(LOOPS)):
+                # A caller that drives the training loops itself (``run()`` with the epoch
+                # loop): what it calls outside those loops runs once per run or epoch.
+                return True
+            sites = self.ev.call_sites(func)
+            if not sites:
+                return False  # called from elsewhere: maybe once per step
+            if self._referenced_otherwise(func, len(sites)):
+                return False
+            for call, _ in sites:
+                cur = call.parent
+                while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
+                                                              nodes.Lambda)):
+                    if isinstance(cur, (*LOOPS, nodes.Comprehension)):
+                        return False
+                    cur = cur.parent
+                if cur is None or not once(cur, depth + 1):
+                    return False
+            return True
+        return once(fn, 0)
+
+    def _referenced_otherwise(self, func: nodes.FunctionDef, calls: int) -> bool:
+        """The function's name is used more often than it is called (a callback, an
+        export), syntax only."""
+        uses = sum(1 for n in self.an.module_nodes((nodes.Name, nodes.Attribute))
+                   if (n.name == func.name if isinstance(n, nodes.Name) else
+                       n.attrname == func.name and isinstance(n.expr, nodes.Name) and
+                       n.expr.name in ("self", "cls")))
+        return uses > calls
 
     def _names_update(self, call: nodes.Call) -> bool:
         """The call may step an optimizer: ``.step()``, ``optimizer_step``, or a call of a
@@ -471,10 +573,10 @@ class Steps:
         if klass is not None:
             bases = hooks._bases(self.ev, klass)
             if any(b.endswith("LightningModule") for b in bases) and \
-                    fn.name in ("training_step", "validation_step", "test_step"):
+                    fn.name in hooks.LIGHTNING_STEP_HOOKS | hooks.LIGHTNING_BATCH_HOOKS:
                 return True
             if any(b.startswith("transformers.") and b.endswith("Trainer") for b in bases) and \
-                    fn.name in ("compute_loss", "training_step"):
+                    fn.name in hooks.HF_TRAINER_HOOKS:
                 return True
         for kw, call, pos in hooks.callback_sites(self.ev).get(id(fn), []):
             if pos == 0 and self.an.qualname(call.func) == "ignite.engine.Engine":
@@ -584,15 +686,19 @@ class Steps:
         """A ``for`` loop over a loader or a dataset (not over ``range`` or a list)."""
         if not isinstance(loop, nodes.For):
             return False
-        return any(self._is_data(v, 0) for v in self.ev.value(loop.iter))
+        return any(self.is_data(v) for v in self.ev.value(loop.iter))
 
-    def _is_data(self, v: V.Value, depth: int) -> bool:
+    def is_data(self, v: V.Value, depth: int = 0) -> bool:
+        """A loader or dataset, also wrapped in tqdm/iter() or in a class of the module
+        whose ``__iter__`` iterates one (``DeviceDataLoader``)."""
         if depth > 4:
             return False
         if v.kind in (Kind.LOADER, Kind.DATASET):
             return True
         if v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
-            return any(self._is_data(b, depth + 1) for b in v.bound)
+            return any(self.is_data(b, depth + 1) for b in v.bound)
+        if v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
+            return any(self.is_data(b, depth + 1) for b in self.wrapped_loaders(v))
         return False
 
     def _inside_step_loop(self, loop: nodes.NodeNG) -> bool:

@@ -19,6 +19,15 @@ from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.rules.base import Rule
 
+#: torch.cuda calls that raise without a CUDA device ("Torch not compiled with CUDA
+#: enabled" / "No CUDA GPUs are available"); empty_cache and manual_seed_all are no-ops.
+CUDA_ONLY_CALLS = frozenset({
+    "torch.cuda.synchronize", "torch.cuda.set_device", "torch.cuda.current_device",
+    "torch.cuda.get_device_name", "torch.cuda.get_device_properties",
+    "torch.cuda.max_memory_allocated", "torch.cuda.memory_allocated",
+    "torch.cuda.max_memory_reserved", "torch.cuda.reset_peak_memory_stats",
+    "torch.cuda.Stream", "torch.cuda.Event"})
+
 
 def _is_cuda(value: str | None) -> bool:
     return value is not None and (value == "cuda" or value.startswith("cuda:"))
@@ -48,6 +57,10 @@ class HardcodedCudaDevice(Rule):
     code = "XLA501"
     fix = "safe"
     name = "hardcoded-cuda-device"
+    CUDA_CALL = ("CUDA-only call: {what} needs a CUDA device and raises on an XLA host (\"No "
+                 "CUDA GPUs are available\"); remove it or guard it with "
+                 "torch.cuda.is_available() (on XLA, torch_xla.sync() or xm.wait_device_ops() "
+                 "wait for the device)")
     message = ("hard-coded CUDA device: {what} sends tensors to a GPU that an XLA host does not "
                "have (a crash, or silent CPU work); use {device}")
     explanation = """\
@@ -78,7 +91,8 @@ XLA device.
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
-        return "cuda" in facts.call_attrs or any(s.startswith("cuda") for s in facts.strings)
+        return "cuda" in facts.call_attrs or "cuda" in facts.idents or any(
+            s.startswith("cuda") for s in facts.strings)
 
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
@@ -91,6 +105,10 @@ XLA device.
                 if an.off_xla_path(target, kinds=(nodes.If, nodes.While)) or \
                         self._xla_choice(target) or self._overwritten_guard(target):
                     continue
+                if what.startswith("torch.cuda."):
+                    yield Finding(target.lineno, target.col_offset, self.code,
+                                  f"{self.code} " + self.CUDA_CALL.format(what=what))
+                    continue
                 yield self.finding(target, what=what)
 
     def _kinds(self, node: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, str]]:
@@ -98,6 +116,9 @@ XLA device.
         if isinstance(node, nodes.Call):
             func = node.func
             q = an.qualname(func) or ""
+            if q in CUDA_ONLY_CALLS:
+                yield node, f"{q}()"
+                return
             if q == "torch.device" and node.args and _cuda_literal(node.args[0]) is not None:
                 yield _cuda_literal(node.args[0]), f"torch.device({node.args[0].as_string()})"
                 return

@@ -18,10 +18,20 @@ MANAGED = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "
            "ignite")
 
 
-def launcher_calls(an: Analyzer) -> list[nodes.Call]:
-    """``xmp.spawn(fn, ...)`` and ``torch_xla.launch(fn, ...)`` calls of the module."""
+def launcher_calls(an: Analyzer, *, multi_only: bool = False) -> list[nodes.Call]:
+    """``xmp.spawn(fn, ...)`` and ``torch_xla.launch(fn, ...)`` calls of the module; with
+    ``multi_only``, those that start more than one process (not ``nprocs=1`` or
+    ``debug_single_process=True``)."""
     return [c for name in ("spawn", "launch") for c in an.calls_named(name)
-            if an.does(c, "launch")]
+            if an.does(c, "launch") and not (multi_only and _single_process(c))]
+
+
+def _single_process(call: nodes.Call) -> bool:
+    """``nprocs=1`` or ``debug_single_process=True`` (torch_xla ``xla_multiprocessing``)."""
+    n = keyword(call, "nprocs")
+    debug = keyword(call, "debug_single_process")
+    return (isinstance(n, nodes.Const) and n.value == 1) or (
+        isinstance(debug, nodes.Const) and debug.value is True)
 
 
 def is_multi_replica(an: Analyzer) -> bool:
@@ -29,15 +39,20 @@ def is_multi_replica(an: Analyzer) -> bool:
 
     A single-process SPMD script (``xr.use_spmd()``) is not.
     """
-    if not launcher_calls(an):
+    if not launcher_calls(an, multi_only=True):
         return False
     return not any(an.does(c, "spmd") for c in an.calls_named("use_spmd"))
 
 
-def reduces_gradients(an: Analyzer, loop: nodes.NodeNG) -> bool:
-    """The loop (or what it calls, inner loops included) all-reduces the gradients."""
-    return any(an.does(c, "reduce_gradients", cx)
-               for c, cx in an.steps.calls_in(loop, into_loops=True))
+def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | None = None
+                      ) -> bool:
+    """The loop (or what it calls, inner loops included) all-reduces the gradients; with
+    ``step``, on a path that also runs that step (not in the other branch of an ``if``)."""
+    for c, cx in an.steps.calls_in(loop, into_loops=True):
+        if an.does(c, "reduce_gradients", cx) and (
+                step is None or c.root() is not step.root() or _same_block(c, step)):
+            return True
+    return False
 
 
 def wraps_model(an: Analyzer) -> bool:
@@ -56,7 +71,8 @@ def wraps_model(an: Analyzer) -> bool:
 def _is_optimizer(an: Analyzer, node: nodes.NodeNG, ctx=None) -> bool:
     """An optimizer value that is not managed by a framework."""
     vs = an.value(node, ctx)
-    return any(v.kind is Kind.OPTIMIZER and not v.has("managed") for v in vs)
+    return any(v.kind is Kind.OPTIMIZER and not v.has("managed") and not v.has("external")
+               for v in vs)
 
 
 class UnreducedOptimizerStep(Rule):
@@ -119,15 +135,15 @@ scripts.
         if not is_multi_replica(an) or wraps_model(an):
             return
         for loop in an.module_nodes((nodes.For, nodes.While)):
-            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop):
-                continue
-            if reduces_gradients(an, loop):
+            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop) or \
+                    an.steps.cpu_training(loop):
                 continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 f = call.func
                 if isinstance(f, nodes.Attribute) and f.attrname == "step" and not call.args \
                         and keyword(call, "found_inf") is None and \
-                        _is_optimizer(an, f.expr, ctx):
+                        _is_optimizer(an, f.expr, ctx) and \
+                        not reduces_gradients(an, loop, call) and not an.off_xla_path(call):
                     yield self.finding(call)
 
     RAW = ("optimizer step without gradient all-reduce: {what} steps the raw optimizer under "
@@ -244,11 +260,12 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
         if an is None or not is_multi_replica(an) or wraps_model(an):
             return
         for loop in an.module_nodes((nodes.For, nodes.While)):
-            if reduces_gradients(an, loop) or an.off_xla_path(loop):
+            if an.off_xla_path(loop):
                 continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 f = call.func
-                if not (isinstance(f, nodes.Attribute) and f.attrname == "step"):
+                if not (isinstance(f, nodes.Attribute) and f.attrname == "step") or \
+                        reduces_gradients(an, loop, call):
                     continue
                 scaler_step = len(call.args) == 1 and any(
                     v.kind is Kind.SCALER for v in an.value(f.expr, ctx))
@@ -428,7 +445,8 @@ Not reported when the module calls `init_process_group("xla")`.
         """Plain DataLoaders with no sampler at all that feed a training loop."""
         reported: set[int] = set()
         for loop in an.module_nodes(nodes.For):
-            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop):
+            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop) or \
+                    an.steps.cpu_training(loop):
                 continue
             for v in _plain_loaders(an.value(loop.iter), 0):
                 node = v.node

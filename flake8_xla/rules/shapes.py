@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import ClassVar
 
 from astroid import nodes
 
@@ -145,9 +146,16 @@ A conditional whose XLA branch picks a static strategy
                     keyword(call, "max_length") is None:
                 return call, "tokenizer.pad() at its default padding=True"
             return None
-        if _strategy_is_dynamic(an.value(pad)):
+        if _strategy_is_dynamic(an.value(pad)) and not self._repads(call.frame()):
             return pad, f"padding={pad.as_string()[:40]}"
         return None
+
+    def _repads(self, func: nodes.NodeNG) -> bool:
+        """The function pads again with ``F.pad`` (to a fixed length, as the padded
+        length is only known at run time otherwise)."""
+        return isinstance(func, (nodes.FunctionDef, nodes.Lambda)) and any(
+            (self.an.qualname(c.func) or "") == "torch.nn.functional.pad"
+            for c in func.nodes_of_class(nodes.Call))
 
     def _in_step(self, call: nodes.Call) -> bool:
         """The call runs once per step (in the step region)."""
@@ -214,8 +222,7 @@ A conditional whose XLA branch picks a static strategy
             return isinstance(parent, nodes.Keyword) and parent.arg == "collate_fn"
         if not isinstance(func, nodes.FunctionDef):
             return False
-        if any((an.qualname(c.func) or "") == "torch.nn.functional.pad"
-               for c in func.nodes_of_class(nodes.Call)):
+        if self._repads(func):
             return False
         if any(kw == "collate_fn" for kw, _, _ in callback_sites(an.ev).get(id(func), [])):
             return True
@@ -275,7 +282,9 @@ Reported where the loader is built, when it reaches an XLA loader (`MpDeviceLoad
 `ParallelLoader`) or a training or evaluation step loop, and `drop_last` is absent
 or literally `False`. Not reported for loaders prepared by accelerate (whose loaders
 even out the batches across processes), batch size 1, a `batch_sampler`, and a
-dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
+dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32), or
+a sampler with a constant `num_samples` that the batch size divides or that is too large
+to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -311,9 +320,13 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
                 yield self.finding(origin.node, fix=self.FIX_LOADER, what=self.origin_text(
                     origin.node, "this DataLoader", "the DataLoader built at {where}"))
 
-    @staticmethod
-    def _ragged(v: V.Value) -> bool:
-        if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable"):
+    flag_only: ClassVar[bool] = False
+
+    def _ragged(self, v: V.Value) -> bool:
+        if self.flag_only:
+            return v.has("drop_last_flag") and v.text != "1"
+        if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable") or \
+                v.has("endless") or v.has("unbatched"):
             return False
         if v.text is None:
             return True  # a batch size that is not a literal: any size may leave a remainder
@@ -356,6 +369,48 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32).
                     yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
                 yield from self._plain_inside(v.bound, depth + 1)
+            elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
+                yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
+
+
+class RaggedLastBatchFlag(RaggedLastBatch):
+    """XLA902: a DataLoader whose ``drop_last`` is a setting of the run (opt-in).
+
+    The noisy variant of XLA102: ``drop_last=args.drop_last`` is ragged when the flag is
+    off, and the linter cannot tell the flag's value. Off unless selected.
+
+    Source: as XLA102, the torch.utils.data.DataLoader docs (``drop_last``) and PyTorch/XLA
+    "Known performance caveats".
+    """
+
+    code = "XLA902"
+    name = "ragged-last-batch-flag"
+    opt_in = True
+    measurable = False
+    flag_only = True
+    fix = "none"
+    message = ("possibly ragged last batch: {what} takes drop_last from a setting, and when it "
+               "is off the smaller final batch is a new input shape that XLA compiles again; "
+               "{fix}")
+    FIX_LOADER = "default the setting to True for training, or pass drop_last=True"
+    explanation = """Like XLA102 (measured in checks/XLA102), but `drop_last` comes from a flag
+(`drop_last=args.drop_last`) whose value the linter cannot see. Off unless selected:
+`flake8 --select=XLA --extend-select=XLA902`.
+
+**Example**
+```python
+loader = DataLoader(ds, batch_size=32, drop_last=flags.drop_last)
+```
+**Use instead**
+```python
+loader = DataLoader(ds, batch_size=32, drop_last=True)
+```
+"""
+
+    def check(self) -> Iterator[Finding]:
+        for f in super().check():
+            if "TrainingArguments" not in f.message:
+                yield f
 
 
 DYNAMIC_CALL_NAMES = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
@@ -435,7 +490,7 @@ Reported inside training, evaluation and generation step loops. Not reported:
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
-        return may_have_step_region(facts)
+        return may_have_step_region(facts) or "generate" in facts.call_attrs
 
     def check(self) -> Iterator[Finding]:
         an = self.an
@@ -452,6 +507,16 @@ Reported inside training, evaluation and generation step loops. Not reported:
                 tests.append((node.test, ctx, "a conditional"))
             elif isinstance(node, nodes.Assert):
                 tests.append((node.test, ctx, "assert"))
+            elif isinstance(node, nodes.For) and id(node.iter) not in seen and \
+                    isinstance(node.iter, (nodes.Name, nodes.Attribute, nodes.Subscript,
+                                           nodes.Call)) and \
+                    any(V.lazy_value(v, an.steps.is_strong(node)) and v.has("dynamic")
+                        for v in an.value(node.iter, ctx)):
+                # ``for i in (ids == eos).nonzero():`` over a lazy tensor of data-dependent
+                # length: the length is read on the host (a static shape would not be)
+                seen.add(id(node.iter))
+                yield self.finding(node.iter, what=f"a `for` loop over "
+                                                   f"{node.iter.as_string()[:40]}")
             elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
                     node.func.attrname == "generate" and id(node) not in seen and \
                     an.steps.is_forward_call(node, ctx):
@@ -462,6 +527,16 @@ Reported inside training, evaluation and generation step loops. Not reported:
         for loop in an.module_nodes(nodes.While):
             if an.steps.is_step_loop(loop):
                 tests.append((loop.test, None, "while"))
+        # generate() of a model known to be on the XLA device, even outside a step loop.
+        for node in an.calls_named("generate"):
+            if id(node) in seen or not isinstance(node.func, nodes.Attribute):
+                continue
+            if any(v.kind is Kind.MODULE and v.device == "xla"
+                   for v in an.value(node.func.expr)) and not an.off_xla_path(node):
+                seen.add(id(node))
+                yield Finding(node.lineno, node.col_offset, self.code,
+                              f"{self.code} " + self.GENERATE.format(
+                                  what=f"{node.func.as_string()[:40]}()"))
         for test, ctx, kind in tests:
             if id(test) in seen:
                 continue

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import Kind, keyword
+from flake8_xla.analysis import Analyzer, Kind, keyword
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import enclosing_function
+from flake8_xla.analysis.flows import enclosing_class, enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.specs import device_value
 from flake8_xla.context import Finding
@@ -73,16 +73,31 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         return facts.has_loop and tensor_world(facts) and (may_update(facts) or
                                                            may_forward(facts))
 
+    @staticmethod
+    def _eager(an: Analyzer) -> bool:
+        """``torch_xla.experimental.eager_mode(True)``: every op runs as it is traced, so
+        there is no graph to grow (torch_xla ``experimental/eager.py``)."""
+        for name in ("eager_mode", "eager_mode_context"):
+            for call in an.calls_named(name):
+                q = an.qualname(call.func) or ""
+                flag = call.args[0] if call.args else keyword(call, "enable")
+                if q.startswith("torch_xla.experimental") and isinstance(flag, nodes.Const) \
+                        and flag.value is True:
+                    return True
+        return False
+
     def check(self) -> Iterator[Finding]:
         an = self.an
         if an is None or an.managed:
             return
         steps = an.steps
+        if self._eager(an):
+            return
         for loop in an.module_nodes(LOOPS):
             training = steps.is_training_loop(loop)
             if not training and not self._collects_lazy_outputs(loop):
                 continue
-            if steps.has_barrier(loop) or an.off_xla_path(loop):
+            if steps.has_barrier(loop) or an.off_xla_path(loop) or steps.cpu_training(loop):
                 continue
             if steps.in_compiled_function(loop) or self._runs_inside_a_step(loop):
                 continue
@@ -99,22 +114,39 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             return False
         if steps._inside_forward(loop):
             return False
-        collects = False
+        collects = reads = False
         for node in steps.body_nodes(loop, into_loops=False):
             if isinstance(node, nodes.Call):
-                if any(e.sync for e in an.entries(node)) and any(
+                if (any(e.sync for e in an.entries(node)) and any(
                         an.holds_lazy(a) for a in node.args) or (
                         isinstance(node.func, nodes.Attribute) and any(
                             e.sync in ("scalar", "transfer") for e in an.entries(node))
-                        and an.is_lazy(node.func.expr)):
-                    return False  # a host read per iteration cuts the graph each step
+                        and an.is_lazy(node.func.expr))) and not an.off_xla_path(node):
+                    reads = True  # a host read of the outputs per iteration runs them
                 f = node.func
                 if isinstance(f, nodes.Attribute) and f.attrname in ACCUMULATORS and \
                         node.args and an.holds_lazy(node.args[-1]):
                     collects = True
             elif isinstance(node, nodes.AugAssign) and an.is_lazy(node.value):
-                collects = True
-        return collects
+                return True  # ``correct += (pred == y).sum()``: state carried on the device
+        if self._accumulates_in_objects(loop):
+            return True  # ``meter.update(acc)`` that does ``self.sum += val``
+        return collects and not reads
+
+    def _accumulates_in_objects(self, loop: nodes.NodeNG) -> bool:
+        """A method the loop calls adds a lazy value to an attribute of its object."""
+        an = self.an
+        for call, ctx in an.steps.calls_in(loop, into_loops=False):
+            for func, fctx in an.ev.functions_called(call, ctx):
+                if not isinstance(func, nodes.FunctionDef) or enclosing_class(func) is None:
+                    continue
+                for aug in an.ev.own_nodes(func, nodes.AugAssign):
+                    target = aug.target
+                    if isinstance(target, nodes.AssignAttr) and isinstance(
+                            target.expr, nodes.Name) and target.expr.name == "self" and \
+                            an.is_lazy(aug.value, fctx):
+                        return True
+        return False
 
     # ------------------------------------------------------------------ drivers
     def _runs_inside_a_step(self, loop: nodes.NodeNG) -> bool:
@@ -173,19 +205,10 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         """A ``for`` over a loader or dataset, or a ``while`` that takes ``next()`` of one."""
         an = self.an
         if isinstance(loop, nodes.For):
-            return any(self._is_loader(v, 0) for v in an.value(loop.iter))
+            return any(an.steps.is_data(v) for v in an.value(loop.iter))
         sources = [c.args[0] for c, _ in an.steps.calls_in(loop, into_loops=False)
                    if isinstance(c.func, nodes.Name) and c.func.name == "next" and c.args]
-        return any(self._is_loader(v, 0) for src in sources for v in an.value(src))
-
-    def _is_loader(self, v: V.Value, depth: int) -> bool:
-        if depth > 4:
-            return False
-        if v.kind in (Kind.LOADER, Kind.DATASET):
-            return True
-        if v.kind in (Kind.PROGRESS, Kind.ITERATOR) and v.bound:
-            return any(self._is_loader(b, depth + 1) for b in v.bound)
-        return False
+        return any(an.steps.is_data(v) for src in sources for v in an.value(src))
 
     # ------------------------------------------------------------------ data
     def _data_is_plain(self, loop: nodes.NodeNG) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import ClassVar
 
 from astroid import nodes
 
@@ -29,12 +30,19 @@ def _callee_name(func: nodes.NodeNG) -> str | None:
 def sync_names() -> frozenset[str]:
     """Last parts of the names of every call or method that the API model says reads a
     value on the host (``item``, ``cpu``, ``print``, ``float``, ``set_postfix`` ...), and
-    ``to``/``copy_``, which do when they move a lazy tensor to the CPU."""
+    ``to``/``copy_``, which do when they move a lazy tensor to the CPU, and ``map`` (of
+    ``float`` over tensors)."""
     api = model()
     out = {n.rsplit(".", 1)[-1] for n, e in api.calls.items() if e.sync}
     out |= {n for table in api.methods.values() for n, e in table.items() if e.sync}
     out |= {p.rstrip(".").rsplit(".", 1)[-1] for p, e in api.prefixes if e.sync}
-    return frozenset(out | {"to", "copy_"})
+    return frozenset(out | {"to", "copy_", "map"})
+
+
+@lru_cache(maxsize=1)
+def sync_prefixes() -> tuple[str, ...]:
+    """Module prefixes whose every call reads tensor arguments on the host (``numpy.``)."""
+    return tuple(p for p, e in model().prefixes if e.sync)
 
 
 class HostSync(Rule):
@@ -107,6 +115,8 @@ code off the XLA path, CPU tensors and Python numbers.
             found = self._sync_kind(node, ctx, per_param)
             if found is None:
                 continue
+            if self.weak and HostSync._sync_kind(self._strict(), node, ctx, per_param):
+                continue  # XLA201's finding
             what, fix = found
             if what in BULK_KINDS and id(node) in steps.model_loop_nodes:
                 continue  # outputs copied out of an inference loop: the transfer is the point
@@ -122,10 +132,19 @@ code off the XLA path, CPU tensors and Python numbers.
                     else "in the step loop"
                 yield self.finding(node, what=what, where=where, fix=fix)
 
+    weak: ClassVar[bool] = False
+
+    def _strict(self) -> HostSync:
+        """The plain XLA201 rule on the same file (XLA901 leaves its findings to it)."""
+        strict = self.__dict__.get("_strict_rule")
+        if strict is None:
+            strict = self.__dict__["_strict_rule"] = HostSync(self.ctx)
+        return strict
+
     def _sync_kind(self, node: nodes.NodeNG, ctx: Ctx | None, per_param: bool
                    ) -> tuple[str, str] | None:
         an = self.an
-        strong = an.steps.is_strong(node)
+        strong = self.weak or an.steps.is_strong(node)
 
         def lazy(expr: nodes.NodeNG, cx: Ctx | None) -> bool:
             return an.is_lazy(expr, cx, strong)
@@ -136,7 +155,8 @@ code off the XLA path, CPU tensors and Python numbers.
         fix = self.FIX_STEP
         if isinstance(node, nodes.Call):
             func = node.func
-            if _callee_name(func) not in sync_names():
+            if _callee_name(func) not in sync_names() and not (
+                    an.qualname(func) or "").startswith(sync_prefixes()):
                 return None  # syntax first: only calls that may read a value on the host
             entries = an.entries(node, ctx)
             syncs = {e.sync for e in entries if e.sync}
@@ -156,13 +176,18 @@ code off the XLA path, CPU tensors and Python numbers.
                         for v in an.value(func.expr, ctx)):
                     return ".copy_() of a lazy tensor into a CPU tensor", self.FIX_INTO_CPU
             args = list(node.args) + [k.value for k in node.keywords or ()]
-            if "scalar" in syncs and not isinstance(func, nodes.Attribute) and node.args and \
-                    lazy(node.args[0], ctx):
+            if an.is_builtin(func, "map") and len(node.args) >= 2 and (
+                    entry := an.ev.api.call(an.qualname(node.args[0]))) is not None and \
+                    entry.sync == "scalar" and any(
+                    holds(a, ctx) for a in node.args[1:]):
+                return f"map({node.args[0].as_string()}, ...) over tensors", fix
+            # a function (``float(t)``, ``math.sqrt(t)``, ``np.mean(ts)``), not a method
+            function = not isinstance(func, nodes.Attribute) or an.qualname(func) is not None
+            if "scalar" in syncs and function and node.args and lazy(node.args[0], ctx):
                 return f"{func.as_string()}()", fix
             if per_param:
                 return None
-            if "transfer" in syncs and not isinstance(func, nodes.Attribute) and any(
-                    holds(a, ctx) for a in args):
+            if "transfer" in syncs and function and any(holds(a, ctx) for a in args):
                 return f"{func.as_string()[:30]}() of a tensor", fix
             if "read" in syncs and any(holds(a, ctx) for a in args):
                 return self._read_what(func), fix
@@ -273,6 +298,58 @@ Not reported: `set_detect_anomaly(False)`, and code off the XLA path.
                 if any(v.kind is Kind.HOST and v.text == "True" for v in values):
                     yield self.finding(call, what="torch.autograd.set_detect_anomaly(True)")
             elif q.endswith("detect_anomaly"):
-                if isinstance(flag, nodes.Const) and flag.value is False:
+                if isinstance(flag, nodes.Const) and flag.value is False or \
+                        self._cpu_only_block(call):
                     continue
                 yield self.finding(call, what="torch.autograd.detect_anomaly()")
+
+    def _cpu_only_block(self, call: nodes.Call) -> bool:
+        """``with detect_anomaly():`` around backward passes of CPU tensors only."""
+        with_node = call.parent
+        if not isinstance(with_node, nodes.With):
+            return False
+        losses = [c.func.expr for stmt in with_node.body for c in stmt.nodes_of_class(nodes.Call)
+                  if isinstance(c.func, nodes.Attribute) and c.func.attrname == "backward"]
+        return bool(losses) and all(
+            (vs := self.an.value(loss)) and all(v.kind is Kind.TENSOR and v.device == "cpu"
+                                                for v in vs) for loss in losses)
+
+
+class PossibleHostSync(HostSync):
+    """XLA901: a host read in the step of a tensor whose device is not known (opt-in).
+
+    The noisy variant of XLA201: the tensor is computed only from values the analysis
+    knows nothing about (a parameter with no call site, an unknown library call), so it
+    may be a CPU tensor. Off unless selected (``--extend-select=XLA901``).
+
+    Source: as XLA201, PyTorch/XLA "Troubleshooting: known performance caveats".
+    """
+
+    code = "XLA901"
+    name = "possible-host-sync"
+    opt_in = True
+    measurable = False
+    weak = True
+    fix = "none"
+    message = ("possible host sync {where}: {what} copies a tensor to the host, which on the "
+               "XLA device executes the pending graph and stalls it; if the tensor is on the "
+               "XLA device, {fix}")
+    explanation = """Like XLA201, but for tensors whose device the linter cannot tell: a value computed
+only from function parameters with no call site in the file, or from calls it does
+not know. On the XLA device the read costs what XLA201 measures (checks/XLA201); on
+the CPU it costs nothing. Turn it on to review such reads:
+`flake8 --select=XLA --extend-select=XLA901`.
+
+**Example**
+```python
+def train(model, loader, optimizer):
+    for x, y in loader:
+        loss = loss_fn(model(x), y)
+        loss.backward(); optimizer.step()
+        stats.append(loss.cpu())
+```
+**Use instead**
+```python
+        xm.add_step_closure(lambda t: stats.append(t.cpu()), args=(loss,))
+```
+"""

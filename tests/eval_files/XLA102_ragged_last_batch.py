@@ -19,7 +19,7 @@ def train(model, dataset, optimizer, sampler, flags):
     ok = DataLoader(dataset, batch_size=32, drop_last=True)
     for x in pl.MpDeviceLoader(ok, device):
         model(x)
-    flag = DataLoader(dataset, batch_size=32, drop_last=flags.drop_last)
+    flag = DataLoader(dataset, batch_size=32, drop_last=flags.drop_last)  # error: XLA902
     for x in pl.MpDeviceLoader(flag, device):
         model(x)
     single = DataLoader(dataset)

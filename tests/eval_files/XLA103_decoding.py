@@ -2,6 +2,7 @@
 import torch
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
+from transformers import AutoModelForSeq2SeqLM
 
 device = torch_xla.device()
 
@@ -31,3 +32,22 @@ def evaluate(model, loader, tokenizer):
     # Trap: once, after the loop, on the host.
     text = tokenizer.batch_decode(out.cpu().tolist())
     return text
+
+
+def stop_finished(model, prompt, eos_id, lengths):
+    tokens = prompt.to(device)
+    for _ in range(16):
+        tokens = model(tokens)
+        torch_xla.sync()
+        hits = (tokens[:, -1] == eos_id).nonzero(as_tuple=True)[0]  # error: XLA104
+        for row in hits:  # error: XLA103
+            lengths[row] = 0
+        # Trap: a tuple of static-shaped pieces.
+        for piece in torch.split(tokens, 1, dim=0):
+            model(piece)
+
+
+def translate(batch):
+    model = AutoModelForSeq2SeqLM.from_pretrained("m").to(device)
+    # generate() of a model on the XLA device decodes token by token, even once.
+    return model.generate(**batch)  # error: XLA103

@@ -39,3 +39,14 @@ def xla_device(model):
     device = torch_xla.device()
     torch.cuda.empty_cache()
     return model.to(device), torch.cuda.is_available()
+
+
+def timed_step(model, x):
+    out = model(x.to(torch_xla.device()))
+    torch.cuda.synchronize()  # error: XLA501
+    # Traps: no-ops without CUDA, and a guarded call.
+    torch.cuda.empty_cache()
+    torch.cuda.manual_seed_all(0)
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    return out

@@ -45,3 +45,10 @@ def save_unknown(obj, state, path):
     # Traps: objects of unknown value may hold host data only.
     torch.save(obj.state_dict(), path)
     torch.save(state, path)
+
+
+def save_converted_dict(model, path):
+    model.to(device)
+    # Trap: every tensor is moved to the CPU first.
+    state = {k: v.cpu() if isinstance(v, torch.Tensor) else v for k, v in model.state_dict().items()}
+    torch.save(state, path)

@@ -1,0 +1,51 @@
+"""Eval file for XLA102: loaders whose last batch can or cannot be short."""
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+from torch.utils.data import DataLoader, IterableDataset, RandomSampler, TensorDataset
+
+N_ROWS = 4096
+
+
+class TokenStream(IterableDataset):
+    """Fixed blocks from an endless stream: no last batch at all."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def __iter__(self):
+        for block in self.source:
+            yield torch.tensor(block)
+
+
+class ChunkedRows(torch.utils.data.Dataset):
+    """Each item is already a batch."""
+
+    def __init__(self, rows, chunk):
+        self.rows, self.chunk = rows, chunk
+
+    def __len__(self):
+        return len(self.rows) // self.chunk
+
+    def __getitem__(self, i):
+        return self.rows[i * self.chunk:(i + 1) * self.chunk]
+
+
+def loaders(source, rows, train_ds):
+    device = torch_xla.device()
+    even = TensorDataset(torch.randn(N_ROWS, 16), torch.randn(N_ROWS, 1))
+    uneven = TensorDataset(torch.zeros((1000, 16)), torch.zeros(1000))
+    built = [
+        DataLoader(even, batch_size=64, shuffle=True),
+        DataLoader(uneven, batch_size=64, shuffle=True),  # error: XLA102
+        DataLoader(uneven, batch_size=len(uneven)),
+        DataLoader(TokenStream(source), batch_size=8),
+        DataLoader(ChunkedRows(rows, 32), batch_size=None),
+        DataLoader(train_ds, batch_size=32,
+                   sampler=RandomSampler(train_ds, replacement=True, num_samples=10 ** 9)),
+        DataLoader(train_ds, batch_size=32,
+                   sampler=RandomSampler(train_ds, replacement=True, num_samples=3200)),
+        DataLoader(train_ds, batch_size=32,  # error: XLA102
+                   sampler=RandomSampler(train_ds, replacement=True, num_samples=1000)),
+    ]
+    return [pl.MpDeviceLoader(b, device) for b in built]
