@@ -1171,6 +1171,13 @@ class Evaluator:
                 return V.host()
             if attr == "device":
                 return one(Kind.DEVICE, device=v.device)
+            if attr not in SAME_TENSOR_ATTRS:
+                # ``x.dist_type = 'normal'`` somewhere in the module: a Python attribute the
+                # program sets on its objects holds what it assigns, not a tensor view.
+                assigned = [target for (_, name), found in self._object_attrs().items()
+                            if name == attr for target, _ in found]
+                if assigned:
+                    return join(*(self.binding_value(t, None, None, d) for t in assigned))
             return frozenset({v.with_(flags=v.flags - {"bool", "param"} | (
                 {"param"} if attr == "grad" and v.has("param") else set()))})
         if k in (Kind.MODULE, Kind.OBJECT) and isinstance(v.node, nodes.ClassDef):
