@@ -30,7 +30,8 @@ Measurements (issue 11, item 5)
     code by the project rule), with ``auto`` against ``file``. Target: auto (warm
     cache) adds at most 0.3 s of wall time.
 
-Each variant runs ``--repeats`` times (default 3) in fresh processes, in rotating
+The flake8_xla package is copied to a temporary folder first and every child runs that
+copy. Each variant runs ``--repeats`` times (default 3) in fresh processes, in rotating
 order; a run is ``benchmarks/lint_speed.py --child on|off``, which also reports the
 plugin's own CPU time (its import and every ``Plugin.run``). Figures are medians of
 whole-process CPU time (user + system) and, for ``editor``, wall time.
@@ -58,6 +59,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LINT_SPEED = HERE / "lint_speed.py"
+#: The children's copy of the package (set by main()), so that edits to the working tree
+#: during a run cannot reach some runs and not others.
+_COPY: dict[str, Path] = {}
 BASE_ARGS = ("--isolated", "-j1", "--select=E,F,W,C90,XLA")
 DEFAULT_TREE = (Path.home() / ".cache" / "flake8-xla-corpus" / "projects" /
                 "pytorch+xla@41398bfff3")
@@ -88,10 +92,14 @@ def run_flake8(cwd: Path, variant: str, paths: list[str], cache: Path | None) ->
         if variant != "plain":
             args.append("--xla-target=" + ("auto" if variant.startswith("auto") else variant))
         env = dict(os.environ, LINT_SPEED_STATS=str(stats))
+        if _COPY:
+            env["PYTHONPATH"] = os.pathsep.join(
+                [str(_COPY["root"]), *filter(None, [os.environ.get("PYTHONPATH")])])
         env.pop("FLAKE8_XLA_NO_CACHE", None)
         if cache is not None:
             env["FLAKE8_XLA_CACHE_DIR"] = str(cache)
-        command = [sys.executable, str(LINT_SPEED), "--child",
+        script = _COPY["script"] if _COPY else LINT_SPEED
+        command = [sys.executable, str(script), "--child",
                    "off" if variant == "plain" else "on", "--", *args, *paths]
         started = time.perf_counter()
         proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL,
@@ -286,6 +294,11 @@ def main() -> int:
         a.repeats, a.editor_modules = 1, 600
     parts = a.only or ["root", "nonxla", "editor"]
     ok = True
+    copy_root = Path(tempfile.mkdtemp(prefix="project_speed-code-"))
+    shutil.copytree(HERE.parent / "flake8_xla", copy_root / "flake8_xla",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(LINT_SPEED, copy_root / "lint_speed.py")
+    _COPY.update(root=copy_root, script=copy_root / "lint_speed.py")
     if "root" in parts:
         if not a.tree.is_dir():
             raise SystemExit(f"project_speed: no tree at {a.tree} (materialize the corpus "
@@ -317,6 +330,7 @@ def main() -> int:
                       f"{'met' if met else 'MISSED'}")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(copy_root, ignore_errors=True)
     return 0 if ok else 1
 
 

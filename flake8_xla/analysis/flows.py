@@ -1059,6 +1059,16 @@ class Evaluator:
             self._obj_attrs = table
         return self._obj_attrs
 
+    def _attrs_set_by_name(self) -> dict[str, list[nodes.NodeNG]]:
+        """``obj.attr = v`` targets (not on ``self``) by attribute name (memoised)."""
+        table = getattr(self, "_set_by_name", None)
+        if table is None:
+            table = {}
+            for (_, name), found in self._object_attrs().items():
+                table.setdefault(name, []).extend(target for target, _ in found)
+            self._set_by_name = table
+        return table
+
     def _mutation_table(self) -> dict[int, list[nodes.NodeNG]]:
         """Container mutations keyed by the binding of the mutated name or ``self.attr``."""
         if self._mutations is None:
@@ -1174,8 +1184,7 @@ class Evaluator:
             if attr not in SAME_TENSOR_ATTRS:
                 # ``x.dist_type = 'normal'`` somewhere in the module: a Python attribute the
                 # program sets on its objects holds what it assigns, not a tensor view.
-                assigned = [target for (_, name), found in self._object_attrs().items()
-                            if name == attr for target, _ in found]
+                assigned = self._attrs_set_by_name().get(attr)
                 if assigned:
                     return join(*(self.binding_value(t, None, None, d) for t in assigned))
             return frozenset({v.with_(flags=v.flags - {"bool", "param"} | (

@@ -71,10 +71,11 @@ _MAX_REEXPORT = 6
 _TREES: OrderedDict[tuple[str, int, int], tuple[nodes.Module, ImportTable, str] | None] = \
     OrderedDict()
 #: Per process: the step-region calls of a module into other modules, each computed in
-#: a fresh session of its own (so never depending on which file asked first), with the
-#: trees it refers to: ``(root, rel, target) -> (trees, calls)``.
-_STEP_CALLS: dict[tuple[str, str, str], tuple[list[tuple[tuple[str, int, int], Any]],
-                                              list[tuple[nodes.NodeNG, Any, str]]]] = {}
+#: a fresh session of its own (so never depending on which file asked first). Nodes are
+#: kept as addresses (``(rel, type, line, col, end line, end col)``), so a result outlives
+#: the trees it was computed on; it is valid while the files it read are unchanged:
+#: ``(root, rel, target) -> (files read with their stat, calls)``.
+_STEP_CALLS: dict[tuple[str, str, str], tuple[list[tuple[str, int, int]], list[Any]]] = {}
 _STEP_BUSY: set[tuple[str, str, str]] = set()
 
 
@@ -165,6 +166,7 @@ class Session:
         self._params: dict[tuple[int, str], list[frozenset[Value]]] = {}
         self._roots: dict[str, list[tuple[nodes.NodeNG, Ctx | None, str]]] = {}
         self._roots_busy: list[str] = []
+        self._places: dict[str, dict[tuple, nodes.NodeNG]] = {}
         self.built = 0
         #: more than one module is linked: only then can a node belong to another module
         self.multi = False
@@ -434,9 +436,8 @@ class Session:
         try:
             defs = [n for n, binds in an.module.locals.items()
                     if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
-            shared = _shared_rel(an.module) == rel
             for caller in self._callers(rel, defs):
-                calls = self._step_calls(caller) if shared else None
+                calls = self._step_calls(caller)
                 if calls is None:
                     other = self.analyzer(caller)
                     if other is None:
@@ -461,27 +462,104 @@ class Session:
 
         key = (str(self.index.root.path), rel, self.target)
         held = _STEP_CALLS.get(key)
-        if held is not None and all(
-                (_TREES.get(k) or (None,))[0] is module for k, module in held[0]):
-            return held[1]
-        if key in _STEP_BUSY:
+        if held is None or any(_tree_key(self.index, r) != (str(self.index.path(r)), size, m)
+                               for r, size, m in held[0]):
+            if key in _STEP_BUSY:
+                return None
+            tree = _tree(self.index, rel)
+            if tree is None:
+                return []
+            _STEP_BUSY.add(key)
+            try:
+                own = Session(self.index, rel, self.target)
+                an = Analyzer(tree[0], tree[1])
+                own.attach(an, rel)
+                an.steps.step_region()
+                calls = [(own._address(f), own._export_ctx(c), kind)
+                         for f, c, kind in an.steps.foreign_calls]
+                read = [(r, *_tree_key(self.index, r)[1:]) for r, a in own._by_rel.items()
+                        if a is not None]
+            finally:
+                _STEP_BUSY.discard(key)
+            held = _STEP_CALLS[key] = (read, calls)
+        out = []
+        for addr, ctx, kind in held[1]:
+            func = self._node_at(addr)
+            if func is not None:
+                out.append((func, self._import_ctx(ctx, func), kind))
+        return out
+
+    # ------------------------------------------------------------------ node addresses
+    def _address(self, node: Any) -> tuple | None:
+        """A node's place, valid in any session: (rel, type, line, col, end line, end col)."""
+        if not isinstance(node, nodes.NodeNG):
             return None
-        tree = _tree(self.index, rel)
-        if tree is None:
-            return []
-        _STEP_BUSY.add(key)
-        try:
-            own = Session(self.index, rel, self.target)
-            an = Analyzer(tree[0], tree[1])
-            own.attach(an, rel)
-            an.steps.step_region()
-            calls = list(an.steps.foreign_calls)
-            trees = [(_tree_key(self.index, r), a.module) for r, a in own._by_rel.items()
-                     if a is not None]
-        finally:
-            _STEP_BUSY.discard(key)
-        _STEP_CALLS[key] = (trees, calls)
-        return calls
+        owner = self._owner(node)
+        if owner is None:
+            return None
+        return (owner[0], type(node).__name__, node.lineno, node.col_offset,
+                node.end_lineno, node.end_col_offset)
+
+    def _node_at(self, addr: tuple | None) -> nodes.NodeNG | None:
+        """The node of this session at an address (None: gone, or past the budget)."""
+        if addr is None:
+            return None
+        an = self.analyzer(addr[0])
+        if an is None:
+            return None
+        table = self._places.get(addr[0])
+        if table is None:
+            table = self._places[addr[0]] = {
+                (type(n).__name__, n.lineno, n.col_offset, n.end_lineno, n.end_col_offset): n
+                for n in an.module_nodes(nodes.NodeNG)}
+        return table.get(addr[1:])
+
+    def _export_values(self, vs: frozenset[Value], depth: int = 0) -> tuple:
+        return tuple(self._export_value(v, depth) for v in vs)
+
+    def _export_value(self, v: Value, depth: int) -> tuple:
+        subs = None
+        if depth < 4:
+            subs = (tuple(self._export_values(e, depth + 1) for e in v.elts)
+                    if v.elts is not None else None,
+                    tuple((k, self._export_values(e, depth + 1)) for k, e in v.items)
+                    if v.items is not None else None,
+                    self._export_values(v.elem, depth + 1) if v.elem is not None else None,
+                    self._export_values(v.bound, depth + 1) if v.bound is not None else None)
+        plain = v.with_(node=None, elts=None, items=None, elem=None, bound=None)
+        return (plain, self._address(v.node), subs)
+
+    def _import_values(self, data: tuple) -> frozenset[Value]:
+        return frozenset(self._import_value(item) for item in data)
+
+    def _import_value(self, item: tuple) -> Value:
+        plain, addr, subs = item
+        changes: dict[str, Any] = {}
+        if addr is not None:
+            changes["node"] = self._node_at(addr)
+        if subs is not None:
+            elts, items, elem, bound = subs
+            if elts is not None:
+                changes["elts"] = tuple(self._import_values(e) for e in elts)
+            if items is not None:
+                changes["items"] = tuple((k, self._import_values(e)) for k, e in items)
+            if elem is not None:
+                changes["elem"] = self._import_values(elem)
+            if bound is not None:
+                changes["bound"] = self._import_values(bound)
+        return plain.with_(**changes) if changes else plain
+
+    def _export_ctx(self, ctx: Ctx | None) -> tuple | None:
+        if ctx is None:
+            return None
+        return (ctx.depth, tuple((name, self._export_values(vs)) for name, vs in ctx.args))
+
+    def _import_ctx(self, data: tuple | None, func: nodes.NodeNG) -> Ctx | None:
+        from flake8_xla.analysis.flows import Ctx
+        if data is None:
+            return None
+        depth, args = data
+        return Ctx(func, {name: self._import_values(vs) for name, vs in args}, None, depth)
 
     # ------------------------------------------------------------------ findings
     def place(self, node: Any) -> tuple[Any, str] | None | bool:
