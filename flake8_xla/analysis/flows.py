@@ -132,8 +132,9 @@ def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.Nod
         while cur is not None and cur is not frame:
             parent = cur.parent
             if parent is stmt.parent and parent is not None and any(
-                    stmt in getattr(parent, f, ()) and cur in getattr(parent, f, ())
-                    for f in _BLOCKS) and stmt.lineno < cur.lineno:
+                    any(x is stmt for x in getattr(parent, f, ())) and
+                    any(x is cur for x in getattr(parent, f, ())) for f in _BLOCKS) and \
+                    stmt.lineno < cur.lineno:
                 latest = max(latest, stmt.lineno)
                 break
             cur = parent
@@ -765,9 +766,10 @@ class Evaluator:
             keys |= {source_key(t) for t in parent.targets}
         keys.discard(None)
         sites = [(func, keys)]
-        if isinstance(parent, nodes.Call) and call in parent.args and self._sites is not None:
+        pos = next((i for i, a in enumerate(parent.args) if a is call), None) if isinstance(
+            parent, nodes.Call) else None
+        if pos is not None and self._sites is not None:
             # ``test(model.to(device), ...)``: how the callee uses that parameter
-            pos = parent.args.index(call)
             for callee, bound in self.callees(parent, None):
                 if isinstance(callee, nodes.FunctionDef):
                     names = callee.argnames()[1 if bound else 0:]

@@ -359,6 +359,10 @@ class Steps:
     def _drives_step_loops(self, loop: nodes.NodeNG, *, calls_only: bool = False) -> bool:
         """An inner loop of ``loop`` (unless ``calls_only``), or of a function it calls, is
         a step loop."""
+        return self._memo_q("drives_calls" if calls_only else "drives", loop,
+                            lambda lp: self._compute_drives(lp, calls_only))
+
+    def _compute_drives(self, loop: nodes.NodeNG, calls_only: bool) -> bool:
         holders: list[nodes.NodeNG] = [] if calls_only else [loop]
         for call, ctx in self.calls_in(loop, into_loops=False):
             holders.extend(func for func, _ in self.ev.functions_called(call, ctx))
@@ -481,10 +485,13 @@ class Steps:
         inner = enclosing_function(call)
         if inner is None or inner is fn or not isinstance(inner, nodes.FunctionDef):
             return False
-        return self._called_once(inner) or any(
-            self._drives_step_loops(lp, calls_only=True) for lp in self.ev.own_nodes(inner, LOOPS))
+        return self._memo_q("one_off", inner, lambda f: self._called_once(f) or any(
+            self._drives_step_loops(lp, calls_only=True) for lp in self.ev.own_nodes(f, LOOPS)))
 
     def _called_once(self, fn: nodes.FunctionDef) -> bool:
+        return self._memo_q("once", fn, self._compute_called_once)
+
+    def _compute_called_once(self, fn: nodes.FunctionDef) -> bool:
         """Every use of ``fn`` in the module is a call that runs once per run: outside any
         loop, in a function that is itself called only so (a one-off debug or warm-up
         step, not a step that a loop elsewhere drives)."""
