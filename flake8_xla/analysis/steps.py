@@ -49,6 +49,11 @@ COMPILE_CONTEXTS = frozenset({"torch_xla.step", "torch_xla.compile",
 STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
 
 
+#: Library namespaces whose functions are never a model's forward pass.
+LIBRARY_FUNCTIONS = ("torch.", "torch_xla.", "numpy.", "math.", "os.", "time.", "logging.",
+                     "random.", "json.", "re.", "sys.", "functools.", "itertools.")
+
+
 class Steps:
     """Step-loop questions about one module, memoised."""
 
@@ -111,10 +116,13 @@ class Steps:
         if loop is not None and isinstance(loop, nodes.For) and isinstance(func, nodes.Name) and \
                 any(t.name == func.name for t in loop.target.nodes_of_class(nodes.AssignName)):
             return False
+        q = self.an.qualname(func)
+        if q is not None and ("." not in q or q.startswith(LIBRARY_FUNCTIONS)):
+            return False  # a builtin or a library function (``torch.cat``, ``len``)
         vs = self.ev.value(func, ctx)
         if any(v.kind is Kind.MODULE and v.device != "cpu" for v in vs):
             return not self._inside_forward(call)
-        if not V.is_known(vs) and not self.an.qualname(func) and not (
+        if not V.is_known(vs) and not q and not (
                 isinstance(func, nodes.Attribute) and self._known_non_module(func.expr, ctx)) \
                 and any(
                 V.holds_lazy(self.ev.value(a, ctx)) for a in [*call.args, *(
