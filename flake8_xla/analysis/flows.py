@@ -1593,7 +1593,10 @@ class Evaluator:
                       for y in gens if isinstance(y, nodes.Yield)]
             yields += [self.iterate(self.value(y.value, ctx, d), d)
                        for y in gens if isinstance(y, nodes.YieldFrom)]
-            return one(Kind.ITERATOR, elem=join(*yields))
+            # What it iterates (``for batch in loader: yield batch.to(device)``): the
+            # source of its items, as for iter(loader).
+            sources = [self.value(loop.iter, ctx, d) for loop in self.own_nodes(func, nodes.For)]
+            return one(Kind.ITERATOR, elem=join(*yields), bound=join(*sources) or None)
         rets = self.own_nodes(func, nodes.Return)
         if not rets:
             return V.host("none")
