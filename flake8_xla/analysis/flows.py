@@ -502,6 +502,15 @@ class Evaluator:
             return one(Kind.FUNCTION, node=b)
         if isinstance(b, nodes.ClassDef):
             return one(Kind.CLASS, node=b)
+        if isinstance(b, nodes.Arguments) and isinstance(use, nodes.Name) and \
+                use.name in (b.vararg, b.kwarg):
+            # ``*args`` / ``**kwargs``: what the call in ``ctx`` passed, else a container
+            found = ctx.lookup(b.parent) if ctx is not None else None
+            bound = found.arg(use.name) if found is not None else None
+            if bound is not None:
+                return bound
+            return one(Kind.LIST, elem=UNKNOWN_SET) if use.name == b.vararg else one(
+                Kind.DICT, items=(), elem=UNKNOWN_SET)
         if not isinstance(b, (nodes.AssignName, nodes.AssignAttr)):
             return UNKNOWN_SET
         stmt = b.assign_type() if isinstance(b, nodes.AssignName) else b.parent
@@ -1578,9 +1587,18 @@ class Evaluator:
             if p not in args:
                 args[p] = self._default(func, p, d)
         if a.vararg:
-            args.setdefault(a.vararg, one(Kind.LIST, elem=UNKNOWN_SET))
+            # ``def log(*values)`` called as ``log(loss, acc)``: the positions past the
+            # named parameters
+            extra_pos = tuple(passed.positional[len(positional):])
+            args.setdefault(a.vararg, one(Kind.TUPLE, elts=extra_pos) if not passed.starred
+                            else one(Kind.LIST, elem=UNKNOWN_SET))
         if a.kwarg:
-            args.setdefault(a.kwarg, one(Kind.DICT, items=(), elem=UNKNOWN_SET))
+            # ``def update(self, **kwargs)`` called as ``update(loss=loss)``: the keywords
+            # that no parameter takes, by name.
+            extra = tuple((name, value) for name, value in passed.keywords
+                          if name not in params and name not in kwonly)
+            args.setdefault(a.kwarg, one(Kind.DICT, items=extra,
+                                         elem=UNKNOWN_SET if passed.star_kwargs else None))
         return Ctx(func, args, self._parent_ctx(func, ctx), depth)
 
     def returns(self, func: nodes.NodeNG, ctx: Ctx | None, d: int) -> frozenset[Value]:
