@@ -612,6 +612,15 @@ class Steps:
                 elif not self.has_barrier(loop) and not self._iterates_data(loop):
                     self.model_loop_nodes |= added
             for func in self.an.module_nodes(nodes.FunctionDef):
+                if self.is_compiled(func) and not off_xla_path(func, self.ev) and not any(
+                        self._iterates_data(lp) or self.is_training_loop(lp)
+                        for lp in self.ev.own_nodes(func, LOOPS)):
+                    # ``@torch_xla.compile``: traced as one graph, where a host read
+                    # forces an execution (a graph break; full_graph=True raises)
+                    before = len(region)
+                    self._collect(self.function_body(func), func, None, 0, region, set())
+                    self.strong_nodes |= {id(n) for n, _, _ in region[before:]}
+                    continue
                 if self.is_step_function(func):
                     before = len(region)
                     self._collect(self.function_body(func), func, None, 0, region, set())

@@ -491,7 +491,9 @@ if torch.isnan(loss).any():
 ```python
 loss = torch.where(torch.isnan(loss), torch.zeros_like(loss), loss)
 ```
-Reported inside training, evaluation and generation step loops. Not reported:
+Reported inside training, evaluation and generation step loops, and in a step
+function compiled with `torch_xla.compile` (there the read breaks the graph, and
+`full_graph=True` raises). Not reported:
 `is None` tests, shapes, Python numbers, CPU tensors.
 """
     source = (
