@@ -53,6 +53,8 @@ MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "mod
                          "named_modules", "children", "load_state_dict", "requires_grad_",
                          "buffers", "named_buffers", "zero_grad"})
 OPTIMIZER_USES = frozenset({"param_groups", "add_param_group"})
+#: Attributes that only a tensor has among the values the analysis tracks.
+TENSOR_ONLY_ATTRS = frozenset({"item", "detach", "cpu", "numpy", "tolist"})
 #: Attributes only a torch module has: a value they are used on is a module.
 MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "modules",
                          "named_modules", "children", "requires_grad_", "buffers"})
@@ -340,6 +342,11 @@ class Evaluator:
             if any((self.qualname(k) or "") in ("torch.Tensor", "torch.nn.Parameter")
                    for k in kinds):
                 return test.args[0].name
+        if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
+                test.func.name == "hasattr" and len(test.args) == 2 and \
+                isinstance(test.args[0], nodes.Name) and \
+                const_str(test.args[1]) in TENSOR_ONLY_ATTRS:
+            return test.args[0].name  # ``x.item() if hasattr(x, "item") else x``
         return None
 
     def _elts(self, elts: list[nodes.NodeNG], ctx: Ctx | None, d: int
