@@ -980,8 +980,10 @@ class Evaluator:
         """The class defines ``forward(self, ...)`` (not a static autograd ``forward``)."""
         for item in klass.body:
             if isinstance(item, nodes.FunctionDef) and item.name == "forward" and \
-                    item.type == "method" and item.args.args and \
-                    item.args.args[0].name == "self":
+                    item.args.args and item.args.args[0].name == "self" and not any(
+                        isinstance(dec, nodes.Name) and dec.name in ("staticmethod",
+                                                                     "classmethod")
+                        for dec in (item.decorators.nodes if item.decorators else ())):
                 return True
         return False
 
