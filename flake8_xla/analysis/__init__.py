@@ -92,6 +92,7 @@ class Analyzer:
         self.ev.module_nodes = self.module_nodes
         self.steps = Steps(self)
         self._preorder: list[nodes.NodeNG] | None = None
+        self._buckets: dict[type, list[int]] = {}
         self._by_class: dict[object, list[nodes.NodeNG]] = {}
         self._calls_by_name: dict[str, list[nodes.Call]] | None = None
         self._managed: bool | None = None
@@ -104,14 +105,23 @@ class Analyzer:
         found = self._by_class.get(klass)
         if found is None:
             if self._preorder is None:
+                # One walk: every node's pre-order position, bucketed by its exact type.
                 order: list[nodes.NodeNG] = []
+                buckets: dict[type, list[int]] = {}
                 stack: list[nodes.NodeNG] = [self.module]
                 while stack:
                     node = stack.pop()
+                    buckets.setdefault(type(node), []).append(len(order))
                     order.append(node)
                     stack.extend(reversed(list(node.get_children())))
                 self._preorder = order
-            found = self._by_class[klass] = [n for n in self._preorder if isinstance(n, klass)]
+                self._buckets = buckets
+            wanted = [idx for t, idx in self._buckets.items() if issubclass(t, klass)]
+            if len(wanted) == 1:
+                found = [self._preorder[i] for i in wanted[0]]
+            else:
+                found = [self._preorder[i] for i in sorted(i for idx in wanted for i in idx)]
+            self._by_class[klass] = found
         return found
 
     def calls_named(self, name: str) -> list[nodes.Call]:

@@ -53,6 +53,8 @@ MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "mod
                          "named_modules", "children", "load_state_dict", "requires_grad_",
                          "buffers", "named_buffers", "zero_grad"})
 OPTIMIZER_USES = frozenset({"param_groups", "add_param_group"})
+#: Attributes that only a tensor has among the values the analysis tracks.
+TENSOR_ONLY_ATTRS = frozenset({"item", "detach", "cpu", "numpy", "tolist"})
 #: Attributes only a torch module has: a value they are used on is a module.
 MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "modules",
                          "named_modules", "children", "requires_grad_", "buffers"})
@@ -132,8 +134,9 @@ def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.Nod
         while cur is not None and cur is not frame:
             parent = cur.parent
             if parent is stmt.parent and parent is not None and any(
-                    stmt in getattr(parent, f, ()) and cur in getattr(parent, f, ())
-                    for f in _BLOCKS) and stmt.lineno < cur.lineno:
+                    any(x is stmt for x in getattr(parent, f, ())) and
+                    any(x is cur for x in getattr(parent, f, ())) for f in _BLOCKS) and \
+                    stmt.lineno < cur.lineno:
                 latest = max(latest, stmt.lineno)
                 break
             cur = parent
@@ -353,6 +356,11 @@ class Evaluator:
             if any((self.qualname(k) or "") in ("torch.Tensor", "torch.nn.Parameter")
                    for k in kinds):
                 return test.args[0].name
+        if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
+                test.func.name == "hasattr" and len(test.args) == 2 and \
+                isinstance(test.args[0], nodes.Name) and \
+                const_str(test.args[1]) in TENSOR_ONLY_ATTRS:
+            return test.args[0].name  # ``x.item() if hasattr(x, "item") else x``
         return None
 
     def _elts(self, elts: list[nodes.NodeNG], ctx: Ctx | None, d: int
@@ -517,6 +525,15 @@ class Evaluator:
             return one(Kind.FUNCTION, node=b)
         if isinstance(b, nodes.ClassDef):
             return one(Kind.CLASS, node=b)
+        if isinstance(b, nodes.Arguments) and isinstance(use, nodes.Name) and \
+                use.name in (b.vararg, b.kwarg):
+            # ``*args`` / ``**kwargs``: what the call in ``ctx`` passed, else a container
+            found = ctx.lookup(b.parent) if ctx is not None else None
+            bound = found.arg(use.name) if found is not None else None
+            if bound is not None:
+                return bound
+            return one(Kind.LIST, elem=UNKNOWN_SET) if use.name == b.vararg else one(
+                Kind.DICT, items=(), elem=UNKNOWN_SET)
         if not isinstance(b, (nodes.AssignName, nodes.AssignAttr)):
             return UNKNOWN_SET
         stmt = b.assign_type() if isinstance(b, nodes.AssignName) else b.parent
@@ -783,9 +800,10 @@ class Evaluator:
             keys |= {source_key(t) for t in parent.targets}
         keys.discard(None)
         sites = [(func, keys)]
-        if isinstance(parent, nodes.Call) and call in parent.args and self._sites is not None:
+        pos = next((i for i, a in enumerate(parent.args) if a is call), None) if isinstance(
+            parent, nodes.Call) else None
+        if pos is not None and self._sites is not None:
             # ``test(model.to(device), ...)``: how the callee uses that parameter
-            pos = parent.args.index(call)
             for callee, bound in self.callees(parent, None):
                 if isinstance(callee, nodes.FunctionDef):
                     names = callee.argnames()[1 if bound else 0:]
@@ -980,8 +998,10 @@ class Evaluator:
         """The class defines ``forward(self, ...)`` (not a static autograd ``forward``)."""
         for item in klass.body:
             if isinstance(item, nodes.FunctionDef) and item.name == "forward" and \
-                    item.type == "method" and item.args.args and \
-                    item.args.args[0].name == "self":
+                    item.args.args and item.args.args[0].name == "self" and not any(
+                        isinstance(dec, nodes.Name) and dec.name in ("staticmethod",
+                                                                     "classmethod")
+                        for dec in (item.decorators.nodes if item.decorators else ())):
                 return True
         return False
 
@@ -1621,9 +1641,18 @@ class Evaluator:
             if p not in args:
                 args[p] = self._default(func, p, d)
         if a.vararg:
-            args.setdefault(a.vararg, one(Kind.LIST, elem=UNKNOWN_SET))
+            # ``def log(*values)`` called as ``log(loss, acc)``: the positions past the
+            # named parameters
+            extra_pos = tuple(passed.positional[len(positional):])
+            args.setdefault(a.vararg, one(Kind.TUPLE, elts=extra_pos) if not passed.starred
+                            else one(Kind.LIST, elem=UNKNOWN_SET))
         if a.kwarg:
-            args.setdefault(a.kwarg, one(Kind.DICT, items=(), elem=UNKNOWN_SET))
+            # ``def update(self, **kwargs)`` called as ``update(loss=loss)``: the keywords
+            # that no parameter takes, by name.
+            extra = tuple((name, value) for name, value in passed.keywords
+                          if name not in params and name not in kwonly)
+            args.setdefault(a.kwarg, one(Kind.DICT, items=extra,
+                                         elem=UNKNOWN_SET if passed.star_kwargs else None))
         return Ctx(func, args, self._parent_ctx(func, ctx), depth)
 
     def returns(self, func: nodes.NodeNG, ctx: Ctx | None, d: int) -> frozenset[Value]:
@@ -1636,7 +1665,10 @@ class Evaluator:
                       for y in gens if isinstance(y, nodes.Yield)]
             yields += [self.iterate(self.value(y.value, ctx, d), d)
                        for y in gens if isinstance(y, nodes.YieldFrom)]
-            return one(Kind.ITERATOR, elem=join(*yields))
+            # What it iterates (``for batch in loader: yield batch.to(device)``): the
+            # source of its items, as for iter(loader).
+            sources = [self.value(loop.iter, ctx, d) for loop in self.own_nodes(func, nodes.For)]
+            return one(Kind.ITERATOR, elem=join(*yields), bound=join(*sources) or None)
         rets = self.own_nodes(func, nodes.Return)
         if not rets:
             return V.host("none")

@@ -39,6 +39,8 @@ def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]
     table = ev._callbacks
     if table is None:
         table = {}
+        # Syntax first: only names that some def of the module has can be a callback.
+        defined = {f.name for f in ev.module_nodes(nodes.FunctionDef)}
         for call in ev.module_nodes(nodes.Call):
             passed = [(a, "", i) for i, a in enumerate(call.args)]
             passed += [(k.value, k.arg or "", -1) for k in call.keywords or ()]
@@ -46,6 +48,9 @@ def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]
                 func = None
                 if isinstance(arg, nodes.Lambda):
                     func = arg
+                elif isinstance(arg, (nodes.Name, nodes.Attribute)) and (
+                        arg.name if isinstance(arg, nodes.Name) else arg.attrname) not in defined:
+                    continue
                 elif isinstance(arg, nodes.Name):
                     defs = [b for b in ev.bindings(arg) if isinstance(b, nodes.FunctionDef)]
                     func = defs[0] if len(defs) == 1 else None

@@ -67,6 +67,9 @@ def words_of(node: nodes.NodeNG) -> set[str]:
     {torch, cuda, is, available}; ``num_samples`` does not contain "amp". Upper-case
     constants (``'TPU'`` as returned by ``xm.xla_device_hw()``) give ``xla_hw_`` words.
     """
+    cached = getattr(node, "_xla_words", None)
+    if cached is not None:
+        return set(cached)
     out: set[str] = set()
     for sub in node.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Const, nodes.AssignName,
                                     nodes.AssignAttr)):
@@ -80,6 +83,7 @@ def words_of(node: nodes.NodeNG) -> set[str]:
             out.update("xla_hw_" + w.lower() for w in _WORD_SPLIT.split(text) if w)
             continue
         out.update(w.lower() for w in _WORD_SPLIT.split(text) if w)
+    node._xla_words = frozenset(out)  # memoised on the node: trees are not edited
     return out
 
 

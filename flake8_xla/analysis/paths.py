@@ -276,6 +276,7 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
     cached = getattr(ev, "_forbidden", None)
     if cached is not None:
         return cached
+    ev._forbidden = frozenset()  # type: ignore[attr-defined]  # in progress: no recursion
     out: set[str] = set()
     for node in ev.module_nodes((nodes.If, nodes.Assert)):
         test = node.test
@@ -285,11 +286,11 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
             else:
                 continue
         elif not _terminates(node.body, ev):
-            if _base_truth(test, ev) is True:
-                for stmt in node.body:
-                    if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Const) and \
-                            stmt.value.value is False:
-                        out.update(k for k in (source_key(t) for t in stmt.targets) if k)
+            offs = [stmt for stmt in node.body if isinstance(stmt, nodes.Assign) and
+                    isinstance(stmt.value, nodes.Const) and stmt.value.value is False]
+            if offs and _base_truth(test, ev) is True:  # syntax first, then the truth
+                for stmt in offs:
+                    out.update(k for k in (source_key(t) for t in stmt.targets) if k)
             continue
         if isinstance(node, nodes.If) and isinstance(test, (nodes.Name, nodes.Attribute)) and \
                 isinstance(node.parent, (nodes.FunctionDef, nodes.Module)) and \

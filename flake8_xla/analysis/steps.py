@@ -49,6 +49,11 @@ COMPILE_CONTEXTS = frozenset({"torch_xla.step", "torch_xla.compile",
 STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
 
 
+#: Library namespaces whose functions are never a model's forward pass.
+LIBRARY_FUNCTIONS = ("torch.", "torch_xla.", "numpy.", "math.", "os.", "time.", "logging.",
+                     "random.", "json.", "re.", "sys.", "functools.", "itertools.")
+
+
 class Steps:
     """Step-loop questions about one module, memoised."""
 
@@ -119,10 +124,13 @@ class Steps:
         if loop is not None and isinstance(loop, nodes.For) and isinstance(func, nodes.Name) and \
                 any(t.name == func.name for t in loop.target.nodes_of_class(nodes.AssignName)):
             return False
+        q = self.an.qualname(func)
+        if q is not None and ("." not in q or q.startswith(LIBRARY_FUNCTIONS)):
+            return False  # a builtin or a library function (``torch.cat``, ``len``)
         vs = self.ev.value(func, ctx)
         if any(v.kind is Kind.MODULE and v.device != "cpu" for v in vs):
             return not self._inside_forward(call)
-        if not V.is_known(vs) and not self.an.qualname(func) and not (
+        if not V.is_known(vs) and not q and not (
                 isinstance(func, nodes.Attribute) and self._known_non_module(func.expr, ctx)) \
                 and any(
                 V.holds_lazy(self.ev.value(a, ctx)) for a in [*call.args, *(
@@ -376,6 +384,10 @@ class Steps:
     def _drives_step_loops(self, loop: nodes.NodeNG, *, calls_only: bool = False) -> bool:
         """An inner loop of ``loop`` (unless ``calls_only``), or of a function it calls, is
         a step loop."""
+        return self._memo_q("drives_calls" if calls_only else "drives", loop,
+                            lambda lp: self._compute_drives(lp, calls_only))
+
+    def _compute_drives(self, loop: nodes.NodeNG, calls_only: bool) -> bool:
         holders: list[nodes.NodeNG] = [] if calls_only else [loop]
         for call, ctx in self.calls_in(loop, into_loops=False):
             holders.extend(func for func, _ in self.ev.functions_called(call, ctx))
@@ -498,10 +510,13 @@ class Steps:
         inner = enclosing_function(call)
         if inner is None or inner is fn or not isinstance(inner, nodes.FunctionDef):
             return False
-        return self._called_once(inner) or any(
-            self._drives_step_loops(lp, calls_only=True) for lp in self.ev.own_nodes(inner, LOOPS))
+        return self._memo_q("one_off", inner, lambda f: self._called_once(f) or any(
+            self._drives_step_loops(lp, calls_only=True) for lp in self.ev.own_nodes(f, LOOPS)))
 
     def _called_once(self, fn: nodes.FunctionDef) -> bool:
+        return self._memo_q("once", fn, self._compute_called_once)
+
+    def _compute_called_once(self, fn: nodes.FunctionDef) -> bool:
         """Every use of ``fn`` in the module is a call that runs once per run: outside any
         loop, in a function that is itself called only so (a one-off debug or warm-up
         step, not a step that a loop elsewhere drives)."""
@@ -617,6 +632,15 @@ class Steps:
                 added = {id(n) for n, _, _ in region[before:]}
                 self._mark(self._kind, added)
             for func in self.an.module_nodes(nodes.FunctionDef):
+                if self.is_compiled(func) and not off_xla_path(func, self.ev) and not any(
+                        self._iterates_data(lp) or self.is_training_loop(lp)
+                        for lp in self.ev.own_nodes(func, LOOPS)):
+                    # ``@torch_xla.compile``: traced as one graph, where a host read
+                    # forces an execution (a graph break; full_graph=True raises)
+                    before = len(region)
+                    self._collect(self.function_body(func), func, None, 0, region, set())
+                    self.strong_nodes |= {id(n) for n, _, _ in region[before:]}
+                    continue
                 if self.is_step_function(func):
                     before = len(region)
                     self._kind = "training"

@@ -426,6 +426,18 @@ def _static_slice(index: nodes.NodeNG) -> bool:
         for b in (index.lower, index.upper, index.step))
 
 
+def _may_be_dynamic(node: nodes.NodeNG) -> bool:
+    """Syntax only: a call named like a dynamic-shape op, or an index that is not a
+    constant or a constant slice (what :meth:`DynamicShapeOp._kind` can report)."""
+    if isinstance(node, nodes.Call):
+        f = node.func
+        name = f.attrname if isinstance(f, nodes.Attribute) else (
+            f.name if isinstance(f, nodes.Name) else None)
+        return name in DYNAMIC_CALL_NAMES
+    index = node.slice
+    return not (isinstance(index, (nodes.Const, nodes.Slice)) and _static_slice(index))
+
+
 def _on_xla(vs: frozenset[V.Value]) -> bool:
     """Some member is a tensor known to be on the XLA device (not just of unknown device)."""
     return any(v.kind is Kind.TENSOR and v.device == "xla" for v in vs)
@@ -480,7 +492,9 @@ if torch.isnan(loss).any():
 ```python
 loss = torch.where(torch.isnan(loss), torch.zeros_like(loss), loss)
 ```
-Reported inside training, evaluation and generation step loops. Not reported:
+Reported inside training, evaluation and generation step loops, and in a step
+function compiled with `torch_xla.compile` (there the read breaks the graph, and
+`full_graph=True` raises). Not reported:
 `is None` tests, shapes, Python numbers, CPU tensors.
 """
     source = (
@@ -636,10 +650,10 @@ function).
                 yield self.finding(node, what=what)
         # Outside the step: only on tensors known to be on the XLA device.
         for node in an.module_nodes((nodes.Call, nodes.Subscript)):
-            if (node.lineno, node.col_offset) in seen or an.off_xla_path(node):
+            if (node.lineno, node.col_offset) in seen or not _may_be_dynamic(node):
                 continue
             what = self._kind(node, None, _on_xla)
-            if what:
+            if what and not an.off_xla_path(node):
                 seen.add((node.lineno, node.col_offset))
                 yield self.finding(node, what=what)
 

@@ -202,10 +202,11 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         return False
 
     def _over_data(self, loop: nodes.NodeNG) -> bool:
-        """A ``for`` over a loader or dataset, or a ``while`` that takes ``next()`` of one."""
+        """A ``for`` over a loader or dataset, or a loop that takes ``next()`` of one."""
         an = self.an
-        if isinstance(loop, nodes.For):
-            return any(an.steps.is_data(v) for v in an.value(loop.iter))
+        if isinstance(loop, nodes.For) and any(an.steps.is_data(v) for v in an.value(loop.iter)):
+            return True
+        # ``for step in range(n): x, y = next(it)``: the batches come from next()
         sources = [c.args[0] for c, _ in an.steps.calls_in(loop, into_loops=False)
                    if isinstance(c.func, nodes.Name) and c.func.name == "next" and c.args]
         return any(an.steps.is_data(v) for src in sources for v in an.value(src))

@@ -40,13 +40,12 @@ class _VersionRule(Rule):
         if an is None:
             return
         target = xla_api().facts_version(self.ctx.options.version)
+        lasts = self._last_parts()
         for node in an.module_nodes((nodes.Attribute, nodes.ImportFrom, nodes.Import)):
-            if _compat_shim(node):
-                continue
             if isinstance(node, nodes.Import):
                 for name, _ in node.names:
                     fmt = self._hit(canonical(name), target)
-                    if fmt:
+                    if fmt and not _compat_shim(node):
                         yield self.finding(node, **fmt)
                 continue
             if isinstance(node, nodes.ImportFrom):
@@ -56,15 +55,24 @@ class _VersionRule(Rule):
                     if name == "*" or node.level:
                         continue
                     fmt = self._hit(canonical(f"{node.modname}.{name}"), target)
-                    if fmt:
+                    if fmt and not _compat_shim(node):
                         yield self.finding(node, **fmt)
                 continue
-            if isinstance(node.parent, nodes.Attribute):
-                continue  # report the longest chain once
+            if isinstance(node.parent, nodes.Attribute) or node.attrname not in lasts:
+                continue  # report the longest chain once; syntax first
             q = an.qualname(node)
             fmt = self._hit(q, target) if q else None
-            if fmt:
+            if fmt and not _compat_shim(node):
                 yield self.finding(node, **fmt)
+
+    @classmethod
+    def _last_parts(cls) -> frozenset[str]:
+        """The last parts of the table's names (an Attribute can only match one)."""
+        found = cls.__dict__.get("_lasts")
+        if found is None:
+            found = frozenset(q.rsplit(".", 1)[-1] for q in cls.table)
+            cls._lasts = found
+        return found
 
     def _hit(self, qualname: str, target: tuple[int, int]) -> dict[str, str] | None:
         raise NotImplementedError

@@ -58,3 +58,30 @@ def predict(dataset):
     for x, _ in OnDevice(plain_loader, device):
         preds.append(model(x).cpu())  # error: XLA201
     return torch.cat(preds)
+
+
+class MetricLogger:
+    """DeiT/MAE style: reads tensors it is given as keywords."""
+
+    def __init__(self):
+        self.values = {}
+
+    def update(self, **kwargs):
+        for name, value in kwargs.items():
+            if isinstance(value, torch.Tensor):
+                value = value.item()  # error: XLA201
+            self.values[name] = value
+
+    def log_all(self, *values):
+        return [float(v) for v in values]  # error: XLA201
+
+
+def train_logged(model, loader, optimizer):
+    device = torch_xla.device()
+    logger = MetricLogger()
+    for x, y in pl.MpDeviceLoader(loader, device):
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        xm.optimizer_step(optimizer)
+        logger.update(loss=loss.detach(), lr=optimizer.param_groups[0]["lr"])
+        logger.log_all(loss.detach())

@@ -59,3 +59,23 @@ def main(model, dataset):
     device = torch_xla.device()
     model = model.to(device)
     return [f(model, dataset, device) for f in (accuracy, mean_loss, per_batch, synced)]
+
+
+def on_device(loader, device):
+    for x, y in loader:
+        yield x.to(device), y.to(device)
+
+
+def train_steps(model, dataset, optimizer, steps):
+    device = torch_xla.device()
+    loader = DataLoader(dataset, batch_size=100, drop_last=True)
+    it = iter(loader)
+    for _ in range(steps):  # error: XLA301
+        x, y = next(it)
+        torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device)).backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    for x, y in on_device(loader, device):  # error: XLA301
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        optimizer.zero_grad()
