@@ -262,11 +262,16 @@ def test_framework_switches_count_as_xla_use(tmp_path: Path) -> None:
             """,
         "hf.py": "from transformers import is_torch_xla_available\nok = is_torch_xla_available()\n",
         "pl.py": "import lightning as L\ntrainer = L.Trainer(accelerator='tpu')\n",
-        "gpu.py": "from accelerate import Accelerator\nacc = Accelerator()\n",
+        # accelerate launch runs a script that builds an Accelerator on the TPU it was
+        # configured for; a module that merely imports accelerate's helpers does not
+        "launched.py": "import accelerate\nacc = accelerate.Accelerator(mixed_precision='no')\n",
+        "seed.py": "from accelerate.utils import set_seed\nset_seed(0)\n",
+        "named.py": "class Accelerator:\n    pass\nacc = Accelerator()\n",
     })
     ix = index_for(top / "acc.py")
-    assert {"acc.py", "hf.py", "pl.py"} <= ix.xla_code()
-    assert not ix.is_xla_code(top / "gpu.py")
+    assert {"acc.py", "hf.py", "pl.py", "launched.py"} <= ix.xla_code()
+    assert not ix.is_xla_code(top / "seed.py")
+    assert not ix.is_xla_code(top / "named.py")
     s = ix.summary("acc.py")
     assert s.xla and not s.program
 

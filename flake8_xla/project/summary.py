@@ -16,7 +16,7 @@ from flake8_xla.imports import ImportTable
 from flake8_xla.project.xlause import is_program, shows_xla_use
 
 #: Bumped whenever the summary's fields or their meaning change (old entries are rebuilt).
-SCHEMA = 1
+SCHEMA = 2
 
 
 @dataclass(frozen=True)

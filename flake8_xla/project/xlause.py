@@ -12,7 +12,11 @@ Two tests, both cheap and both necessary conditions written in the module itself
   Lightning's ``XLAAccelerator`` / ``XLAStrategy`` / ``XLAFSDPStrategy`` or passes
   ``accelerator="tpu"`` runs on an XLA device when the job does: such a script has an
   XLA path (accelerate ``utils/dataclasses.py`` ``DistributedType``; transformers
-  ``utils/import_utils.py``; Lightning ``fabric/accelerators/xla.py``).
+  ``utils/import_utils.py``; Lightning ``fabric/accelerators/xla.py``). So does a
+  script that builds accelerate's ``Accelerator()``: ``accelerate launch`` with a TPU
+  config (``accelerate config``, ``distributed_type: XLA``) runs it unchanged on the
+  XLA device, and accelerate's own docs (``docs/source/concept_guides/training_tpu.md``)
+  describe exactly these scripts on TPU.
 
 :func:`is_program` says whether a module that shows XLA use runs on XLA as a whole: a
 script (an ``if __name__ == "__main__":`` block) or a module that imports ``torch_xla``
@@ -29,9 +33,9 @@ import re
 
 from flake8_xla.imports import ImportTable
 
-#: Cheap text test: a module that shows XLA use spells ``xla`` or starts a word with
-#: ``tpu`` (``use_tpu``, ``TPUAccelerator``; not ``outputs``).
-XLA_TEXT = re.compile(r"xla|XLA|(?<![A-Za-z])(?:tpu|TPU|Tpu)")
+#: Cheap text test: a module that shows XLA use spells ``xla`` or ``Accelerator``, or
+#: starts a word with ``tpu`` (``use_tpu``, ``TPUAccelerator``; not ``outputs``).
+XLA_TEXT = re.compile(r"xla|XLA|Accelerator|(?<![A-Za-z])(?:tpu|TPU|Tpu)")
 #: Frameworks whose XLA switches count as XLA use (names with an ``xla``/``tpu`` word).
 FRAMEWORKS = ("accelerate", "transformers", "lightning", "pytorch_lightning",
               "lightning_fabric", "optimum")
@@ -44,9 +48,15 @@ def _has_switch_word(name: str) -> bool:
     return any(w.lower() in _SWITCH_WORDS for w in _WORDS.split(name) if w)
 
 
+#: Framework objects whose construction puts the script on whatever device the launcher
+#: chose, the XLA device included (see the module docstring).
+LAUNCHER_OBJECTS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+
+
 def mentions_xla(source: str) -> bool:
-    """The text could show XLA use (necessary for :func:`shows_xla_use`): see :data:`XLA_TEXT`."""
-    if "xla" in source or "XLA" in source:
+    """The text could show XLA use (necessary for :func:`shows_xla_use`): see :data:`XLA_TEXT`,
+    or an ``Accelerator`` name (:data:`LAUNCHER_OBJECTS`)."""
+    if "xla" in source or "XLA" in source or "Accelerator" in source:
         return True
     if "tpu" not in source and "TPU" not in source and "Tpu" not in source:
         return False
@@ -91,7 +101,16 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
         return False
     if file_rule(tree, source, imports):
         return True
+    launcher = "Accelerator" in source and imports.imports_prefix("accelerate")
     for node in ast.walk(tree):
+        if launcher and isinstance(node, ast.Call):
+            dotted = _dotted(node.func)
+            if dotted is not None:
+                head, _, rest = dotted.partition(".")
+                resolved = imports.resolve(head)
+                if resolved is not None and \
+                        (f"{resolved}.{rest}" if rest else resolved) in LAUNCHER_OBJECTS:
+                    return True
         if isinstance(node, (ast.Attribute, ast.Name)):
             if isinstance(node, ast.Name) and not _has_switch_word(node.id):
                 continue
