@@ -252,6 +252,32 @@ def test_xla_code_reaches_through_other_modules_and_cycles(tmp_path: Path) -> No
     assert not ix.is_xla_code(top / "lonely.py")
 
 
+def test_modules_that_cannot_be_imported_without_torch_xla_are_xla_code(
+        tmp_path: Path) -> None:
+    # utils.py imports torch_xla at its top level; trainer.py imports utils there, and the
+    # script imports trainer: neither can run without torch_xla, though neither names it.
+    top = write(tmp_path / "n", {
+        "pyproject.toml": "",
+        "utils.py": "import torch_xla.core.xla_model as xm\n\n\ndef get_device():\n"
+                    "    return xm.xla_device()\n",
+        "trainer.py": "import torch\nfrom utils import get_device\n",
+        "pkg/__init__.py": "",
+        "pkg/run.py": "import trainer\n",
+        "lazy.py": "def f():\n    import utils\n    return utils\n",
+        "guarded.py": "try:\n    import utils\nexcept ImportError:\n    utils = None\n",
+        "text.py": '"""\nimport utils\n"""\n',
+        "helper.py": "X = 1\n",
+        "script.py": "import trainer\nimport helper\n\nif __name__ == '__main__':\n    pass\n",
+    })
+    ix = index_for(top / "utils.py")
+    xla = ix.xla_code()
+    assert {"utils.py", "trainer.py", "pkg/run.py", "script.py"} <= xla
+    # what such a module imports is XLA code too (the script runs on the device)
+    assert "helper.py" in xla
+    # an import inside a function or a try, or in a string, does not need torch_xla
+    assert not {"lazy.py", "guarded.py", "text.py"} & xla
+
+
 def test_framework_switches_count_as_xla_use(tmp_path: Path) -> None:
     top = write(tmp_path / "f", {
         "pyproject.toml": "",
@@ -286,7 +312,7 @@ def test_editor_and_tree_runs_agree(proj: Path) -> None:
     by_file: dict[str, list[str]] = {}
     for line in tree.stdout.splitlines():
         by_file.setdefault(line.split(":", 1)[0].removeprefix("./"), []).append(line)
-    assert set(by_file) == {"metrics.py", "train.py", "utils.py"}
+    assert set(by_file) == {"data.py", "metrics.py", "utils.py"}
     for name, lines in by_file.items():
         alone = subprocess.run([sys.executable, "-m", "flake8", "--isolated",
                                 "--select=XLA", name], cwd=proj, capture_output=True,
@@ -298,14 +324,80 @@ def test_editor_and_tree_runs_agree(proj: Path) -> None:
 # ----------------------------------------------------------------------------- findings
 def test_findings_whose_cause_is_in_another_module(proj: Path) -> None:
     # The loader is built in data.py and iterated in train.py's step loop: the finding
-    # stays in train.py and names data.py's line.
-    assert (15, "XLA102") in lint(proj / "train.py")
-    [ragged] = [m for m in messages(proj / "train.py") if m.startswith("XLA102")]
-    assert "the DataLoader built at data.py:7" in ragged
+    # stays on data.py's DataLoader(...) line and names train.py's loop.
+    assert lint(proj / "data.py") == [(7, "XLA102")]
+    [ragged] = messages(proj / "data.py")
+    assert "which the step loop iterates at train.py:16" in ragged
+    assert all(code != "XLA102" for _, code in lint(proj / "train.py"))
+    assert lint(proj / "data.py", "file") == []
     # utils.save gets the model that train.py moved to the device.
     assert lint(proj / "utils.py") == [(5, "XLA503")]
     assert lint(proj / "utils.py", "file") == []
     assert lint(proj / "train.py", "file") == []
+
+
+def test_a_loader_passed_on_through_two_modules_is_reported_where_it_is_built(
+        tmp_path: Path) -> None:
+    top = write(tmp_path / "chain", {
+        "pyproject.toml": "",
+        "data.py": DATA,
+        "loops.py": """\
+            import torch_xla
+
+
+            def fit(model, opt, loader, device):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x.to(device)).sum().backward()
+                    opt.step()
+                    torch_xla.sync()
+            """,
+        "run.py": """\
+            import torch
+            import torch_xla
+            import loops
+            from data import make_loader
+
+            if __name__ == "__main__":
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loops.fit(model, opt, make_loader(32), device)
+            """,
+    })
+    assert lint(top / "data.py") == [(7, "XLA102")]
+    [ragged] = messages(top / "data.py")
+    assert "loops.py:5" in ragged
+    assert lint(top / "run.py") == [] and lint(top / "loops.py") == []
+
+
+def test_a_loader_of_a_module_that_is_not_xla_code_is_reported_where_it_enters(
+        tmp_path: Path) -> None:
+    # lib.py supports XLA optionally (not a program), so data.py, which only it imports,
+    # is not XLA code and is not checked: the finding goes where the loader enters lib.py.
+    top = write(tmp_path / "opt", {
+        "pyproject.toml": "",
+        "data.py": DATA,
+        "lib.py": """\
+            from data import make_loader
+
+
+            def fit(model, opt):
+                try:
+                    import torch_xla
+                except ImportError:
+                    return
+                device = torch_xla.device()
+                for x, y in make_loader(32):
+                    opt.zero_grad()
+                    model(x.to(device)).sum().backward()
+                    opt.step()
+                    torch_xla.sync()
+            """,
+    })
+    assert lint(top / "data.py") == []
+    found = [m for m in messages(top / "lib.py") if m.startswith("XLA102")]
+    assert len(found) == 1 and "the DataLoader built at data.py:7" in found[0], found
 
 
 def test_step_questions_see_through_calls_into_other_modules(tmp_path: Path) -> None:

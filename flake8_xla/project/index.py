@@ -25,8 +25,11 @@ never made XLA code by its importers and calls into it are not followed.
 **XLA code** (:meth:`ProjectIndex.is_xla_code`, for ``--xla-target=auto``): a module that
 shows XLA use itself, and every module that a *program* showing XLA use (a script, or a
 module importing torch_xla unconditionally; see :mod:`flake8_xla.project.xlause`) imports
-or calls into, directly or through other project modules. The answer depends only on the
-files on disk, never on which file the linter was started on.
+or calls into, directly or through other project modules. A module that cannot be
+imported without torch_xla (it imports, unconditionally at its top level, a project module
+that imports torch_xla there, through any chain: ``from utils import get_device``) is such a
+program too. The answer depends only on the files on disk, never on which file the linter
+was started on.
 """
 
 from __future__ import annotations
@@ -51,6 +54,34 @@ MAX_FILES = 50_000
 #: Files larger than this are not summarized (generated code, data).
 MAX_BYTES = 4_000_000
 _XLA_BYTES = re.compile(XLA_TEXT.pattern.encode())
+#: An import statement that starts a line (a top-level one, or one in a string: the
+#: hints it gives are checked against the module's ast before they count).
+_TOP_IMPORT = re.compile(
+    rb"^(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)"
+    rb"|import[ \t]+([^\n#;]+))", re.M)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _import_hints(raw: bytes) -> list[str]:
+    """The module and name words of the imports that start a line of ``raw`` (sorted):
+    the words a top-level import of a project module must spell."""
+    words: set[str] = set()
+    for m in _TOP_IMPORT.finditer(raw):
+        for group in m.groups()[1:]:
+            if group:
+                text = group.decode("ascii", "replace")
+                words.update(w for w in _WORD.findall(text) if w != "as")
+    return sorted(words)
+
+
+def _stem(rel: str) -> str:
+    """The last name a module's import spells: ``pkg/utils.py`` → ``utils``, ``pkg/__init__.py``
+    → ``pkg``, ``ns/`` → ``ns``."""
+    rel = rel.rstrip("/")
+    if rel.endswith("/__init__.py") or rel == "__init__.py":
+        rel = _parent(rel)
+    name = rel.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".py") else name
 
 
 @lru_cache(maxsize=1)
@@ -190,13 +221,16 @@ class ProjectIndex:
         size, mtime = self.files[rel]
         e = self._entries.get(rel)
         if e is not None and e.get("s") == size and e.get("m") == mtime and \
-                isinstance(e.get("c"), bool) and not e.get("u"):
+                isinstance(e.get("c"), bool) and isinstance(e.get("h"), list) and \
+                not e.get("u"):
             return e
-        e = {"s": size, "m": mtime, "c": False}
+        e = {"s": size, "m": mtime, "c": False, "h": []}
         try:
             with open(self.path(rel), "rb") as fh:
                 raw = fh.read(MAX_BYTES + 1)
-            e["c"] = len(raw) <= MAX_BYTES and _XLA_BYTES.search(raw) is not None
+            if len(raw) <= MAX_BYTES:
+                e["c"] = _XLA_BYTES.search(raw) is not None
+                e["h"] = _import_hints(raw)
         except OSError:
             e["u"] = True
         self._entries[rel] = e
@@ -393,6 +427,9 @@ class ProjectIndex:
                 direct.add(rel)
                 if s.program:
                     programs.append(rel)
+        needing = self._needing_xla()
+        direct |= needing
+        programs = sorted(set(programs) | needing)
         reached = set(programs)
         queue = deque(sorted(programs))
         while queue:
@@ -405,6 +442,51 @@ class ProjectIndex:
         self._xla = frozenset(direct | reached)
         self.flush()
         return self._xla
+
+    def _needing_xla(self) -> set[str]:
+        """Modules that cannot be imported without torch_xla: those that import it
+        unconditionally at their top level, and those that import such a module
+        unconditionally at theirs, through any chain (a script whose device comes from
+        ``utils.get_device()``, ``utils.py`` importing ``torch_xla.core.xla_model``).
+        Candidates are found by the words of their import lines (:func:`_import_hints`);
+        each is confirmed by its summary's top-level imports."""
+        needing: set[str] = set()
+        for rel in self.files:
+            if self._entry(rel)["c"]:
+                s = self.summary(rel)
+                if s is not None and s.needs_xla:
+                    needing.add(rel)
+        if not needing:
+            return needing
+        by_word: dict[str, list[str]] = {}
+        for rel in self.files:
+            for w in self._entry(rel)["h"]:
+                by_word.setdefault(w, []).append(rel)
+        queue = deque(sorted(needing))
+        while queue:
+            target = queue.popleft()
+            for rel in by_word.get(_stem(target), ()):
+                if rel in needing or self.is_library(rel):
+                    continue
+                s = self.summary(rel)
+                if s is None or not self._imports_any(rel, s.top, needing):
+                    continue
+                needing.add(rel)
+                queue.append(rel)
+        return needing
+
+    def _imports_any(self, rel: str, imports: Iterable[tuple[str, int, tuple[str, ...]]],
+                     among: set[str]) -> bool:
+        """One of ``imports`` (as :class:`Summary` keeps them) of ``rel`` names a module of
+        ``among``."""
+        for module, level, names in imports:
+            if self.resolve(rel, module, level) in among:
+                return True
+            for n in names:
+                if n != "*" and self.resolve(
+                        rel, f"{module}.{n}" if module else n, level) in among:
+                    return True
+        return False
 
     def is_xla_code(self, path: str | os.PathLike[str]) -> bool:
         """``path`` is XLA code by the project rule (False for a file outside the index)."""
@@ -419,6 +501,14 @@ class ProjectIndex:
         table = self._reverse(every_module)
         wanted = set(names)
         return [m for m in table.get(rel, ()) if self._last_names(m) & wanted]
+
+    def neighbours(self, rel: str, *, every_module: bool = False) -> list[str]:
+        """The project modules ``rel`` imports or calls into, then those that import it
+        and are XLA code (any module, with ``every_module``): sorted within each group,
+        without repeats."""
+        out = list(self.import_targets(rel))
+        out += [m for m in self._reverse(every_module).get(rel, ()) if m not in out]
+        return out
 
     def linked(self, rel: str, *, every_module: bool = False) -> bool:
         """``rel`` imports a project module, or a module that is XLA code (any module, with

@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 MAX_MODULES = 12
 #: Callers (modules) consulted for one function's parameters or step roots, at most.
 MAX_CALLERS = 6
+#: Modules around the checked file asked where its own values go, at most.
+MAX_NEIGHBOURS = 8
 #: Call sites in other modules joined for one parameter, at most (then unknown).
 MAX_REMOTE_SITES = 8
 #: astroid trees of other modules kept per process.
@@ -245,6 +247,40 @@ class Session:
         """The Steps of the module that defines ``func``."""
         owner = self._owner(func)
         return owner[1].steps if owner is not None else None
+
+    def neighbour_analyzers(self, hops: int = 2) -> list[Analyzer]:
+        """Analyzers of the modules around the checked file, nearest first: those it imports
+        or calls into and the XLA-code modules importing it, then theirs, up to ``hops``
+        steps away (a loader built in ``data.py``, passed on by ``train.py`` to the loop of
+        ``engine.py``); at most :data:`MAX_NEIGHBOURS`, within the session's module budget.
+        For questions about where the checked file's own values go."""
+        every = self.target == "all"
+        out: list[Analyzer] = []
+        seen = {self.rel}
+        frontier = [self.rel]
+        for _ in range(hops):
+            nxt: list[str] = []
+            for rel in frontier:
+                for other in self.index.neighbours(rel, every_module=every):
+                    if other in seen:
+                        continue
+                    seen.add(other)
+                    if len(out) >= MAX_NEIGHBOURS:
+                        return out
+                    an = self.analyzer(other)
+                    if an is not None:
+                        out.append(an)
+                        nxt.append(other)
+            frontier = nxt
+        return out
+
+    def home_is_xla_code(self, node: nodes.NodeNG) -> bool:
+        """``node`` lies in a linked module that is XLA code (a finding there is reported
+        when that module is checked)."""
+        owner = self._owner(node)
+        if owner is None:
+            return False
+        return self.target == "all" or self.index.is_xla_code(self.index.path(owner[0]))
 
     def rel_of(self, an: Analyzer) -> str | None:
         """The index key of a linked analyzer's module."""
@@ -591,6 +627,12 @@ class Session:
                                       (best.lineno, best.col_offset)):
                 best = place
         return best
+
+    def where(self, node: nodes.NodeNG) -> str | None:
+        """``"engine.py:41"``: a linked module's node as a finding's message names it (the
+        path relative to the checked file's folder); None for a node of no linked module."""
+        owner = self._owner(node)
+        return self._where(owner[0], node) if owner is not None else None
 
     def _where(self, rel: str, node: nodes.NodeNG) -> str:
         here = os.path.dirname(self.rel)

@@ -16,7 +16,7 @@ from flake8_xla.imports import ImportTable
 from flake8_xla.project.xlause import is_program, shows_xla_use
 
 #: Bumped whenever the summary's fields or their meaning change (old entries are rebuilt).
-SCHEMA = 2
+SCHEMA = 3
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,10 @@ class Summary:
             chain and of its prefixes), sorted.
         defs: the names the module binds at its top level (functions, classes,
             assignments), sorted.
+        needs_xla: the module imports torch_xla (or torch_xla_py) unconditionally at its
+            top level: it cannot be imported without torch_xla.
+        top: the imports among ``imports`` written unconditionally at the module's top
+            level (not under ``if``/``try``/``def``), in the same form.
     """
 
     xla: bool
@@ -42,12 +46,15 @@ class Summary:
     imports: tuple[tuple[str, int, tuple[str, ...]], ...]
     refs: tuple[str, ...]
     defs: tuple[str, ...]
+    needs_xla: bool = False
+    top: tuple[tuple[str, int, tuple[str, ...]], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (see :meth:`from_json`)."""
         return {"x": self.xla, "p": self.program,
                 "i": [[m, lv, list(ns)] for m, lv, ns in self.imports],
-                "r": list(self.refs), "d": list(self.defs)}
+                "r": list(self.refs), "d": list(self.defs), "n": self.needs_xla,
+                "t": [[m, lv, list(ns)] for m, lv, ns in self.top]}
 
     @classmethod
     def from_json(cls, raw: object) -> Summary:
@@ -56,21 +63,39 @@ class Summary:
         try:
             if not isinstance(raw, dict):
                 raise TypeError("not an object")
-            imports = []
-            for m, lv, ns in raw["i"]:
-                if not isinstance(m, str) or not isinstance(lv, int) or \
-                        not all(isinstance(n, str) for n in ns):
-                    raise TypeError("bad import")
-                imports.append((m, lv, tuple(ns)))
+            imports = _imports_from_json(raw["i"])
+            top = _imports_from_json(raw["t"])
             refs = tuple(raw["r"])
             defs = tuple(raw["d"])
             if not all(isinstance(r, str) for r in refs + defs):
                 raise TypeError("bad name")
-            if not isinstance(raw["x"], bool) or not isinstance(raw["p"], bool):
+            if not all(isinstance(raw[k], bool) for k in ("x", "p", "n")):
                 raise TypeError("bad flag")
-            return cls(raw["x"], raw["p"], tuple(imports), refs, defs)
+            return cls(raw["x"], raw["p"], imports, refs, defs, raw["n"], top)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed summary: {exc}") from None
+
+
+def _imports_from_json(raw: object) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    if not isinstance(raw, list):
+        raise TypeError("bad imports")
+    out = []
+    for m, lv, ns in raw:
+        if not isinstance(m, str) or not isinstance(lv, int) or \
+                not all(isinstance(n, str) for n in ns):
+            raise TypeError("bad import")
+        out.append((m, lv, tuple(ns)))
+    return tuple(out)
+
+
+def _top_imports(tree: ast.Module) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    out: list[tuple[str, int, tuple[str, ...]]] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            out.extend((a.name, 0, ()) for a in stmt.names)
+        elif isinstance(stmt, ast.ImportFrom):
+            out.append((stmt.module or "", stmt.level or 0, tuple(a.name for a in stmt.names)))
+    return tuple(out)
 
 
 def _chain(node: ast.AST) -> list[str] | None:
@@ -113,5 +138,9 @@ def summarize(tree: ast.Module, source: str) -> Summary:
                     if isinstance(sub, ast.Name):
                         defs.add(sub.id)
     xla = shows_xla_use(tree, source, table)
+    top = _top_imports(tree)
+    needs = any(m.split(".", 1)[0] in ("torch_xla", "torch_xla_py") for m, lv, _ in top
+                if not lv)
     return Summary(xla=xla, program=xla and is_program(tree), imports=tuple(imports),
-                   refs=tuple(sorted(refs)), defs=tuple(sorted(defs)))
+                   refs=tuple(sorted(refs)), defs=tuple(sorted(defs)), needs_xla=needs,
+                   top=top)
