@@ -92,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--extend-exclude", action="append", default=[], metavar="PATTERNS",
                    help="also skip these files/folders (comma separated globs)")
     p.add_argument("--xla-target", choices=TARGETS, default=None,
-                   help="auto: check files that use torch_xla (default); all: every file")
+                   help="auto: files that use XLA and the project modules they pull in "
+                        "(default); file: each file alone; all: every file")
     p.add_argument("--xla-version", default=None, metavar="X.Y",
                    help="torch_xla version the advice targets (default: installed, else 2.9)")
     p.add_argument("--xla-migrate", choices=MIGRATIONS, default=None,

@@ -13,7 +13,7 @@ from flake8_xla.imports import ImportTable
 
 #: The newest torch_xla release of the API facts (flake8_xla/data/xla_api.json).
 NEWEST_KNOWN_XLA = xla_api().newest
-TARGETS = ("auto", "all")
+TARGETS = ("auto", "file", "all")
 #: ``--xla-migrate`` values: the migration bands (XLA6xx: torch_xla -> TorchTPU).
 MIGRATIONS = ("torchtpu",)
 
@@ -41,7 +41,9 @@ def installed_xla_version() -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Options:
-    """User settings: ``target`` is 'auto' or 'all'; ``version`` the targeted torch_xla;
+    """User settings: ``target`` is 'auto' (the project decides what is XLA code), 'file'
+    (each file decides for itself, without project analysis) or 'all'; ``version`` the
+    targeted torch_xla;
     ``migrate`` a migration band to turn on (``'torchtpu'``) or None; ``selected``: the
     codes and prefixes the user selected by name (``--select`` / ``--extend-select``),
     which turn on opt-in rules."""
@@ -84,22 +86,37 @@ class ModuleContext:
 
     @cached_property
     def is_xla_code(self) -> bool:
-        """True when the file is checked: ``--xla-target=all``, or it shows XLA use.
+        """True when the file is checked.
 
-        XLA use is an import of torch_xla (or legacy torch_xla_py), or the string
-        ``'xla'`` used as a device.
+        ``--xla-target=all``: every file. ``file``: the file imports torch_xla (or legacy
+        torch_xla_py) or uses the string ``'xla'`` as a device. ``auto`` (default): the
+        file shows XLA use (that, or a framework's XLA switch), or its project makes it
+        XLA code (see :mod:`flake8_xla.project`).
         """
+        from flake8_xla.project.xlause import file_rule, mentions_xla, shows_xla_use
+
         if self.options.target == "all":
             return True
-        if "xla" not in self.source:
-            return False
-        if self.imports.imports_prefix("torch_xla") or self.imports.imports_prefix("torch_xla_py"):
+        if self.options.target == "file":
+            return file_rule(self.tree, self.source, self.imports)
+        if mentions_xla(self.source) and shows_xla_use(self.tree, self.source, self.imports):
             return True
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
-                    node.value == "xla" or node.value.startswith("xla:")):
-                return True
-        return False
+        index = self.project_index
+        return index is not None and index.is_xla_code(self.filename)
+
+    @cached_property
+    def project_index(self):  # -> ProjectIndex | None
+        """The :class:`~flake8_xla.project.index.ProjectIndex` of the file's project, or
+        None (``--xla-target=file``, a file that is not on disk, or in no project)."""
+        if self.options.target == "file":
+            return None
+        try:
+            from flake8_xla.project.index import index_for
+            return index_for(self.filename)
+        except Exception:  # no project analysis rather than a crash
+            if self.strict:
+                raise
+            return None
 
     @cached_property
     def is_torchtpu_code(self) -> bool:
@@ -124,13 +141,60 @@ class ModuleContext:
         """The astroid-backed :class:`~flake8_xla.analysis.Analyzer`, or None if astroid fails."""
         try:
             from flake8_xla.analysis import Analyzer, TreeRebuildError, build_module
-            module = build_module(self.source, "flake8_xla_checked", self.tree,
-                                  strict=self.strict)
-            return Analyzer(module, self.imports)
+            module = None
+            session = self._session_or_none()
+            if session is not None and self.crosses_modules:
+                # the tree other files' analyses of this project refer to
+                module = session.shared_module(self.source, self.tree, self.imports,
+                                               strict=self.strict)
+            if module is None:
+                module = build_module(self.source, "flake8_xla_checked", self.tree,
+                                      strict=self.strict)
+            an = Analyzer(module, self.imports)
         except TreeRebuildError:  # raised only in strict mode, to be seen
             raise
         except Exception:  # noqa: BLE001 - astroid failure means "unknown", never a crash
             return None
+        session = self._session_or_none()
+        if session is not None:
+            session.attach(an)  # calls into other modules of the project are followed
+        return an
+
+    @cached_property
+    def crosses_modules(self) -> bool:
+        """Values or step regions may cross into this file from other project modules (it
+        imports one, or an XLA module imports it): the rules' single-file preconditions do
+        not hold then, so the engine runs every rule."""
+        session = self._session_or_none()
+        if session is None:
+            return False
+        try:
+            return session.index.linked(session.rel, every_module=self.options.target == "all")
+        except Exception:  # the gates are only an optimisation
+            if self.strict:
+                raise
+            return True
+
+    def _session_or_none(self):  # -> Session | None
+        try:
+            return self.project_session
+        except Exception:  # single-file analysis rather than a crash
+            if self.strict:
+                raise
+            return None
+
+    @cached_property
+    def project_session(self):  # -> flake8_xla.project.link.Session | None
+        """The cross-module link of this file's analysis, or None (no project, or the file
+        is not one of its modules)."""
+        index = self.project_index
+        if index is None:
+            return None
+        rel = index.rel(self.filename)
+        if rel is None:
+            return None
+        from flake8_xla.project.link import Session
+        return Session(index, rel, self.options.target)
 
     # Version-aware spellings -------------------------------------------------
     @property

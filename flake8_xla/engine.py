@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from flake8_xla.context import Finding, ModuleContext, Options
 from flake8_xla.filefacts import FileFacts
+from flake8_xla.project.xlause import mentions_xla
 
 if TYPE_CHECKING:
     from flake8_xla.rules import Rule
@@ -168,14 +169,19 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         strict = _env_flag(STRICT_ENV)
     ctx = ModuleContext(tree, source, filename, options, strict=strict)
     facts: FileFacts | None = None
-    if gates and (options.target == "all" or "xla" in source):
+
+    def file_facts() -> FileFacts | None:
         try:
-            facts = FileFacts(tree)
-            prime_import_table(ctx, facts)
+            found = FileFacts(tree)
+            prime_import_table(ctx, found)
+            return found
         except Exception:  # the gates only save time: run every rule instead
             if strict:
                 raise
-            facts = None
+            return None
+
+    if gates and (options.target == "all" or mentions_xla(source)):
+        facts = file_facts()
     torchtpu_only = False
     try:
         if not ctx.is_xla_code:
@@ -188,6 +194,10 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         if strict:
             raise
         return []
+    if gates and facts is None:
+        facts = file_facts()  # XLA code by its project: a helper that never names XLA
+    if facts is not None and ctx.crosses_modules:
+        facts = None  # the preconditions read one file; values cross into this one
     if rules is None:
         from flake8_xla.rules import ALL_RULES
         rules = ALL_RULES
@@ -215,7 +225,7 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         with stub_builtins():
             for rule_cls in selected:
                 try:
-                    findings.extend(rule_cls(ctx).check())
+                    findings.extend(f for f in rule_cls(ctx).check() if f is not None)
                 except Exception:  # unknown is never a finding, never a crash
                     if strict:
                         raise

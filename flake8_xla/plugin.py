@@ -40,7 +40,7 @@ def _migrate_arg(text: str) -> str:
 class Plugin:
     """The flake8 plugin: one instance per checked file.
 
-    Options: ``--xla-target {auto,all}`` (config ``xla-target``),
+    Options: ``--xla-target {auto,file,all}`` (config ``xla-target``),
     ``--xla-version X.Y`` (config ``xla-version``; default: the installed
     torch_xla, else the newest release of the API facts) and
     ``--xla-migrate torchtpu`` (config ``xla-migrate``; default: off), which turns
@@ -62,8 +62,10 @@ class Plugin:
         the config)."""
         parser.add_option(
             "--xla-target", default="auto", choices=TARGETS, parse_from_config=True,
-            help="auto (default): check files that import torch_xla or use the 'xla' device; "
-                 "all: treat every file as XLA code (for helper modules)")
+            help="auto (default): check the files that show XLA use and the project modules "
+                 "XLA programs import, following calls across modules; file: each file "
+                 "decides alone (it imports torch_xla or uses the 'xla' device), no project "
+                 "analysis; all: treat every file as XLA code")
         parser.add_option(
             "--xla-version", default=None, parse_from_config=True, type=_version_arg,
             help="torch_xla version the advice targets, e.g. 2.9 "

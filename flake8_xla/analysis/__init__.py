@@ -96,6 +96,8 @@ class Analyzer:
         self._by_class: dict[object, list[nodes.NodeNG]] = {}
         self._calls_by_name: dict[str, list[nodes.Call]] | None = None
         self._managed: bool | None = None
+        #: the cross-module link (:class:`flake8_xla.project.link.Session`), or None
+        self.link = None
 
     # ------------------------------------------------------------------ nodes
     def module_nodes(self, klass: type | tuple[type, ...]) -> list[nodes.NodeNG]:

@@ -219,6 +219,9 @@ class Evaluator:
         self._truth: dict[int, bool | None] = {}
         self.work = 0
         self.spent = False
+        #: the cross-module link (:class:`flake8_xla.project.link.Session`) when the module
+        #: is part of a project, else None (single-file analysis)
+        self.link = None
         #: the module's nodes of a class, in pre-order (the Analyzer shares its cache)
         self.module_nodes = lambda klass: list(module.nodes_of_class(klass))
 
@@ -234,6 +237,8 @@ class Evaluator:
         found = self._memo.get(key)
         if found is not None:
             return found
+        if self.link is not None and self.link.multi and node.root() is not self.module:
+            return self.link.foreign_value(node, ctx, depth)  # its own module's Evaluator
         level = self._busy.get(key)
         if level is not None:
             # A cycle (a loop-carried value): this path adds nothing now, and what the
@@ -269,7 +274,7 @@ class Evaluator:
         if isinstance(node, nodes.Attribute):
             q = self.qualname(node)
             if q is not None:
-                return one(Kind.REF, qual=q)
+                return self.ref(q, node, d)
             return self.attribute(self.value(node.expr, ctx, d), node.attrname, node, ctx, d)
         if isinstance(node, nodes.Call):
             return self.call_value(node, ctx, d)
@@ -331,6 +336,15 @@ class Evaluator:
         if isinstance(node, nodes.AssignName):
             return self.binding_value(node, None, ctx, d)
         return UNKNOWN_SET
+
+    def ref(self, q: str, node: nodes.NodeNG | None = None, d: int = 0) -> frozenset[Value]:
+        """The value of an imported name ``q``: a REF (a library object), or what a module of
+        the project defines under that name (its function, class or module-level value)."""
+        if self.link is not None:
+            found = self.link.resolve(self, q, node, d)
+            if found is not None:
+                return found
+        return one(Kind.REF, qual=q)
 
     def _isinstance_tensor(self, test: nodes.NodeNG) -> str | None:
         """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``), else None."""
@@ -420,7 +434,7 @@ class Evaluator:
         binds = self.bindings(node)
         if q is not None and (not binds or all(isinstance(b, (nodes.Import, nodes.ImportFrom))
                                                for b in binds)):
-            return one(Kind.REF, qual=q)
+            return self.ref(q, node, d)
         if not binds:
             return UNKNOWN_SET
         if len(binds) > 1:
@@ -502,9 +516,11 @@ class Evaluator:
     def binding_value(self, b: nodes.NodeNG, use: nodes.NodeNG | None, ctx: Ctx | None,
                       d: int) -> frozenset[Value]:
         """The value a binding node gives the name it binds."""
+        if self.link is not None and self.link.multi and b.root() is not self.module:
+            return self.link.foreign_binding(b, use, ctx, d)
         if isinstance(b, (nodes.Import, nodes.ImportFrom)):
             q = QualNames.import_qualname(b, use.name) if isinstance(use, nodes.Name) else None
-            return one(Kind.REF, qual=q) if q else UNKNOWN_SET
+            return self.ref(q, use, d) if q else UNKNOWN_SET
         if isinstance(b, nodes.FunctionDef):
             return one(Kind.FUNCTION, node=b)
         if isinstance(b, nodes.ClassDef):
@@ -681,7 +697,9 @@ class Evaluator:
                 found.append(self.value(arg, None, d))
         if len(sites) > MAX_SITES:
             found.append(UNKNOWN_SET)
-        if not sites:
+        remote = self.link.param_values(self, func, b, d) if self.link is not None else []
+        found.extend(remote)  # what call sites in other modules of the project pass
+        if not sites and not remote:
             ann = self._annotation(func, name)
             default = self._default(func, name, d)
             if ann is not None:
@@ -1061,6 +1079,16 @@ class Evaluator:
             self._obj_attrs = table
         return self._obj_attrs
 
+    def _attrs_set_by_name(self) -> dict[str, list[nodes.NodeNG]]:
+        """``obj.attr = v`` targets (not on ``self``) by attribute name (memoised)."""
+        table = getattr(self, "_set_by_name", None)
+        if table is None:
+            table = {}
+            for (_, name), found in self._object_attrs().items():
+                table.setdefault(name, []).extend(target for target, _ in found)
+            self._set_by_name = table
+        return table
+
     def _mutation_table(self) -> dict[int, list[nodes.NodeNG]]:
         """Container mutations keyed by the binding of the mutated name or ``self.attr``."""
         if self._mutations is None:
@@ -1167,12 +1195,18 @@ class Evaluator:
                  d: int) -> frozenset[Value]:
         k = v.kind
         if k is Kind.REF:
-            return one(Kind.REF, qual=canonical(f"{v.qual}.{attr}"))
+            return self.ref(canonical(f"{v.qual}.{attr}"), node, d)
         if k is Kind.TENSOR:
             if attr in HOST_TENSOR_ATTRS:
                 return V.host()
             if attr == "device":
                 return one(Kind.DEVICE, device=v.device)
+            if attr not in SAME_TENSOR_ATTRS:
+                # ``x.dist_type = 'normal'`` somewhere in the module: a Python attribute the
+                # program sets on its objects holds what it assigns, not a tensor view.
+                assigned = self._attrs_set_by_name().get(attr)
+                if assigned:
+                    return join(*(self.binding_value(t, None, None, d) for t in assigned))
             return frozenset({v.with_(flags=v.flags - {"bool", "param"} | (
                 {"param"} if attr == "grad" and v.has("param") else set()))})
         if k in (Kind.MODULE, Kind.OBJECT) and isinstance(v.node, nodes.ClassDef):
@@ -1530,7 +1564,10 @@ class Evaluator:
         callee_ctx = self.ctx_for_call(func, call, ctx, d, self_v)
         if callee_ctx is None:
             return UNKNOWN_SET
-        return self.returns(func, callee_ctx, d)
+        result = self.returns(func, callee_ctx, d)
+        if self.link is not None and call is not None:
+            self.link.arrived(func, call, result)  # values made in another module
+        return result
 
     def _parent_ctx(self, func: nodes.NodeNG, ctx: Ctx | None) -> Ctx | None:
         outer = enclosing_function(func)
@@ -1565,6 +1602,14 @@ class Evaluator:
         depth = (ctx.depth + 1) if ctx is not None else 1
         if depth > MAX_CALL_DEPTH:
             return None
+        if self.link is not None and self.link.multi and func.root() is not self.module:
+            # A function of another module: the arguments are evaluated here, and bound by
+            # its own module's Evaluator.
+            owner = self.link.evaluator_of(func)
+            if owner is None:
+                return None
+            return owner.ctx_for_values(func, self.call_arguments(call, ctx, d), None, depth,
+                                        d, self_v)
         return self.ctx_for_values(func, self.call_arguments(call, ctx, d), ctx, depth, d,
                                    self_v)
 
@@ -1656,6 +1701,10 @@ class Evaluator:
         from flake8_xla.analysis import specs
         if entry is None or entry.returns is None:
             if q is not None and entry is None:
+                if self.link is not None:
+                    found = self.link.call(self, q, call, ctx, d)  # a project function
+                    if found is not None:
+                        return found
                 return self._unknown_library_call(q, call, ctx, d)
             return UNKNOWN_SET
         result = specs.apply(self, entry, q, call, receiver, ctx, d)
@@ -1728,8 +1777,8 @@ class Evaluator:
                 f.expr.name == "self" and not seen:
             return  # self.<attribute>(...) that is not a method: a submodule's forward
         if isinstance(f, nodes.Attribute) and f.attrname not in self._method_names() and \
-                f.attrname != "__call__":
-            return  # x.name(...): no class of the module defines that method
+                f.attrname != "__call__" and not (self.link is not None and self.qualname(f)):
+            return  # x.name(...): no class of the module (nor module of the project) defines it
         if isinstance(call.func, (nodes.Name, nodes.Attribute)) and not seen:
             for v in self.value(call.func, ctx):
                 if v.kind is Kind.FUNCTION and v.node is not None and id(v.node) not in seen:

@@ -121,11 +121,17 @@ class QualNames:
     def __init__(self, imports: ImportTable) -> None:
         self.imports = imports
         self._memo: dict[int, str | None] = {}
+        #: set with the cross-module link: this table's module, and the link that answers
+        #: for nodes of other modules (their own import tables)
+        self.module: nodes.Module | None = None
+        self.link = None
 
     def __call__(self, node: nodes.NodeNG) -> str | None:
         """The qualified name ``node`` refers to, or None (a local value, or unknown)."""
         key = id(node)
         if key not in self._memo:
+            if self.link is not None and self.link.multi and node.root() is not self.module:
+                return self.link.foreign_qualname(node)
             self._memo[key] = self._qualname(node)
         return self._memo[key]
 

@@ -70,6 +70,12 @@ class Steps:
         self.forward_nodes: set[int] = set()
         self.strong_nodes: set[int] = set()
         self._defined_names: frozenset[str] | None = None
+        #: functions of other project modules the step region calls: ``(func, ctx, kind)``
+        #: with kind ``"training"``, ``"barrier"`` (a step loop with a barrier), ``"step"``,
+        #: ``"model"`` (a loop over models or configs, not data) or ``"forward"`` (read by
+        #: the link, which makes them step-region roots of their own module)
+        self.foreign_calls: list[tuple[nodes.NodeNG, Ctx | None, str]] = []
+        self._kind = "step"
 
     # ------------------------------------------------------------------ calls
     def update_kind(self, call: nodes.Call, ctx: Ctx | None = None) -> str | None:
@@ -105,7 +111,9 @@ class Steps:
                     self.ev.value(call.args[0], ctx)) in ("xla", "managed"):
                 return True
         for func, _ in self.ev.functions_called(call, ctx):
-            if isinstance(func, nodes.FunctionDef) and self.is_compiled(func):
+            steps = self.steps_for(func)
+            if isinstance(func, nodes.FunctionDef) and steps is not None and \
+                    steps.is_compiled(func):
                 return True
         return False
 
@@ -278,12 +286,21 @@ class Steps:
             if depth >= MAX_CALL_DEPTH:
                 continue
             for func, fctx in self.ev.functions_called(n, ctx):
-                if id(func) in seen or (isinstance(func, nodes.FunctionDef) and
-                                        self.is_compiled(func)):
+                steps = self.steps_for(func)  # another module's function: its own Steps
+                if steps is None or id(func) in seen or (
+                        isinstance(func, nodes.FunctionDef) and steps.is_compiled(func)):
                     continue
                 seen.add(id(func))
-                yield from self.calls_in(func, fctx, into_loops=into_loops, depth=depth + 1,
-                                         seen=seen)
+                yield from steps.calls_in(func, fctx, into_loops=into_loops, depth=depth + 1,
+                                          seen=seen)
+
+    def steps_for(self, func: nodes.NodeNG) -> Steps | None:
+        """The Steps of the module that defines ``func``: this one, or (through the project
+        link) another module's; None when that module is not known."""
+        link = self.ev.link
+        if link is None or func.root() is self.an.module:
+            return self
+        return link.steps_of(func)
 
     @staticmethod
     def _in_inner_loop(node: nodes.NodeNG, func: nodes.NodeNG) -> bool:
@@ -603,14 +620,17 @@ class Steps:
                     continue  # collected with the enclosing step loop
                 body = list(self.body_nodes(loop, into_loops=True))
                 before = len(region)
+                if self.is_training_loop(loop):
+                    self._kind = "training"
+                elif self.has_barrier(loop):
+                    self._kind = "barrier"
+                elif not self._iterates_data(loop):
+                    self._kind = "model"
+                else:
+                    self._kind = "step"
                 self._collect(body, loop, None, 0, region, set())
                 added = {id(n) for n, _, _ in region[before:]}
-                if self.is_training_loop(loop) or self.has_barrier(loop):
-                    self.strong_nodes |= added
-                if self.is_training_loop(loop):
-                    self.training_nodes |= added
-                elif not self.has_barrier(loop) and not self._iterates_data(loop):
-                    self.model_loop_nodes |= added
+                self._mark(self._kind, added)
             for func in self.an.module_nodes(nodes.FunctionDef):
                 if self.is_compiled(func) and not off_xla_path(func, self.ev) and not any(
                         self._iterates_data(lp) or self.is_training_loop(lp)
@@ -623,6 +643,7 @@ class Steps:
                     continue
                 if self.is_step_function(func):
                     before = len(region)
+                    self._kind = "training"
                     self._collect(self.function_body(func), func, None, 0, region, set())
                     added = {id(n) for n, _, _ in region[before:]}
                     self.step_function_nodes |= added
@@ -635,10 +656,20 @@ class Steps:
                         self.is_compiled(forward) or off_xla_path(forward, self.ev):
                     continue
                 before = len(region)
+                self._kind = "forward"
                 self._collect(self.function_body(forward), forward, None, 0, region, set())
-                added = {id(n) for n, _, _ in region[before:]}
-                self.forward_nodes |= added
-                self.strong_nodes |= added  # a module's forward runs on its device
+                self._mark("forward", {id(n) for n, _, _ in region[before:]})
+            if self.ev.link is not None:
+                # Functions of this module that other modules' step regions call: their
+                # bodies run per step too, with the values those callers pass.
+                for func, fctx, kind in self.ev.link.step_roots(self.an):
+                    before = len(region)
+                    self._kind = kind
+                    self._collect(self.function_body(func), func, fctx, 1, region, set())
+                    added = {id(n) for n, _, _ in region[before:]}
+                    if kind == "training":
+                        self.step_function_nodes |= added
+                    self._mark(kind, added)
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
                 if not self.iterates_parameters(holder.iter):
                     continue
@@ -658,6 +689,17 @@ class Steps:
         loader, a training loop, or a step function (see :func:`values.lazy_value`)."""
         self.step_region()
         return id(node) in self.strong_nodes
+
+    def _mark(self, kind: str, added: set[int]) -> None:
+        """File the nodes a step loop, step function or forward added, by its kind."""
+        if kind in ("training", "barrier", "forward"):
+            self.strong_nodes |= added
+        if kind == "training":
+            self.training_nodes |= added
+        elif kind == "model":
+            self.model_loop_nodes |= added
+        elif kind == "forward":
+            self.forward_nodes |= added
 
     def is_training_loop_node(self, node: nodes.NodeNG) -> bool:
         """``node`` runs once per training step (a training loop's or step function's)."""
@@ -712,6 +754,12 @@ class Steps:
                 for func, fctx in self.ev.functions_called(node, ctx):
                     key = (id(func), fctx)
                     if hash(key) in seen or id(func) in self.step_closures():
+                        continue
+                    link = self.ev.link
+                    if link is not None and link.multi and func.root() is not self.an.module:
+                        # Reported in its own module, which makes it a step-region root.
+                        seen.add(hash(key))
+                        self.foreign_calls.append((func, fctx, self._kind))
                         continue
                     if isinstance(func, nodes.FunctionDef) and (
                             self.is_compiled(func) or self.has_own_step_loop(func)):

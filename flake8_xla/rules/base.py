@@ -75,10 +75,36 @@ class Rule:
         """Yield the findings of this rule in ``self.ctx``."""
         raise NotImplementedError
 
-    def finding(self, node, **fmt: str) -> Finding:
-        """A Finding at ``node`` (ast or astroid) with the formatted message."""
+    def finding(self, node, **fmt: str) -> Finding | None:
+        """A Finding at ``node`` (ast or astroid) with the formatted message.
+
+        A node of another module of the project (a value's origin) is reported where its
+        value entered this file, and the message names its place (``data.py:41``); None
+        when it has no place here (the engine drops it).
+        """
         template = self.message
         if self.migrate_message and self.ctx.options.migrate == "torchtpu":
             template = self.migrate_message
         text = template.format(sync=self.ctx.sync_api, device=self.ctx.device_api, **fmt)
-        return Finding(node.lineno, node.col_offset, self.code, f"{self.code} {text}")
+        return self.finding_text(node, f"{self.code} {text}")
+
+    def finding_text(self, node, text: str) -> Finding | None:
+        """A Finding at ``node`` with the whole message ``text`` (placed as by :meth:`finding`)."""
+        placed = self._place(node)
+        if placed is False:
+            return None
+        if placed:
+            node, where = placed
+            if where not in text:
+                text = f"{text} (the cause is at {where})"
+        return Finding(node.lineno, node.col_offset, self.code, text)
+
+    def origin_text(self, node, here: str, there: str) -> str:
+        """``here`` for a node of this file, else ``there`` with ``{where}`` filled in with
+        the other module's place (``"the DataLoader built at {where}"``)."""
+        placed = self._place(node)
+        return there.format(where=placed[1]) if placed else here
+
+    def _place(self, node) -> tuple | None | bool:
+        session = self.ctx.project_session if "analyzer" in vars(self.ctx) else None
+        return session.place(node) if session is not None else None

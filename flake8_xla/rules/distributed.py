@@ -459,8 +459,9 @@ Not reported when the module calls `init_process_group("xla")`.
                 if has_star_kwargs(node) or keyword(node, "sampler") is not None:
                     continue
                 reported.add(id(node))
-                yield Finding(node.lineno, node.col_offset, self.code,
-                              f"{self.code} {self.NO_SAMPLER}")
+                found = self.finding_text(node, f"{self.code} {self.NO_SAMPLER}")
+                if found is not None:
+                    yield found
 
 
 def _plain_loaders(vs: frozenset[V.Value], depth: int) -> Iterator[V.Value]:

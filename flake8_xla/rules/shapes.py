@@ -280,7 +280,9 @@ loader = DataLoader(ds, batch_size=32, sampler=sampler, drop_last=True)
 ```
 Reported where the loader is built, when it reaches an XLA loader (`MpDeviceLoader`,
 `ParallelLoader`) or a training or evaluation step loop, and `drop_last` is absent
-or literally `False`. Not reported for loaders prepared by accelerate (whose loaders
+or literally `False`. That loop may be in another module of the project: a loader
+passed to `engine.train_one_epoch(...)`, or returned by a factory whose caller loops over
+it, is still reported at its `DataLoader(...)` line, in the module that builds it. Not reported for loaders prepared by accelerate (whose loaders
 even out the batches across processes), batch size 1, a `batch_sampler`, and a
 dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32), or
 a sampler with a constant `num_samples` that the batch size divides or that is too large
@@ -312,12 +314,27 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                                                   "dataloader_drop_last=True",
                                        fix=self.FIX_TRAINER)
         reported: set[int] = set()
-        for origin in self._loaders_on_xla_path():
+        link = an.link
+        for origin, site in self._loaders_on_xla_path():
             if id(origin.node) in reported or not isinstance(origin.node, nodes.Call):
                 continue
             reported.add(id(origin.node))
+            if link is not None and origin.node.root() is not an.module and \
+                    link.home_is_xla_code(origin.node):
+                continue  # reported where it is built, when that module is checked
             if self._ragged(origin) and not an.off_xla_path(origin.node):
-                yield self.finding(origin.node, what="this DataLoader", fix=self.FIX_LOADER)
+                what = self.origin_text(origin.node, "this DataLoader",
+                                        "the DataLoader built at {where}")
+                far = link.where(site) if link is not None and \
+                    site.root() is not an.module else None
+                if far is not None:
+                    what = f"this DataLoader, which {self._site_text(site)} at {far},"
+                yield self.finding(origin.node, fix=self.FIX_LOADER, what=what)
+
+    @staticmethod
+    def _site_text(site) -> str:
+        return "the step loop iterates" if isinstance(site, nodes.For) else \
+            "feeds the XLA loader"
 
     flag_only: ClassVar[bool] = False
 
@@ -342,18 +359,42 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                     return False
         return True
 
-    def _loaders_on_xla_path(self) -> Iterator[V.Value]:
-        """Plain DataLoader values that reach an XLA loader or a step loop."""
+    def _loaders_on_xla_path(self) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
+        """Plain DataLoader values that reach an XLA loader or a step loop, each with that
+        loop or loader call: in this module, then those built here that reach one in a
+        neighbouring module of the project (a loader passed to
+        ``engine.train_one_epoch``, a loader factory whose caller loops over what it
+        returns)."""
         an = self.an
+        here: set[int] = set()
+        for v, site in self._loaders_reaching(an):
+            here.add(id(v.node))
+            yield v, site
+        if an.link is None or not any(
+                v.kind is Kind.LOADER and v.has("plain") and id(call) not in here
+                for call in an.module_nodes(nodes.Call)
+                if isinstance(call.func, (nodes.Name, nodes.Attribute)) and
+                (call.func.name if isinstance(call.func, nodes.Name) else call.func.attrname
+                 ) == "DataLoader"
+                for v in an.value(call)):
+            return  # every DataLoader built here reaches a loop here, or none is built
+        for other in an.link.neighbour_analyzers():
+            for v, site in self._loaders_reaching(other):
+                if v.node is not None and v.node.root() is an.module:
+                    yield v, site
+
+    def _loaders_reaching(self, an) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
         for call in an.module_nodes(nodes.Call):
             for v in an.value(call):
                 if v.kind is Kind.LOADER and (v.has("xla") or v.has("parallel")) and \
                         not v.has("managed"):
-                    yield from self._plain_inside(v.bound or frozenset(), 0)
+                    for inner in self._plain_inside(v.bound or frozenset(), 0):
+                        yield inner, call
         for loop in an.module_nodes(nodes.For):
             if not an.steps.is_step_loop(loop):
                 continue
-            yield from self._plain_inside(an.value(loop.iter), 0)
+            for inner in self._plain_inside(an.value(loop.iter), 0):
+                yield inner, loop
 
     def _plain_inside(self, vs: frozenset[V.Value], depth: int) -> Iterator[V.Value]:
         if depth > 6:

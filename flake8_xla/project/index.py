@@ -1,0 +1,557 @@
+"""The project index: the modules of one project, where imports lead, what is XLA code.
+
+:class:`ProjectIndex` lists the ``.py`` files under the root (one ``os.scandir`` walk,
+sorted, leaving out the folders of :func:`~flake8_xla.project.roots.skipped_dir`, at most
+:data:`MAX_FILES`), and keeps per file an entry keyed by its size and modification
+time: whether its text could show XLA use at all (:data:`~flake8_xla.project.xlause.XLA_TEXT`)
+and, built only for the modules that are reached, its
+:class:`~flake8_xla.project.summary.Summary`. Entries live in the on-disk cache
+(:mod:`flake8_xla.project.cache`) between runs. Nothing is imported or executed; nothing
+outside the root is read; a file that cannot be read or parsed has no summary.
+
+**Module resolution** follows Python's import system over the listed files: for an
+absolute name, the importing script's own folder (Python puts it first on ``sys.path``;
+for a module inside a package it comes last), the folder above the file's outermost
+package, the root and ``root/src``; a regular package (``__init__.py``) wins over a module
+file, which wins over a namespace package (a folder of ``.py`` files without
+``__init__.py``); relative imports climb from the importing file's package. The project
+wins over any installed package: nothing outside the root is consulted.
+
+**Library copies.** A module inside a package whose top-level name is a library the API
+model describes (``torch_xla/`` at the root of the pytorch/xla repository,
+``src/transformers/``) is that library's own source: its facts stand for it, so it is
+never made XLA code by its importers and calls into it are not followed.
+
+**XLA code** (:meth:`ProjectIndex.is_xla_code`, for ``--xla-target=auto``): a module that
+shows XLA use itself, and every module that a *program* showing XLA use (a script, or a
+module importing torch_xla unconditionally; see :mod:`flake8_xla.project.xlause`) imports
+or calls into, directly or through other project modules. A module that cannot be
+imported without torch_xla (it imports, unconditionally at its top level, a project module
+that imports torch_xla there, through any chain: ``from utils import get_device``) is such a
+program too. The answer depends only on the files on disk, never on which file the linter
+was started on.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import tokenize
+from collections import deque
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from flake8_xla.project.cache import DiskCache, cache_dir
+from flake8_xla.project.roots import Root, find_root, skipped_dir
+from flake8_xla.project.summary import Summary, summarize
+from flake8_xla.project.xlause import XLA_TEXT
+
+#: The most files one project index lists; beyond them a file is not in the project.
+MAX_FILES = 50_000
+#: Files larger than this are not summarized (generated code, data).
+MAX_BYTES = 4_000_000
+_XLA_BYTES = re.compile(XLA_TEXT.pattern.encode())
+#: An import statement that starts a line (a top-level one, or one in a string: the
+#: hints it gives are checked against the module's ast before they count).
+_TOP_IMPORT = re.compile(
+    rb"^(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)"
+    rb"|import[ \t]+([^\n#;]+))", re.M)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _import_hints(raw: bytes) -> list[str]:
+    """The module and name words of the imports that start a line of ``raw`` (sorted):
+    the words a top-level import of a project module must spell."""
+    words: set[str] = set()
+    for m in _TOP_IMPORT.finditer(raw):
+        for group in m.groups()[1:]:
+            if group:
+                text = group.decode("ascii", "replace")
+                words.update(w for w in _WORD.findall(text) if w != "as")
+    return sorted(words)
+
+
+def _stem(rel: str) -> str:
+    """The last name a module's import spells: ``pkg/utils.py`` → ``utils``, ``pkg/__init__.py``
+    → ``pkg``, ``ns/`` → ``ns``."""
+    rel = rel.rstrip("/")
+    if rel.endswith("/__init__.py") or rel == "__init__.py":
+        rel = _parent(rel)
+    name = rel.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".py") else name
+
+
+@lru_cache(maxsize=1)
+def library_roots() -> frozenset[str]:
+    """Top-level package names the API model describes (``torch``, ``torch_xla``, ...),
+    read from ``flake8_xla/data/api_model.toml`` without loading the analysis."""
+    try:
+        try:
+            import tomllib as toml
+        except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+            import tomli as toml  # type: ignore[no-redef]
+        data_file = Path(__file__).resolve().parent.parent / "data" / "api_model.toml"
+        with data_file.open("rb") as fh:
+            data = toml.load(fh)
+    except Exception:  # noqa: BLE001 - no data: no library copies
+        return frozenset()
+    names: set[str] = set()
+    for table in ("calls", "prefixes"):
+        for key in data.get(table, {}) or {}:
+            if "." in key:
+                names.add(key.split(".", 1)[0])
+    return frozenset(n for n in names if n.isidentifier())
+
+
+def _decode(raw: bytes) -> str:
+    """Source text as Python reads it (PEP 263 coding line, else UTF-8); ValueError if not."""
+    import io
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        return raw.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _parent(rel: str) -> str:
+    return rel.rsplit("/", 1)[0] if "/" in rel else ""
+
+
+def _join(base: str, name: str) -> str:
+    return f"{base}/{name}" if base else name
+
+
+class ProjectIndex:
+    """The index of the project at ``root`` (see the module docstring); one per process.
+
+    Every method is safe on any tree: unreadable and unparseable files, cyclic and star
+    imports, same-named modules in different folders, tens of thousands of files.
+    """
+
+    def __init__(self, root: Root, use_disk_cache: bool = True) -> None:
+        self.root = root
+        self.truncated = False
+        self.files: dict[str, tuple[int, int]] = {}
+        self.packages: set[str] = set()
+        self.dirs: set[str] = set()
+        self._scanned = False
+        self._disk = DiskCache(cache_dir(root) if use_disk_cache else None, root)
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._changed: set[str] = set()
+        self._summaries: dict[str, Summary | None] = {}
+        self._resolved: dict[tuple[str, str, int], str | None] = {}
+        self._targets: dict[str, tuple[str, ...]] = {}
+        self._xla: frozenset[str] | None = None
+        self._programs: frozenset[str] = frozenset()
+        self._library: dict[str, bool] = {}
+        self._reverse_maps: dict[str, dict[str, list[str]]] = {}
+        self._lasts: dict[str, frozenset[str]] = {}
+
+    # ------------------------------------------------------------------ files
+    def scan(self) -> None:
+        """List the project's files (once); load the disk cache."""
+        if self._scanned:
+            return
+        self._scanned = True
+        stack = [""]
+        while stack:
+            rel_dir = stack.pop()
+            folder = os.path.join(self.root.path, rel_dir) if rel_dir else str(self.root.path)
+            try:
+                with os.scandir(folder) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                continue
+            names = {e.name for e in entries}
+            if rel_dir and "__init__.py" in names:
+                self.packages.add(rel_dir)
+            subdirs = []
+            has_py = False
+            for e in entries:
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        subdirs.append(e.name)
+                    elif e.name.endswith(".py") and e.is_file(follow_symlinks=False):
+                        if len(self.files) >= MAX_FILES:
+                            self.truncated = True
+                            continue
+                        st = e.stat(follow_symlinks=False)
+                        self.files[_join(rel_dir, e.name)] = (st.st_size, st.st_mtime_ns)
+                        has_py = True
+                except OSError:
+                    continue
+            if has_py:
+                d = rel_dir
+                while d and d not in self.dirs:
+                    self.dirs.add(d)
+                    d = _parent(d)
+            for name in reversed(subdirs):
+                sub = _join(rel_dir, name)
+                if skipped_dir(name):
+                    continue
+                try:
+                    with os.scandir(os.path.join(self.root.path, sub)) as it:
+                        inner = {x.name for x in it}
+                except OSError:
+                    continue
+                if skipped_dir(name, inner):
+                    continue
+                stack.append(sub)
+        self._entries = self._disk.load()
+
+    def rel(self, path: str | os.PathLike[str]) -> str | None:
+        """The key of ``path`` in this index (posix, relative to the root), or None."""
+        self.scan()
+        try:
+            rel = Path(os.path.realpath(os.fspath(path))).relative_to(self.root.path).as_posix()
+        except (ValueError, OSError):
+            return None
+        return rel if rel in self.files else None
+
+    def path(self, rel: str) -> Path:
+        """The absolute path of an index key."""
+        return self.root.path / rel
+
+    def _entry(self, rel: str) -> dict[str, Any]:
+        """The file's entry, rebuilt when missing, stale or malformed."""
+        size, mtime = self.files[rel]
+        e = self._entries.get(rel)
+        if e is not None and e.get("s") == size and e.get("m") == mtime and \
+                isinstance(e.get("c"), bool) and isinstance(e.get("h"), list) and \
+                not e.get("u"):
+            return e
+        e = {"s": size, "m": mtime, "c": False, "h": []}
+        try:
+            with open(self.path(rel), "rb") as fh:
+                raw = fh.read(MAX_BYTES + 1)
+            if len(raw) <= MAX_BYTES:
+                e["c"] = _XLA_BYTES.search(raw) is not None
+                e["h"] = _import_hints(raw)
+        except OSError:
+            e["u"] = True
+        self._entries[rel] = e
+        self._changed.add(rel)
+        return e
+
+    def summary(self, rel: str) -> Summary | None:
+        """The module's summary (built and cached on first use); None when the file cannot
+        be read, decoded or parsed, or is larger than :data:`MAX_BYTES`."""
+        if rel in self._summaries:
+            return self._summaries[rel]
+        self.scan()
+        if rel not in self.files:
+            return None
+        found: Summary | None = None
+        e = self._entry(rel)
+        if "sum" in e and not e.get("u"):
+            try:
+                found = Summary.from_json(e["sum"]) if e["sum"] is not None else None
+                self._summaries[rel] = found
+                return found
+            except ValueError:
+                pass  # corrupt: rebuilt below
+        try:
+            with open(self.path(rel), "rb") as fh:
+                raw = fh.read(MAX_BYTES + 1)
+            if len(raw) <= MAX_BYTES:
+                text = _decode(raw)
+                found = summarize(ast.parse(text, str(rel)), text)
+        except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
+            found = None
+        e["sum"] = found.to_json() if found is not None else None
+        self._changed.add(rel)
+        self._summaries[rel] = found
+        return found
+
+    def flush(self) -> None:
+        """Write the entries built since the last flush to the disk cache."""
+        if self._changed:
+            for rel in list(self._entries):
+                if rel not in self.files:
+                    del self._entries[rel]
+            self._disk.save(self._entries, self._changed)
+            self._changed = set()
+
+    # ------------------------------------------------------------------ resolution
+    def _bases(self, importer: str) -> list[str | None]:
+        """Folders absolute names start from, for a module of ``importer`` (None: the
+        folder above an installed package's root)."""
+        if self.root.import_base is not None:
+            return [None]
+        here = _parent(importer)
+        in_package = here in self.packages
+        out: list[str | None] = [] if in_package else [here]
+        top = here
+        while top in self.packages:
+            top = _parent(top)
+        out += [top, ""]
+        if "src" in self.dirs:
+            out.append("src")
+        if in_package:
+            out.append(here)
+        seen: list[str | None] = []
+        for b in out:
+            if b not in seen:
+                seen.append(b)
+        return seen
+
+    def _find(self, base: str | None, parts: list[str]) -> str | None:
+        if base is None:  # above an installed package's root: parts[0] names the root
+            if not parts or parts[0] != self.root.path.name:
+                return None
+            if len(parts) == 1:
+                return "__init__.py" if "__init__.py" in self.files else None
+            base, parts = "", parts[1:]
+        cur = base
+        for i, part in enumerate(parts):
+            d = _join(cur, part)
+            if i == len(parts) - 1:
+                if f"{d}/__init__.py" in self.files:
+                    return f"{d}/__init__.py"
+                if f"{d}.py" in self.files:
+                    return f"{d}.py"
+                if d in self.dirs:
+                    return d + "/"
+                return None
+            if f"{d}/__init__.py" in self.files or d in self.dirs:
+                cur = d
+                continue
+            return None
+        return None
+
+    def resolve(self, importer: str, module: str, level: int = 0) -> str | None:
+        """The index key of module ``module`` imported by ``importer`` with ``level`` dots:
+        a file (``pkg/mod.py``, ``pkg/__init__.py``), a namespace folder (``ns/``), or None."""
+        self.scan()
+        key = (importer if level else _parent(importer), module, level)
+        if key in self._resolved:
+            return self._resolved[key]
+        parts = [p for p in module.split(".") if p] if module else []
+        found: str | None = None
+        if level:
+            base = _parent(importer)
+            for _ in range(level - 1):
+                if not base:
+                    base = None  # type: ignore[assignment]
+                    break
+                base = _parent(base)
+            if base is not None:
+                if parts:
+                    found = self._find(base, parts)
+                elif f"{_join(base, '__init__.py')}" in self.files:
+                    found = _join(base, "__init__.py")
+                elif base in self.dirs or base == "":
+                    found = (base + "/") if base else None
+        elif parts:
+            for b in self._bases(importer):
+                found = self._find(b, parts)
+                if found is not None:
+                    break
+        self._resolved[key] = found
+        return found
+
+    def resolve_name(self, importer: str, dotted: str) -> tuple[str, list[str]] | None:
+        """A dotted name as the import table spells it (``utils.save_weights``,
+        ``..data.make_loader``): the longest module prefix that resolves, and the rest.
+        None when no prefix is a project module."""
+        level = len(dotted) - len(dotted.lstrip("."))
+        parts = dotted[level:].split(".") if dotted[level:] else []
+        for n in range(len(parts), -1 if level else 0, -1):
+            if n == 0 and not level:
+                break
+            target = self.resolve(importer, ".".join(parts[:n]), level)
+            if target is not None:
+                return target, parts[n:]
+        return None
+
+    def is_library(self, rel: str) -> bool:
+        """The module is part of a library copy (see the module docstring)."""
+        if rel in self._library:
+            return self._library[rel]
+        d = rel[:-1] if rel.endswith("/") else _parent(rel)
+        if self.root.import_base is not None:
+            top_name: str | None = self.root.path.name
+        else:
+            top_name = None
+            while d in self.packages:
+                top_name = d.rsplit("/", 1)[-1]
+                d = _parent(d)
+        found = top_name is not None and top_name in library_roots()
+        self._library[rel] = found
+        return found
+
+    def import_targets(self, rel: str) -> tuple[str, ...]:
+        """Project module files ``rel`` imports or calls into (library copies left out)."""
+        if rel in self._targets:
+            return self._targets[rel]
+        s = self.summary(rel)
+        out: list[str] = []
+        if s is not None:
+            for module, level, names in s.imports:
+                found: list[str | None] = []
+                if not names:
+                    parts = module.split(".")
+                    found += [self.resolve(rel, ".".join(parts[:i + 1]), level)
+                              for i in range(len(parts))]
+                else:
+                    found.append(self.resolve(rel, module, level))
+                    found += [self.resolve(rel, f"{module}.{n}" if module else n, level)
+                              for n in names if n != "*"]
+                out += [f for f in found if f is not None]
+            for ref in s.refs:
+                hit = self.resolve_name(rel, ref)
+                if hit is not None:
+                    out.append(hit[0])
+        targets = tuple(sorted({t for t in out if t.endswith(".py") and t != rel and
+                                not self.is_library(t)}))
+        self._targets[rel] = targets
+        return targets
+
+    # ------------------------------------------------------------------ XLA code
+    def xla_code(self) -> frozenset[str]:
+        """Index keys of the modules that are XLA code (see the module docstring)."""
+        if self._xla is not None:
+            return self._xla
+        self.scan()
+        direct: set[str] = set()
+        programs: list[str] = []
+        for rel in self.files:
+            if not self._entry(rel)["c"]:
+                continue
+            s = self.summary(rel)
+            if s is not None and s.xla:
+                direct.add(rel)
+                if s.program:
+                    programs.append(rel)
+        needing = self._needing_xla()
+        direct |= needing
+        programs = sorted(set(programs) | needing)
+        reached = set(programs)
+        queue = deque(sorted(programs))
+        while queue:
+            rel = queue.popleft()
+            for t in self.import_targets(rel):
+                if t not in reached:
+                    reached.add(t)
+                    queue.append(t)
+        self._programs = frozenset(programs)
+        self._xla = frozenset(direct | reached)
+        self.flush()
+        return self._xla
+
+    def _needing_xla(self) -> set[str]:
+        """Modules that cannot be imported without torch_xla: those that import it
+        unconditionally at their top level, and those that import such a module
+        unconditionally at theirs, through any chain (a script whose device comes from
+        ``utils.get_device()``, ``utils.py`` importing ``torch_xla.core.xla_model``).
+        Candidates are found by the words of their import lines (:func:`_import_hints`);
+        each is confirmed by its summary's top-level imports."""
+        needing: set[str] = set()
+        for rel in self.files:
+            if self._entry(rel)["c"]:
+                s = self.summary(rel)
+                if s is not None and s.needs_xla:
+                    needing.add(rel)
+        if not needing:
+            return needing
+        by_word: dict[str, list[str]] = {}
+        for rel in self.files:
+            for w in self._entry(rel)["h"]:
+                by_word.setdefault(w, []).append(rel)
+        queue = deque(sorted(needing))
+        while queue:
+            target = queue.popleft()
+            for rel in by_word.get(_stem(target), ()):
+                if rel in needing or self.is_library(rel):
+                    continue
+                s = self.summary(rel)
+                if s is None or not self._imports_any(rel, s.top, needing):
+                    continue
+                needing.add(rel)
+                queue.append(rel)
+        return needing
+
+    def _imports_any(self, rel: str, imports: Iterable[tuple[str, int, tuple[str, ...]]],
+                     among: set[str]) -> bool:
+        """One of ``imports`` (as :class:`Summary` keeps them) of ``rel`` names a module of
+        ``among``."""
+        for module, level, names in imports:
+            if self.resolve(rel, module, level) in among:
+                return True
+            for n in names:
+                if n != "*" and self.resolve(
+                        rel, f"{module}.{n}" if module else n, level) in among:
+                    return True
+        return False
+
+    def is_xla_code(self, path: str | os.PathLike[str]) -> bool:
+        """``path`` is XLA code by the project rule (False for a file outside the index)."""
+        rel = self.rel(path)
+        return rel is not None and rel in self.xla_code()
+
+    def callers(self, rel: str, names: Iterable[str], *, every_module: bool = False
+                ) -> list[str]:
+        """Modules that import ``rel`` (or call into it) and spell one of ``names`` as the
+        last part of a name they use, sorted: the modules that are XLA code, or with
+        ``every_module`` all of them (``--xla-target=all``)."""
+        table = self._reverse(every_module)
+        wanted = set(names)
+        return [m for m in table.get(rel, ()) if self._last_names(m) & wanted]
+
+    def neighbours(self, rel: str, *, every_module: bool = False) -> list[str]:
+        """The project modules ``rel`` imports or calls into, then those that import it
+        and are XLA code (any module, with ``every_module``): sorted within each group,
+        without repeats."""
+        out = list(self.import_targets(rel))
+        out += [m for m in self._reverse(every_module).get(rel, ()) if m not in out]
+        return out
+
+    def linked(self, rel: str, *, every_module: bool = False) -> bool:
+        """``rel`` imports a project module, or a module that is XLA code (any module, with
+        ``every_module``) imports it: values and step regions may cross into it."""
+        return bool(self.import_targets(rel)) or bool(self._reverse(every_module).get(rel))
+
+    def _reverse(self, every_module: bool) -> dict[str, list[str]]:
+        key = "all" if every_module else "xla"
+        found = self._reverse_maps.get(key)
+        if found is None:
+            found = {}
+            among = self.files if every_module else self.xla_code()
+            for m in sorted(among):
+                for t in self.import_targets(m):
+                    found.setdefault(t, []).append(m)
+            self._reverse_maps[key] = found
+            self.flush()
+        return found
+
+    def _last_names(self, rel: str) -> frozenset[str]:
+        found = self._lasts.get(rel)
+        if found is None:
+            s = self.summary(rel)
+            found = frozenset(r.rsplit(".", 1)[-1] for r in s.refs) if s else frozenset()
+            self._lasts[rel] = found
+        return found
+
+
+_INDEXES: dict[Path, ProjectIndex] = {}
+
+
+def index_for(path: str | os.PathLike[str]) -> ProjectIndex | None:
+    """The (per-process) index of the project ``path`` belongs to, or None when it belongs
+    to none (see :func:`~flake8_xla.project.roots.find_root`)."""
+    root = find_root(path)
+    if root is None:
+        return None
+    index = _INDEXES.get(root.path)
+    if index is None:
+        index = _INDEXES[root.path] = ProjectIndex(root)
+    return index
+
+
+def reset() -> None:
+    """Forget every index of this process (tests; a long-lived process after edits)."""
+    _INDEXES.clear()

@@ -1,0 +1,640 @@
+"""The cross-module link of the value analysis: one :class:`Session` per checked file.
+
+The checked file's :class:`~flake8_xla.analysis.Analyzer` gets a session as its
+``project`` (on the analyzer, its Evaluator and its qualified-name table); without a
+project every hook is skipped and the analysis is exactly the single-file one. Through
+the session:
+
+- **Names.** A qualified name that the API model does not list and that resolves to a
+  module of the project (:meth:`~flake8_xla.project.index.ProjectIndex.resolve_name`)
+  stands for what that module defines: a FUNCTION or CLASS value of its definition, or
+  the value of a module-level assignment (re-exports and star imports are followed).
+  Library copies are not followed (see :mod:`flake8_xla.project.index`).
+- **Calls.** A call of another module's function evaluates its arguments in the
+  caller's Evaluator (``call_arguments``) and binds them in the callee's own
+  (``ctx_for_values``); its return value is the callee's. No node is ever evaluated by
+  another module's Evaluator: a node (and a qualified name) of another module is
+  answered by that module's Evaluator (:meth:`Session.foreign_value`).
+- **Parameters.** A function's parameter with no context also takes the values that
+  call sites in other project modules pass (:meth:`Session.param_values`): modules that
+  are XLA code, import the function's module and name the function.
+- **Steps.** The step questions that follow calls (``calls_in``: is this a training loop,
+  does it run a barrier) ask each followed function's own module's
+  :class:`~flake8_xla.analysis.steps.Steps`. A step region never takes in another
+  module's nodes; it records the calls instead, and the called module makes those
+  functions step-region roots of its own (:meth:`Session.step_roots`), so a hazard is
+  reported in the file where it is written.
+- **Findings.** A finding whose node lies in another module (a loader built there) is
+  placed on the line of this module through which the value came (:meth:`Session.place`),
+  and its message names the other module's line.
+
+Every other module's analyzer is built lazily, from a per-process cache of astroid trees
+(:data:`TREE_CACHE` trees), with fresh memos for each session, so the findings of a file
+never depend on which files the process checked before. At most :data:`MAX_MODULES`
+other modules are analyzed per checked file, :data:`MAX_CALLERS` callers per question,
+in sorted order: bounded and deterministic.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from astroid import nodes
+
+from flake8_xla.analysis import values as V
+from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, join, one
+from flake8_xla.imports import ImportTable
+from flake8_xla.project.index import MAX_BYTES, ProjectIndex, _decode
+
+if TYPE_CHECKING:
+    from flake8_xla.analysis import Analyzer
+    from flake8_xla.analysis.flows import Ctx, Evaluator
+    from flake8_xla.analysis.steps import Steps
+
+#: Other modules analyzed per checked file, at most.
+MAX_MODULES = 12
+#: Callers (modules) consulted for one function's parameters or step roots, at most.
+MAX_CALLERS = 6
+#: Modules around the checked file asked where its own values go, at most.
+MAX_NEIGHBOURS = 8
+#: Call sites in other modules joined for one parameter, at most (then unknown).
+MAX_REMOTE_SITES = 8
+#: astroid trees of other modules kept per process.
+TREE_CACHE = 6
+#: Modules whose step regions are chained to find step roots, at most.
+MAX_ROOT_CHAIN = 3
+_MAX_REEXPORT = 6
+
+#: Per process: ``(path, size, mtime) -> (astroid tree, import table, text)`` of project files.
+_TREES: OrderedDict[tuple[str, int, int], tuple[nodes.Module, ImportTable, str] | None] = \
+    OrderedDict()
+#: Per process: the step-region calls of a module into other modules, each computed in
+#: a fresh session of its own (so never depending on which file asked first). Nodes are
+#: kept as addresses (``(rel, type, line, col, end line, end col)``), so a result outlives
+#: the trees it was computed on; it is valid while the files it read are unchanged:
+#: ``(root, rel, target) -> (files read with their stat, calls)``.
+_STEP_CALLS: dict[tuple[str, str, str], tuple[list[tuple[str, int, int]], list[Any]]] = {}
+_STEP_BUSY: set[tuple[str, str, str]] = set()
+
+
+def _tree_key(index: ProjectIndex, rel: str) -> tuple[str, int, int]:
+    """The file as it is now (not as the index scanned it: a long-lived process, such as
+    ``--fix`` rounds, may have changed it since)."""
+    path = str(index.path(rel))
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path, -1, -1)
+    return (path, st.st_size, st.st_mtime_ns)
+
+
+_TREE_REL: dict[int, tuple[tuple[str, int, int], str]] = {}
+
+
+def _remember(key: tuple[str, int, int], found: tuple[nodes.Module, ImportTable, str] | None,
+              rel: str) -> None:
+    _TREES[key] = found
+    _TREES.move_to_end(key)
+    if found is not None:
+        _TREE_REL[id(found[0])] = (key, rel)
+    while len(_TREES) > TREE_CACHE:
+        _, gone = _TREES.popitem(last=False)
+        if gone is not None:
+            _TREE_REL.pop(id(gone[0]), None)
+
+
+def _shared_rel(module: nodes.Module) -> str | None:
+    """The index key of a module tree held in the per-process cache, else None."""
+    found = _TREE_REL.get(id(module))
+    if found is None:
+        return None
+    held = _TREES.get(found[0])
+    return found[1] if held is not None and held[0] is module else None
+
+
+def _tree(index: ProjectIndex, rel: str) -> tuple[nodes.Module, ImportTable, str] | None:
+    """The astroid tree and import table of a project file (per-process LRU cache)."""
+    from flake8_xla.analysis.build import build_module
+
+    key = _tree_key(index, rel)
+    if key in _TREES:
+        _TREES.move_to_end(key)
+        return _TREES[key]
+    found = None
+    try:
+        with open(index.path(rel), "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+        if len(raw) <= MAX_BYTES:
+            text = _decode(raw)
+            tree = ast.parse(text, str(index.path(rel)))
+            found = (build_module(text, "flake8_xla_checked", tree), ImportTable(tree), text)
+    except Exception:  # noqa: BLE001 - a module that cannot be built is not followed
+        found = None
+    _remember(key, found, rel)
+    return found
+
+
+def _walk_values(vs: Iterable[Value], depth: int = 0) -> Iterable[Value]:
+    for v in vs:
+        yield v
+        if depth >= 3:
+            continue
+        for part in (*(v.elts or ()), *(s for _, s in v.items or ()), v.elem or (),
+                     v.bound or ()):
+            yield from _walk_values(part, depth + 1)
+
+
+class Session:
+    """The project modules one checked file's analysis reaches (see the module docstring).
+
+    Args:
+        index: the project's index.
+        rel: the checked file's index key.
+        target: ``"auto"`` or ``"all"`` (which modules count as XLA code for callers).
+    """
+
+    def __init__(self, index: ProjectIndex, rel: str, target: str) -> None:
+        self.index = index
+        self.rel = rel
+        self.target = target
+        self.current: Analyzer | None = None
+        self._by_rel: dict[str, Analyzer | None] = {}
+        self._by_module: dict[int, tuple[str, Analyzer]] = {}
+        self._entries: dict[int, list[nodes.NodeNG]] = {}
+        self._params: dict[tuple[int, str], list[frozenset[Value]]] = {}
+        self._roots: dict[str, list[tuple[nodes.NodeNG, Ctx | None, str]]] = {}
+        self._roots_busy: list[str] = []
+        self._places: dict[str, dict[tuple, nodes.NodeNG]] = {}
+        self.built = 0
+        #: more than one module is linked: only then can a node belong to another module
+        self.multi = False
+
+    # ------------------------------------------------------------------ analyzers
+    def attach(self, an: Analyzer, rel: str | None = None) -> None:
+        """Register ``an`` as the analyzer of ``rel`` (default: the checked file) and link it."""
+        rel = self.rel if rel is None else rel
+        if rel == self.rel:
+            self.current = an
+        self._by_rel[rel] = an
+        self._by_module[id(an.module)] = (rel, an)
+        self.multi = len(self._by_module) > 1
+        an.link = self
+        an.ev.link = self
+        an.qualname.link = self
+        an.qualname.module = an.module
+
+    def analyzer(self, rel: str) -> Analyzer | None:
+        """The analyzer of a project module (built on first use; None past the budget, for a
+        library copy, or when the file cannot be built)."""
+        if rel in self._by_rel:
+            return self._by_rel[rel]
+        if self.built >= MAX_MODULES or self.index.is_library(rel) or not rel.endswith(".py"):
+            return None
+        self.built += 1
+        found = _tree(self.index, rel)
+        an = None
+        if found is not None:
+            from flake8_xla.analysis import Analyzer
+            an = Analyzer(found[0], found[1])
+            self.attach(an, rel)
+        else:
+            self._by_rel[rel] = None
+        return an
+
+    def shared_module(self, source: str, tree: ast.Module, imports: ImportTable,
+                      strict: bool = False) -> nodes.Module | None:
+        """The checked file's astroid tree from the per-process cache (built from flake8's
+        ``tree`` and stored there when missing), so that results computed in other sessions
+        refer to the same nodes; None when ``source`` is not the file on disk (an editor's
+        unsaved buffer): the caller then builds a tree of its own."""
+        from flake8_xla.analysis.build import build_module
+
+        try:
+            with open(self.index.path(self.rel), "rb") as fh:
+                raw = fh.read(MAX_BYTES + 1)
+            if len(raw) > MAX_BYTES or _decode(raw) != source:
+                return None
+        except (OSError, ValueError):
+            return None
+        key = _tree_key(self.index, self.rel)
+        held = _TREES.get(key)
+        if held is not None and held[2] == source:
+            _TREES.move_to_end(key)
+            return held[0]
+        module = build_module(source, "flake8_xla_checked", tree, strict=strict)
+        _remember(key, (module, imports, source), self.rel)
+        return module
+
+    def _owner(self, node: nodes.NodeNG) -> tuple[str, Analyzer] | None:
+        root = node.root()
+        found = self._by_module.get(id(root))
+        if found is None and isinstance(root, nodes.Module):
+            rel = _shared_rel(root)  # a value from a cached result: link its module here
+            if rel is not None and rel not in self._by_rel and self.analyzer(rel) is not None:
+                found = self._by_module.get(id(root))
+        return found
+
+    def evaluator_of(self, node: nodes.NodeNG) -> Evaluator | None:
+        """The Evaluator of the module that holds ``node`` (None: a module not linked)."""
+        owner = self._owner(node)
+        return owner[1].ev if owner is not None else None
+
+    def steps_of(self, func: nodes.NodeNG) -> Steps | None:
+        """The Steps of the module that defines ``func``."""
+        owner = self._owner(func)
+        return owner[1].steps if owner is not None else None
+
+    def neighbour_analyzers(self, hops: int = 2) -> list[Analyzer]:
+        """Analyzers of the modules around the checked file, nearest first: those it imports
+        or calls into and the XLA-code modules importing it, then theirs, up to ``hops``
+        steps away (a loader built in ``data.py``, passed on by ``train.py`` to the loop of
+        ``engine.py``); at most :data:`MAX_NEIGHBOURS`, within the session's module budget.
+        For questions about where the checked file's own values go."""
+        every = self.target == "all"
+        out: list[Analyzer] = []
+        seen = {self.rel}
+        frontier = [self.rel]
+        for _ in range(hops):
+            nxt: list[str] = []
+            for rel in frontier:
+                for other in self.index.neighbours(rel, every_module=every):
+                    if other in seen:
+                        continue
+                    seen.add(other)
+                    if len(out) >= MAX_NEIGHBOURS:
+                        return out
+                    an = self.analyzer(other)
+                    if an is not None:
+                        out.append(an)
+                        nxt.append(other)
+            frontier = nxt
+        return out
+
+    def home_is_xla_code(self, node: nodes.NodeNG) -> bool:
+        """``node`` lies in a linked module that is XLA code (a finding there is reported
+        when that module is checked)."""
+        owner = self._owner(node)
+        if owner is None:
+            return False
+        return self.target == "all" or self.index.is_xla_code(self.index.path(owner[0]))
+
+    def rel_of(self, an: Analyzer) -> str | None:
+        """The index key of a linked analyzer's module."""
+        owner = self._by_module.get(id(an.module))
+        return owner[0] if owner is not None else None
+
+    # ------------------------------------------------------------------ evaluator hooks
+    def foreign_value(self, node: nodes.NodeNG, ctx: Ctx | None, depth: int
+                      ) -> frozenset[Value]:
+        """The value of a node of another module, from that module's own Evaluator."""
+        ev = self.evaluator_of(node)
+        return ev.value(node, ctx, depth) if ev is not None else UNKNOWN_SET
+
+    def foreign_binding(self, b: nodes.NodeNG, use: nodes.NodeNG | None, ctx: Ctx | None,
+                        d: int) -> frozenset[Value]:
+        """The value a binding of another module gives, from that module's Evaluator."""
+        ev = self.evaluator_of(b)
+        if ev is None:
+            return UNKNOWN_SET
+        if use is not None and use.root() is not b.root():
+            use = None
+        return ev.binding_value(b, use, ctx, d)
+
+    def foreign_qualname(self, node: nodes.NodeNG) -> str | None:
+        """The qualified name of a node of another module, from its own import table."""
+        owner = self._owner(node)
+        return owner[1].qualname(node) if owner is not None else None
+
+    def _importer(self, ev: Evaluator) -> tuple[str, Analyzer] | None:
+        return self._by_module.get(id(ev.module))
+
+    def resolve(self, ev: Evaluator, q: str, node: nodes.NodeNG | None, d: int,
+                hops: int = 0) -> frozenset[Value] | None:
+        """What the project defines under the qualified name ``q`` as ``ev``'s module
+        spells it, or None (a library name, not a project name, or out of budget)."""
+        if ev.api.call(q.lstrip(".")) is not None and not q.startswith("."):
+            return None
+        importer = self._importer(ev)
+        if importer is None or hops > _MAX_REEXPORT:
+            return None
+        hit = self.index.resolve_name(importer[0], q)
+        if hit is None:
+            return None
+        target, rest = hit
+        if self.index.is_library(target) or not target.endswith(".py") or not rest:
+            return None  # a module itself stays a REF; its attributes resolve in turn
+        an = self.analyzer(target)
+        if an is None:
+            return None
+        found = self._member(an, target, rest[0], d, hops)
+        if found is None:
+            return None
+        for attr in rest[1:]:
+            found = ev.attribute(found, attr, None, None, d)
+        if node is not None:
+            self._record(found, node)
+        return found
+
+    def _member(self, an: Analyzer, rel: str, name: str, d: int, hops: int
+                ) -> frozenset[Value] | None:
+        """Top-level ``name`` of ``an``'s module: its def, class, value or re-export."""
+        binds = an.module.locals.get(name, [])
+        out: list[frozenset[Value]] = []
+        for b in binds:
+            if isinstance(b, nodes.FunctionDef):
+                out.append(one(Kind.FUNCTION, node=b))
+            elif isinstance(b, nodes.ClassDef):
+                out.append(one(Kind.CLASS, node=b))
+            elif isinstance(b, (nodes.Import, nodes.ImportFrom)):
+                q = an.imports.resolve(name)
+                if q is None:
+                    continue
+                inner = self.resolve(an.ev, q, None, d, hops + 1)
+                out.append(inner if inner is not None else one(Kind.REF, qual=q))
+            elif isinstance(b, nodes.AssignName):
+                out.append(an.ev.binding_value(b, None, None, d))
+        if not out:
+            s = self.index.summary(rel)
+            for module, level, names in s.imports if s is not None else ():
+                if "*" not in names:
+                    continue
+                star = self.index.resolve(rel, module, level)
+                if star is None or not star.endswith(".py") or self.index.is_library(star):
+                    continue
+                other = self.analyzer(star)
+                if other is not None and hops < _MAX_REEXPORT:
+                    found = self._member(other, star, name, d, hops + 1)
+                    if found is not None:
+                        out.append(found)
+                        break
+        return join(*out) if out else None
+
+    def call(self, ev: Evaluator, q: str, call: nodes.Call, ctx: Ctx | None, d: int
+             ) -> frozenset[Value] | None:
+        """The value a call of the project name ``q`` returns, or None (not a project name)."""
+        callee = self.resolve(ev, q, call.func, d)
+        if callee is None:
+            return None
+        out = [ev._call_of(v, call, ctx, d) for v in callee]
+        return join(*out) if out else UNKNOWN_SET
+
+    def arrived(self, func: nodes.NodeNG, call: nodes.Call, result: frozenset[Value]) -> None:
+        """A call of another module's function returned ``result``: remember the call as the
+        place where its values entered the caller's module."""
+        if func.root() is not call.root():
+            self._record(result, call)
+
+    def _record(self, vs: Iterable[Value], anchor: nodes.NodeNG) -> None:
+        home = anchor.root()
+        for v in _walk_values(vs):
+            node = v.node
+            if isinstance(node, nodes.NodeNG) and node.root() is not home:
+                places = self._entries.setdefault(id(node), [])
+                if anchor not in places and len(places) < 8:
+                    places.append(anchor)
+
+    def param_values(self, ev: Evaluator, func: nodes.NodeNG, param: nodes.AssignName,
+                     d: int) -> list[frozenset[Value]]:
+        """Values that call sites in other project modules pass for ``param`` of ``func``:
+        modules that are XLA code and name the function (a top-level function, or a
+        top-level class for its ``__init__``). Past :data:`MAX_REMOTE_SITES` sites, one
+        UNKNOWN_SET is added."""
+        key = (id(func), param.name)
+        if key in self._params:
+            return self._params[key]
+        self._params[key] = []  # in progress: a cycle adds nothing
+        owner = self._by_module.get(id(ev.module))
+        exported = self._exported(func)
+        found: list[frozenset[Value]] = []
+        if owner is not None and exported is not None:
+            name, bound_self = exported
+            sites = 0
+            for caller in self._callers(owner[0], (name,)):
+                an = self.analyzer(caller)
+                if an is None:
+                    continue
+                for call in an.calls_named(name):
+                    callee = func if not bound_self else func.parent
+                    if not any(v.node is callee for v in an.ev.value(call.func, None, d)
+                               if v.kind in (Kind.FUNCTION, Kind.CLASS)):
+                        continue
+                    sites += 1
+                    if sites > MAX_REMOTE_SITES:
+                        break
+                    passed = an.ev.call_arguments(call, None, d)
+                    self_v = V.UNKNOWN_SET if bound_self else None
+                    bound = ev.ctx_for_values(func, passed, None, 1, d, self_v)
+                    value = bound.arg(param.name)
+                    if value is not None:
+                        found.append(value)
+                        self._record(value, param)
+                if sites > MAX_REMOTE_SITES:
+                    found.append(UNKNOWN_SET)
+                    break
+        self._params[key] = found
+        return found
+
+    @staticmethod
+    def _exported(func: nodes.NodeNG) -> tuple[str, bool] | None:
+        """The module-level name callers use for ``func``, and whether ``self`` is bound."""
+        if not isinstance(func, nodes.FunctionDef):
+            return None
+        parent = func.parent
+        if isinstance(parent, nodes.Module):
+            return func.name, False
+        if isinstance(parent, nodes.ClassDef) and isinstance(parent.parent, nodes.Module) and \
+                func.name == "__init__":
+            return parent.name, True
+        return None
+
+    def _callers(self, rel: str, names: Iterable[str]) -> list[str]:
+        """XLA-code modules that import ``rel`` and spell one of ``names`` (sorted, bounded)."""
+        return self.index.callers(rel, names, every_module=self.target == "all")[:MAX_CALLERS]
+
+    # ------------------------------------------------------------------ steps
+    def step_roots(self, an: Analyzer) -> list[tuple[nodes.NodeNG, Ctx | None, str]]:
+        """Functions of ``an``'s module that the step regions of other modules call:
+        ``(func, ctx, kind)``, kind as in
+        :attr:`~flake8_xla.analysis.steps.Steps.foreign_calls`."""
+        rel = self.rel_of(an)
+        if rel is None:
+            return []
+        if rel in self._roots:
+            return self._roots[rel]
+        if rel in self._roots_busy or len(self._roots_busy) >= MAX_ROOT_CHAIN:
+            return []
+        self._roots_busy.append(rel)
+        out: list[tuple[nodes.NodeNG, Ctx | None, str]] = []
+        try:
+            defs = [n for n, binds in an.module.locals.items()
+                    if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
+            for caller in self._callers(rel, defs):
+                calls = self._step_calls(caller)
+                if calls is None:
+                    other = self.analyzer(caller)
+                    if other is None:
+                        continue
+                    other.steps.step_region()
+                    calls = other.steps.foreign_calls
+                for func, fctx, kind in calls:
+                    if func.root() is an.module and (func, fctx, kind) not in out:
+                        out.append((func, fctx, kind))
+                        if fctx is not None:
+                            for _, value in fctx.args:
+                                self._record(value, func)
+        finally:
+            self._roots_busy.remove(rel)
+        self._roots[rel] = out
+        return out
+
+    def _step_calls(self, rel: str) -> list[tuple[nodes.NodeNG, Any, str]] | None:
+        """The calls into other modules of ``rel``'s step region, computed once per process
+        in a fresh session of ``rel``'s own; None inside a cycle of such computations."""
+        from flake8_xla.analysis import Analyzer
+
+        key = (str(self.index.root.path), rel, self.target)
+        held = _STEP_CALLS.get(key)
+        if held is None or any(_tree_key(self.index, r) != (str(self.index.path(r)), size, m)
+                               for r, size, m in held[0]):
+            if key in _STEP_BUSY:
+                return None
+            tree = _tree(self.index, rel)
+            if tree is None:
+                return []
+            _STEP_BUSY.add(key)
+            try:
+                own = Session(self.index, rel, self.target)
+                an = Analyzer(tree[0], tree[1])
+                own.attach(an, rel)
+                an.steps.step_region()
+                calls = [(own._address(f), own._export_ctx(c), kind)
+                         for f, c, kind in an.steps.foreign_calls]
+                read = [(r, *_tree_key(self.index, r)[1:]) for r, a in own._by_rel.items()
+                        if a is not None]
+            finally:
+                _STEP_BUSY.discard(key)
+            held = _STEP_CALLS[key] = (read, calls)
+        out = []
+        for addr, ctx, kind in held[1]:
+            func = self._node_at(addr)
+            if func is not None:
+                out.append((func, self._import_ctx(ctx, func), kind))
+        return out
+
+    # ------------------------------------------------------------------ node addresses
+    def _address(self, node: Any) -> tuple | None:
+        """A node's place, valid in any session: (rel, type, line, col, end line, end col)."""
+        if not isinstance(node, nodes.NodeNG):
+            return None
+        owner = self._owner(node)
+        if owner is None:
+            return None
+        return (owner[0], type(node).__name__, node.lineno, node.col_offset,
+                node.end_lineno, node.end_col_offset)
+
+    def _node_at(self, addr: tuple | None) -> nodes.NodeNG | None:
+        """The node of this session at an address (None: gone, or past the budget)."""
+        if addr is None:
+            return None
+        an = self.analyzer(addr[0])
+        if an is None:
+            return None
+        table = self._places.get(addr[0])
+        if table is None:
+            table = self._places[addr[0]] = {
+                (type(n).__name__, n.lineno, n.col_offset, n.end_lineno, n.end_col_offset): n
+                for n in an.module_nodes(nodes.NodeNG)}
+        return table.get(addr[1:])
+
+    def _export_values(self, vs: frozenset[Value], depth: int = 0) -> tuple:
+        return tuple(self._export_value(v, depth) for v in vs)
+
+    def _export_value(self, v: Value, depth: int) -> tuple:
+        subs = None
+        if depth < 4:
+            subs = (tuple(self._export_values(e, depth + 1) for e in v.elts)
+                    if v.elts is not None else None,
+                    tuple((k, self._export_values(e, depth + 1)) for k, e in v.items)
+                    if v.items is not None else None,
+                    self._export_values(v.elem, depth + 1) if v.elem is not None else None,
+                    self._export_values(v.bound, depth + 1) if v.bound is not None else None)
+        plain = v.with_(node=None, elts=None, items=None, elem=None, bound=None)
+        return (plain, self._address(v.node), subs)
+
+    def _import_values(self, data: tuple) -> frozenset[Value]:
+        return frozenset(self._import_value(item) for item in data)
+
+    def _import_value(self, item: tuple) -> Value:
+        plain, addr, subs = item
+        changes: dict[str, Any] = {}
+        if addr is not None:
+            changes["node"] = self._node_at(addr)
+        if subs is not None:
+            elts, items, elem, bound = subs
+            if elts is not None:
+                changes["elts"] = tuple(self._import_values(e) for e in elts)
+            if items is not None:
+                changes["items"] = tuple((k, self._import_values(e)) for k, e in items)
+            if elem is not None:
+                changes["elem"] = self._import_values(elem)
+            if bound is not None:
+                changes["bound"] = self._import_values(bound)
+        return plain.with_(**changes) if changes else plain
+
+    def _export_ctx(self, ctx: Ctx | None) -> tuple | None:
+        if ctx is None:
+            return None
+        return (ctx.depth, tuple((name, self._export_values(vs)) for name, vs in ctx.args))
+
+    def _import_ctx(self, data: tuple | None, func: nodes.NodeNG) -> Ctx | None:
+        from flake8_xla.analysis.flows import Ctx
+        if data is None:
+            return None
+        depth, args = data
+        return Ctx(func, {name: self._import_values(vs) for name, vs in args}, None, depth)
+
+    # ------------------------------------------------------------------ findings
+    def place(self, node: Any) -> tuple[Any, str] | None | bool:
+        """Where a finding at ``node`` goes: None for a node of the checked file (it stays);
+        ``(anchor, "data.py:41")`` for a node of another module whose value entered the
+        checked file at ``anchor``; False when there is no such place (drop it)."""
+        if self.current is None or not isinstance(node, nodes.NodeNG):
+            return None
+        home = self.current.module
+        if node.root() is home:
+            return None
+        owner = self._owner(node)
+        if owner is None:
+            return False
+        anchor = self._anchor(node, home, 0)
+        if anchor is None:
+            return False
+        return anchor, self._where(owner[0], node)
+
+    def _anchor(self, node: nodes.NodeNG, home: nodes.Module, depth: int
+                ) -> nodes.NodeNG | None:
+        if depth > 6:
+            return None
+        best = None
+        for place in self._entries.get(id(node), []):
+            if place.root() is not home:
+                place = self._anchor(place, home, depth + 1)
+            if place is not None and (best is None or (place.lineno, place.col_offset) <
+                                      (best.lineno, best.col_offset)):
+                best = place
+        return best
+
+    def where(self, node: nodes.NodeNG) -> str | None:
+        """``"engine.py:41"``: a linked module's node as a finding's message names it (the
+        path relative to the checked file's folder); None for a node of no linked module."""
+        owner = self._owner(node)
+        return self._where(owner[0], node) if owner is not None else None
+
+    def _where(self, rel: str, node: nodes.NodeNG) -> str:
+        here = os.path.dirname(self.rel)
+        shown = rel[len(here) + 1:] if here and rel.startswith(here + "/") else rel
+        return f"{shown}:{node.lineno}"

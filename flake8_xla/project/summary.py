@@ -1,0 +1,146 @@
+"""Per-module summaries: what the project index keeps about one module (syntax only).
+
+A :class:`Summary` is built from the module's ast tree alone (never imported, never
+run) and is stored in the on-disk cache as JSON, so it depends on nothing but the
+file's own text: imports are kept as written (relative ones with their level) and are
+resolved to files when the index is asked, from where the importing file lies.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from flake8_xla.imports import ImportTable
+from flake8_xla.project.xlause import is_program, shows_xla_use
+
+#: Bumped whenever the summary's fields or their meaning change (old entries are rebuilt).
+SCHEMA = 3
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What one module is, for the project index.
+
+    Attributes:
+        xla: the module shows XLA use (:func:`~flake8_xla.project.xlause.shows_xla_use`).
+        program: a script or a module importing torch_xla unconditionally
+            (:func:`~flake8_xla.project.xlause.is_program`).
+        imports: ``(module, level, names)`` per import: ``import a.b`` is
+            ``("a.b", 0, ())``, ``from ..x import y, z`` is ``("x", 2, ("y", "z"))``,
+            a star import has the name ``"*"``.
+        refs: the imported dotted names the code uses (``utils.save_weights``,
+            ``.data.make_loader``: the import table's spelling of each Name/Attribute
+            chain and of its prefixes), sorted.
+        defs: the names the module binds at its top level (functions, classes,
+            assignments), sorted.
+        needs_xla: the module imports torch_xla (or torch_xla_py) unconditionally at its
+            top level: it cannot be imported without torch_xla.
+        top: the imports among ``imports`` written unconditionally at the module's top
+            level (not under ``if``/``try``/``def``), in the same form.
+    """
+
+    xla: bool
+    program: bool
+    imports: tuple[tuple[str, int, tuple[str, ...]], ...]
+    refs: tuple[str, ...]
+    defs: tuple[str, ...]
+    needs_xla: bool = False
+    top: tuple[tuple[str, int, tuple[str, ...]], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (see :meth:`from_json`)."""
+        return {"x": self.xla, "p": self.program,
+                "i": [[m, lv, list(ns)] for m, lv, ns in self.imports],
+                "r": list(self.refs), "d": list(self.defs), "n": self.needs_xla,
+                "t": [[m, lv, list(ns)] for m, lv, ns in self.top]}
+
+    @classmethod
+    def from_json(cls, raw: object) -> Summary:
+        """The summary stored by :meth:`to_json`. Raises ValueError when ``raw`` is malformed
+        (a corrupt cache entry, which the caller then rebuilds)."""
+        try:
+            if not isinstance(raw, dict):
+                raise TypeError("not an object")
+            imports = _imports_from_json(raw["i"])
+            top = _imports_from_json(raw["t"])
+            refs = tuple(raw["r"])
+            defs = tuple(raw["d"])
+            if not all(isinstance(r, str) for r in refs + defs):
+                raise TypeError("bad name")
+            if not all(isinstance(raw[k], bool) for k in ("x", "p", "n")):
+                raise TypeError("bad flag")
+            return cls(raw["x"], raw["p"], imports, refs, defs, raw["n"], top)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed summary: {exc}") from None
+
+
+def _imports_from_json(raw: object) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    if not isinstance(raw, list):
+        raise TypeError("bad imports")
+    out = []
+    for m, lv, ns in raw:
+        if not isinstance(m, str) or not isinstance(lv, int) or \
+                not all(isinstance(n, str) for n in ns):
+            raise TypeError("bad import")
+        out.append((m, lv, tuple(ns)))
+    return tuple(out)
+
+
+def _top_imports(tree: ast.Module) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
+    out: list[tuple[str, int, tuple[str, ...]]] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            out.extend((a.name, 0, ()) for a in stmt.names)
+        elif isinstance(stmt, ast.ImportFrom):
+            out.append((stmt.module or "", stmt.level or 0, tuple(a.name for a in stmt.names)))
+    return tuple(out)
+
+
+def _chain(node: ast.AST) -> list[str] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+def summarize(tree: ast.Module, source: str) -> Summary:
+    """The summary of a module from its ast tree and text (no astroid, no import)."""
+    table = ImportTable(tree)
+    imports: list[tuple[str, int, tuple[str, ...]]] = []
+    refs: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imports.extend((a.name, 0, ()) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imports.append((node.module or "", node.level or 0,
+                            tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.Attribute):
+            chain = _chain(node)
+            if chain and chain[0] in table.names:
+                refs.add(".".join([table.names[chain[0]], *chain[1:]]))
+        elif isinstance(node, ast.Name) and node.id in table.names:
+            refs.add(table.names[node.id])
+    defs: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defs.add(stmt.name)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                for sub in ast.walk(t):
+                    if isinstance(sub, ast.Name):
+                        defs.add(sub.id)
+    xla = shows_xla_use(tree, source, table)
+    top = _top_imports(tree)
+    needs = any(m.split(".", 1)[0] in ("torch_xla", "torch_xla_py") for m, lv, _ in top
+                if not lv)
+    return Summary(xla=xla, program=xla and is_program(tree), imports=tuple(imports),
+                   refs=tuple(sorted(refs)), defs=tuple(sorted(defs)), needs_xla=needs,
+                   top=top)

@@ -1,0 +1,155 @@
+"""Does a module show XLA use? (syntax only: flake8's ast tree and the import table)
+
+Two tests, both cheap and both necessary conditions written in the module itself:
+
+- :func:`file_rule` is the per-file rule of ``--xla-target=file`` (and of every release
+  before project analysis): an import of ``torch_xla`` (or the legacy ``torch_xla_py``),
+  or the string ``'xla'`` / ``'xla:N'`` in the code.
+- :func:`shows_xla_use` is what ``--xla-target=auto`` takes for XLA use in the module
+  itself: the file rule, or a framework's own XLA switch. Code that branches on
+  accelerate's ``DistributedType.XLA`` (or ``.TPU``), calls transformers' or
+  accelerate's ``is_torch_xla_available()`` / ``is_torch_tpu_available()``, builds
+  Lightning's ``XLAAccelerator`` / ``XLAStrategy`` / ``XLAFSDPStrategy`` or passes
+  ``accelerator="tpu"`` runs on an XLA device when the job does: such a script has an
+  XLA path (accelerate ``utils/dataclasses.py`` ``DistributedType``; transformers
+  ``utils/import_utils.py``; Lightning ``fabric/accelerators/xla.py``). So does a
+  script that builds accelerate's ``Accelerator()``: ``accelerate launch`` with a TPU
+  config (``accelerate config``, ``distributed_type: XLA``) runs it unchanged on the
+  XLA device, and accelerate's own docs (``docs/source/concept_guides/training_tpu.md``)
+  describe exactly these scripts on TPU.
+
+:func:`is_program` says whether a module that shows XLA use runs on XLA as a whole: a
+script (an ``if __name__ == "__main__":`` block) or a module that imports ``torch_xla``
+unconditionally at its top level. Only such modules make the project modules they import
+XLA code (see :mod:`flake8_xla.project.index`): a library whose XLA support is optional
+(every ``torch_xla`` import behind an ``if``/``try`` or inside a function, as in
+transformers' ``trainer.py``) is checked itself but does not pull its imports in.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from flake8_xla.imports import ImportTable
+
+#: Cheap text test: a module that shows XLA use spells ``xla`` or ``Accelerator``, or
+#: starts a word with ``tpu`` (``use_tpu``, ``TPUAccelerator``; not ``outputs``).
+XLA_TEXT = re.compile(r"xla|XLA|Accelerator|(?<![A-Za-z])(?:tpu|TPU|Tpu)")
+#: Frameworks whose XLA switches count as XLA use (names with an ``xla``/``tpu`` word).
+FRAMEWORKS = ("accelerate", "transformers", "lightning", "pytorch_lightning",
+              "lightning_fabric", "optimum")
+_WORDS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SWITCH_WORDS = frozenset({"xla", "tpu"})
+
+
+def _has_switch_word(name: str) -> bool:
+    """``is_torch_xla_available``, ``XLAStrategy``, ``TPU``: an ``xla``/``tpu`` word."""
+    return any(w.lower() in _SWITCH_WORDS for w in _WORDS.split(name) if w)
+
+
+#: Framework objects whose construction puts the script on whatever device the launcher
+#: chose, the XLA device included (see the module docstring).
+LAUNCHER_OBJECTS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+
+
+def mentions_xla(source: str) -> bool:
+    """The text could show XLA use (necessary for :func:`shows_xla_use`): see :data:`XLA_TEXT`,
+    or an ``Accelerator`` name (:data:`LAUNCHER_OBJECTS`)."""
+    if "xla" in source or "XLA" in source or "Accelerator" in source:
+        return True
+    if "tpu" not in source and "TPU" not in source and "Tpu" not in source:
+        return False
+    return XLA_TEXT.search(source) is not None
+
+
+def file_rule(tree: ast.AST, source: str, imports: ImportTable) -> bool:
+    """The per-file rule: an import of torch_xla/torch_xla_py, or an ``'xla'`` device string."""
+    if "xla" not in source:
+        return False
+    if imports.imports_prefix("torch_xla") or imports.imports_prefix("torch_xla_py"):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                node.value == "xla" or node.value.startswith("xla:")):
+            return True
+    return False
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _switch(qualname: str) -> bool:
+    """A framework name of the XLA path (``accelerate.DistributedType.XLA``...)."""
+    head, _, rest = qualname.partition(".")
+    if head not in FRAMEWORKS or not rest:
+        return False
+    return any(_has_switch_word(part) for part in rest.split("."))
+
+
+def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
+    """XLA use written in the module (see the module docstring); syntax only, no astroid."""
+    if not mentions_xla(source):
+        return False
+    if file_rule(tree, source, imports):
+        return True
+    launcher = "Accelerator" in source and imports.imports_prefix("accelerate")
+    for node in ast.walk(tree):
+        if launcher and isinstance(node, ast.Call):
+            dotted = _dotted(node.func)
+            if dotted is not None:
+                head, _, rest = dotted.partition(".")
+                resolved = imports.resolve(head)
+                if resolved is not None and \
+                        (f"{resolved}.{rest}" if rest else resolved) in LAUNCHER_OBJECTS:
+                    return True
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            if isinstance(node, ast.Name) and not _has_switch_word(node.id):
+                continue
+            if isinstance(node, ast.Attribute) and not _has_switch_word(node.attr):
+                continue
+            dotted = _dotted(node)
+            if dotted is None:
+                continue
+            head, _, rest = dotted.partition(".")
+            resolved = imports.resolve(head)
+            if resolved is not None and _switch(f"{resolved}.{rest}" if rest else resolved):
+                return True
+        elif isinstance(node, ast.keyword) and node.arg == "accelerator" and isinstance(
+                node.value, ast.Constant) and isinstance(node.value.value, str) and \
+                node.value.value.lower() in ("tpu", "xla"):
+            return True
+    return False
+
+
+def _is_main_test(test: ast.AST) -> bool:
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or \
+            not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+    consts = [s for s in sides if isinstance(s, ast.Constant) and s.value == "__main__"]
+    return bool(names and consts)
+
+
+def is_program(tree: ast.Module) -> bool:
+    """A script (``if __name__ == "__main__":``) or a module that imports torch_xla
+    unconditionally at its top level."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.If) and _is_main_test(stmt.test):
+            return True
+        if isinstance(stmt, ast.Import) and any(
+                a.name.split(".", 1)[0] in ("torch_xla", "torch_xla_py") for a in stmt.names):
+            return True
+        if isinstance(stmt, ast.ImportFrom) and not stmt.level and \
+                (stmt.module or "").split(".", 1)[0] in ("torch_xla", "torch_xla_py"):
+            return True
+    return False

@@ -1,0 +1,641 @@
+"""Whole projects (issue 11): the project index, its disk cache, the project-aware
+``--xla-target=auto`` and findings whose cause lies in another module.
+
+Every project here is written into ``tmp_path`` by the test itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from flake8_xla import project
+from flake8_xla.context import Options
+from flake8_xla.engine import lint_source
+from flake8_xla.project.cache import CACHE_DIR_NAME, INDEX_NAME, cache_dir
+from flake8_xla.project.index import ProjectIndex, index_for
+from flake8_xla.project.roots import find_root
+from flake8_xla.project.summary import Summary, summarize
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Each test starts with no per-process project state and its own cache folder."""
+    monkeypatch.setenv("FLAKE8_XLA_CACHE_DIR", str(tmp_path / "user-cache"))
+    monkeypatch.delenv("FLAKE8_XLA_NO_CACHE", raising=False)
+    project.reset()
+    yield
+    project.reset()
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (relative path -> text, dedented) under ``root``; return ``root``."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def lint(path: Path, target: str = "auto") -> list[tuple[int, str]]:
+    """(line, code) of the findings in ``path`` as flake8 would report them."""
+    text = path.read_text(encoding="utf-8")
+    found = lint_source(text, str(path), Options(target=target, version=(2, 9)), strict=True)
+    return sorted((f.line, f.code) for f in found)
+
+
+def messages(path: Path, target: str = "auto") -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    return [f.message for f in lint_source(text, str(path), Options(target=target,
+                                                                    version=(2, 9)))]
+
+
+# ----------------------------------------------------------------------------- a project
+TRAIN = """\
+    import torch
+    import torch_xla
+    import torch_xla.core.xla_model as xm
+
+    import engine
+    import metrics
+    import utils
+    from data import make_loader
+
+
+    def main():
+        device = torch_xla.device()
+        model = torch.nn.Linear(4, 2).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        loader = make_loader(32)
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            loss = engine.train_step(model, opt, x, y)
+            metrics.report(loss)
+            torch_xla.sync()
+        utils.save(model, "model.pt")
+
+
+    if __name__ == "__main__":
+        main()
+    """
+ENGINE = """\
+    import torch.nn.functional as F
+
+
+    def train_step(model, opt, x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    """
+METRICS = """\
+    def report(loss):
+        print("loss", loss.item())
+    """
+DATA = """\
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+
+    def make_loader(batch_size):
+        ds = TensorDataset(torch.randn(100, 4), torch.randint(0, 2, (100,)))
+        return DataLoader(ds, batch_size=batch_size, shuffle=True)
+    """
+UTILS = """\
+    import torch
+
+
+    def save(model, path):
+        torch.save(model.state_dict(), path)
+    """
+UNRELATED = """\
+    def first(t):
+        return t.item()
+    """
+
+
+@pytest.fixture()
+def proj(tmp_path: Path) -> Path:
+    """A training script and four helpers that never name XLA, plus an unrelated module."""
+    return write(tmp_path / "proj", {
+        "pyproject.toml": "[project]\nname = 'p'\n", "train.py": TRAIN, "engine.py": ENGINE,
+        "metrics.py": METRICS, "data.py": DATA, "utils.py": UTILS,
+        "unrelated.py": UNRELATED})
+
+
+# ----------------------------------------------------------------------------- roots
+def test_root_is_the_nearest_folder_with_a_marker(tmp_path: Path) -> None:
+    for marker in ("pyproject.toml", "setup.cfg", "setup.py", ".git"):
+        top = write(tmp_path / marker.strip("."), {"a/b/mod.py": "x = 1\n"})
+        if marker == ".git":
+            (top / ".git").mkdir()
+        else:
+            (top / marker).write_text("")
+        assert find_root(top / "a" / "b" / "mod.py").path == top.resolve()
+    outer = write(tmp_path / "outer", {"setup.py": "", "inner/pyproject.toml": "",
+                                        "inner/m.py": "", "m.py": ""})
+    assert find_root(outer / "inner" / "m.py").path == (outer / "inner").resolve()
+    assert find_root(outer / "m.py").path == outer.resolve()
+
+
+def test_root_without_a_marker_is_the_folder_above_the_outermost_package(tmp_path: Path
+                                                                          ) -> None:
+    top = write(tmp_path / "loose", {"pkg/__init__.py": "", "pkg/sub/__init__.py": "",
+                                      "pkg/sub/m.py": "", "script.py": ""})
+    root = find_root(top / "pkg" / "sub" / "m.py")
+    assert root is not None and root.path == top.resolve() and not root.marked
+    assert find_root(top / "script.py").path == top.resolve()
+
+
+def test_no_project_for_missing_files_installed_packages_and_virtualenvs(tmp_path: Path
+                                                                         ) -> None:
+    top = write(tmp_path / "p", {"pyproject.toml": "", ".venv/lib/x.py": "",
+                                  "build/y.py": "",
+                                  "lib/site-packages/pkg/__init__.py": "",
+                                  "lib/site-packages/pkg/core.py": "",
+                                  "lib/site-packages/six.py": ""})
+    assert find_root(top / "nope.py") is None
+    assert find_root("<stdin>") is None
+    assert find_root(top / ".venv" / "lib" / "x.py") is None
+    assert find_root(top / "build" / "y.py") is None
+    installed = find_root(top / "lib" / "site-packages" / "pkg" / "core.py")
+    assert installed.path == (top / "lib" / "site-packages" / "pkg").resolve()
+    assert installed.import_base == (top / "lib" / "site-packages").resolve()
+    assert find_root(top / "lib" / "site-packages" / "six.py") is None
+
+
+# ----------------------------------------------------------------------------- resolution
+def test_module_resolution_follows_pythons_import_system(tmp_path: Path) -> None:
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "train.py": "",
+        "utils.py": "",
+        "helpers/__init__.py": "", "helpers.py": "",      # a package wins over a module
+        "ns/part.py": "",                                  # a namespace package
+        "src/lib/__init__.py": "", "src/lib/core.py": "",  # a src/ layout
+        "pkg/__init__.py": "", "pkg/a.py": "", "pkg/utils.py": "", "pkg/sub/__init__.py": "",
+        "pkg/sub/b.py": "",
+        "tools/utils.py": "", "tools/run.py": "",          # same name, another folder
+    })
+    ix = ProjectIndex(find_root(top / "train.py"))
+    ix.scan()
+    assert ix.resolve("train.py", "utils") == "utils.py"
+    assert ix.resolve("train.py", "helpers") == "helpers/__init__.py"
+    assert ix.resolve("train.py", "ns") == "ns/"
+    assert ix.resolve("train.py", "ns.part") == "ns/part.py"
+    assert ix.resolve("train.py", "lib.core") == "src/lib/core.py"
+    assert ix.resolve("tools/run.py", "utils") == "tools/utils.py"  # the script's folder first
+    # absolute imports in a package start above it; relative ones climb from it
+    assert ix.resolve("pkg/sub/b.py", "utils") == "utils.py"
+    assert ix.resolve("pkg/sub/b.py", "utils", level=2) == "pkg/utils.py"
+    assert ix.resolve("pkg/sub/b.py", "", level=1) == "pkg/sub/__init__.py"
+    assert ix.resolve("pkg/a.py", "sub.b", level=1) == "pkg/sub/b.py"
+    assert ix.resolve("pkg/a.py", "x", level=5) is None                # above the root
+    assert ix.resolve("train.py", "torch") is None                    # not the project's
+    assert ix.resolve_name("train.py", "utils.save") == ("utils.py", ["save"])
+    assert ix.resolve_name("pkg/sub/b.py", "..a.f") == ("pkg/a.py", ["f"])
+
+
+def test_the_project_wins_and_library_copies_are_left_alone(tmp_path: Path) -> None:
+    top = write(tmp_path / "w", {
+        "pyproject.toml": "",
+        "datasets.py": "def make():\n    return 1\n",       # named like a library
+        "torch_xla/__init__.py": "", "torch_xla/core/__init__.py": "",
+        "torch_xla/core/xla_model.py": "def mark_step():\n    pass\n",
+        "train.py": "import datasets\nimport torch_xla.core.xla_model as xm\n"
+                    "if __name__ == '__main__':\n    datasets.make()\n",
+    })
+    ix = ProjectIndex(find_root(top / "train.py"))
+    assert ix.resolve("train.py", "datasets") == "datasets.py"
+    assert not ix.is_library("datasets.py")
+    assert ix.is_library("torch_xla/core/xla_model.py")
+    assert ix.import_targets("train.py") == ("datasets.py",)
+    assert ix.xla_code() == frozenset({"train.py", "datasets.py"})
+
+
+# ----------------------------------------------------------------------------- XLA code
+def test_auto_makes_the_helpers_of_an_xla_program_xla_code(proj: Path) -> None:
+    ix = index_for(proj / "train.py")
+    assert ix.xla_code() == {"train.py", "engine.py", "metrics.py", "data.py", "utils.py"}
+    assert not ix.is_xla_code(proj / "unrelated.py")
+    assert lint(proj / "metrics.py", "auto") == [(2, "XLA201")]
+    assert lint(proj / "metrics.py", "file") == []
+    assert lint(proj / "unrelated.py", "auto") == []
+    assert lint(proj / "unrelated.py", "all") == []  # all: XLA code, but no step
+
+
+def test_xla_code_reaches_through_other_modules_and_cycles(tmp_path: Path) -> None:
+    top = write(tmp_path / "c", {
+        "setup.cfg": "",
+        "run.py": "import torch_xla\nfrom pkg import a\n",          # a program
+        "pkg/__init__.py": "from .a import *\n",
+        "pkg/a.py": "from . import b\n",
+        "pkg/b.py": "import pkg.a\nfrom pkg.c import thing\n",     # a cycle a <-> b
+        "pkg/c.py": "thing = 1\n",
+        "lonely.py": "import pkg.c\n",
+        "opt.py": "try:\n    import torch_xla\nexcept ImportError:\n    pass\n"
+                  "import lonely\n",                               # optional XLA: no pull
+    })
+    ix = index_for(top / "run.py")
+    assert ix.xla_code() == {"run.py", "pkg/__init__.py", "pkg/a.py", "pkg/b.py",
+                             "pkg/c.py", "opt.py"}
+    assert not ix.is_xla_code(top / "lonely.py")
+
+
+def test_modules_that_cannot_be_imported_without_torch_xla_are_xla_code(
+        tmp_path: Path) -> None:
+    # utils.py imports torch_xla at its top level; trainer.py imports utils there, and the
+    # script imports trainer: neither can run without torch_xla, though neither names it.
+    top = write(tmp_path / "n", {
+        "pyproject.toml": "",
+        "utils.py": "import torch_xla.core.xla_model as xm\n\n\ndef get_device():\n"
+                    "    return xm.xla_device()\n",
+        "trainer.py": "import torch\nfrom utils import get_device\n",
+        "pkg/__init__.py": "",
+        "pkg/run.py": "import trainer\n",
+        "lazy.py": "def f():\n    import utils\n    return utils\n",
+        "guarded.py": "try:\n    import utils\nexcept ImportError:\n    utils = None\n",
+        "text.py": '"""\nimport utils\n"""\n',
+        "helper.py": "X = 1\n",
+        "script.py": "import trainer\nimport helper\n\nif __name__ == '__main__':\n    pass\n",
+    })
+    ix = index_for(top / "utils.py")
+    xla = ix.xla_code()
+    assert {"utils.py", "trainer.py", "pkg/run.py", "script.py"} <= xla
+    # what such a module imports is XLA code too (the script runs on the device)
+    assert "helper.py" in xla
+    # an import inside a function or a try, or in a string, does not need torch_xla
+    assert not {"lazy.py", "guarded.py", "text.py"} & xla
+
+
+def test_framework_switches_count_as_xla_use(tmp_path: Path) -> None:
+    top = write(tmp_path / "f", {
+        "pyproject.toml": "",
+        "acc.py": """\
+            from accelerate import Accelerator, DistributedType
+            acc = Accelerator()
+            pad = 128 if acc.distributed_type == DistributedType.XLA else None
+            """,
+        "hf.py": "from transformers import is_torch_xla_available\nok = is_torch_xla_available()\n",
+        "pl.py": "import lightning as L\ntrainer = L.Trainer(accelerator='tpu')\n",
+        # accelerate launch runs a script that builds an Accelerator on the TPU it was
+        # configured for; a module that merely imports accelerate's helpers does not
+        "launched.py": "import accelerate\nacc = accelerate.Accelerator(mixed_precision='no')\n",
+        "seed.py": "from accelerate.utils import set_seed\nset_seed(0)\n",
+        "named.py": "class Accelerator:\n    pass\nacc = Accelerator()\n",
+    })
+    ix = index_for(top / "acc.py")
+    assert {"acc.py", "hf.py", "pl.py", "launched.py"} <= ix.xla_code()
+    assert not ix.is_xla_code(top / "seed.py")
+    assert not ix.is_xla_code(top / "named.py")
+    s = ix.summary("acc.py")
+    assert s.xla and not s.program
+
+
+def test_editor_and_tree_runs_agree(proj: Path) -> None:
+    """flake8 on one file (as an editor runs it) reports what a run over the tree does."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    tree = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select=XLA",
+                           "-j2", "."], cwd=proj, capture_output=True, text=True, env=env,
+                          check=False)
+    assert tree.returncode == 1, tree.stderr
+    by_file: dict[str, list[str]] = {}
+    for line in tree.stdout.splitlines():
+        by_file.setdefault(line.split(":", 1)[0].removeprefix("./"), []).append(line)
+    assert set(by_file) == {"data.py", "metrics.py", "utils.py"}
+    for name, lines in by_file.items():
+        alone = subprocess.run([sys.executable, "-m", "flake8", "--isolated",
+                                "--select=XLA", name], cwd=proj, capture_output=True,
+                               text=True, env=env, check=False)
+        assert sorted(alone.stdout.splitlines()) == sorted(
+            line.removeprefix("./") for line in lines)
+
+
+# ----------------------------------------------------------------------------- findings
+def test_findings_whose_cause_is_in_another_module(proj: Path) -> None:
+    # The loader is built in data.py and iterated in train.py's step loop: the finding
+    # stays on data.py's DataLoader(...) line and names train.py's loop.
+    assert lint(proj / "data.py") == [(7, "XLA102")]
+    [ragged] = messages(proj / "data.py")
+    assert "which the step loop iterates at train.py:16" in ragged
+    assert all(code != "XLA102" for _, code in lint(proj / "train.py"))
+    assert lint(proj / "data.py", "file") == []
+    # utils.save gets the model that train.py moved to the device.
+    assert lint(proj / "utils.py") == [(5, "XLA503")]
+    assert lint(proj / "utils.py", "file") == []
+    assert lint(proj / "train.py", "file") == []
+
+
+def test_a_loader_passed_on_through_two_modules_is_reported_where_it_is_built(
+        tmp_path: Path) -> None:
+    top = write(tmp_path / "chain", {
+        "pyproject.toml": "",
+        "data.py": DATA,
+        "loops.py": """\
+            import torch_xla
+
+
+            def fit(model, opt, loader, device):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x.to(device)).sum().backward()
+                    opt.step()
+                    torch_xla.sync()
+            """,
+        "run.py": """\
+            import torch
+            import torch_xla
+            import loops
+            from data import make_loader
+
+            if __name__ == "__main__":
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loops.fit(model, opt, make_loader(32), device)
+            """,
+    })
+    assert lint(top / "data.py") == [(7, "XLA102")]
+    [ragged] = messages(top / "data.py")
+    assert "loops.py:5" in ragged
+    assert lint(top / "run.py") == [] and lint(top / "loops.py") == []
+
+
+def test_a_loader_of_a_module_that_is_not_xla_code_is_reported_where_it_enters(
+        tmp_path: Path) -> None:
+    # lib.py supports XLA optionally (not a program), so data.py, which only it imports,
+    # is not XLA code and is not checked: the finding goes where the loader enters lib.py.
+    top = write(tmp_path / "opt", {
+        "pyproject.toml": "",
+        "data.py": DATA,
+        "lib.py": """\
+            from data import make_loader
+
+
+            def fit(model, opt):
+                try:
+                    import torch_xla
+                except ImportError:
+                    return
+                device = torch_xla.device()
+                for x, y in make_loader(32):
+                    opt.zero_grad()
+                    model(x.to(device)).sum().backward()
+                    opt.step()
+                    torch_xla.sync()
+            """,
+    })
+    assert lint(top / "data.py") == []
+    found = [m for m in messages(top / "lib.py") if m.startswith("XLA102")]
+    assert len(found) == 1 and "the DataLoader built at data.py:7" in found[0], found
+
+
+def test_step_questions_see_through_calls_into_other_modules(tmp_path: Path) -> None:
+    top = write(tmp_path / "s", {
+        "pyproject.toml": "",
+        "engine.py": ENGINE,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import engine
+
+
+            def main(loader):
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in loader:
+                    engine.train_step(model, opt, x.to(device), y.to(device))
+
+
+            if __name__ == "__main__":
+                main([])
+            """,
+        "synced.py": """\
+            import torch_xla
+            import engine
+            import stepper
+
+
+            def main(model, opt, loader):
+                for x, y in loader:
+                    stepper.step(model, opt, x, y)
+            """,
+        "stepper.py": """\
+            import torch_xla
+            import engine
+
+
+            def step(model, opt, x, y):
+                engine.train_step(model, opt, x, y)
+                torch_xla.sync()
+            """,
+    })
+    # The loop trains through engine.train_step and has no barrier: XLA301.
+    assert (10, "XLA301") in lint(top / "train.py")
+    assert all(code != "XLA301" for _, code in lint(top / "train.py", "file"))
+    # The barrier sits two modules away: no XLA301.
+    assert all(code != "XLA301" for _, code in lint(top / "synced.py"))
+
+
+def test_a_finding_on_another_modules_node_without_a_place_is_dropped(proj: Path) -> None:
+    from flake8_xla.context import ModuleContext
+    from flake8_xla.rules.base import Rule
+
+    path = proj / "train.py"
+    text = path.read_text()
+    ctx = ModuleContext(ast.parse(text), text, str(path), Options(version=(2, 9)))
+    an = ctx.analyzer
+    data = ctx.project_session.analyzer("data.py")
+    foreign_def = data.module.body[-1]
+
+    class Probe(Rule):
+        code, name, message = "XLA999", "probe", "probe {what}"
+
+    rule = Probe(ctx)
+    assert rule.finding(foreign_def, what="x") is None        # never entered train.py
+    local = an.module.body[0]
+    assert rule.finding(local, what="x").line == local.lineno
+
+
+# ----------------------------------------------------------------------------- cache
+def test_cache_folder_is_created_like_ruffs(proj: Path, monkeypatch: pytest.MonkeyPatch
+                                            ) -> None:
+    monkeypatch.delenv("FLAKE8_XLA_CACHE_DIR")
+    folder = cache_dir(find_root(proj / "train.py"))
+    assert folder == (proj / CACHE_DIR_NAME).resolve()
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (folder / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172")
+    index_for(proj / "train.py").xla_code()
+    data = json.loads((folder / INDEX_NAME).read_text())
+    assert data["root"] == str(proj.resolve()) and "train.py" in data["files"]
+    monkeypatch.setenv("FLAKE8_XLA_NO_CACHE", "1")
+    assert cache_dir(find_root(proj / "train.py")) is None
+
+
+def test_cache_folder_for_a_root_without_a_marker_is_the_user_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FLAKE8_XLA_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    top = write(tmp_path / "loose", {"s.py": ""})
+    folder = cache_dir(find_root(top / "s.py"))
+    assert folder.parent == (tmp_path / "xdg" / "flake8-xla" / "projects")
+    assert not (top / CACHE_DIR_NAME).exists()
+
+
+def _index_file(tmp_path: Path) -> Path:
+    [found] = (tmp_path / "user-cache" / "projects").glob(f"*/{INDEX_NAME}")
+    return found
+
+
+def test_warm_cache_is_used_and_a_stale_entry_is_rebuilt(proj: Path, tmp_path: Path) -> None:
+    assert index_for(proj / "train.py").xla_code() == {
+        "train.py", "engine.py", "metrics.py", "data.py", "utils.py"}
+    stored = json.loads(_index_file(tmp_path).read_text())["files"]
+    assert stored["metrics.py"]["sum"] is not None
+    # A warm run rebuilds nothing.
+    project.reset()
+    ix = index_for(proj / "train.py")
+    assert ix.xla_code() == {"train.py", "engine.py", "metrics.py", "data.py", "utils.py"}
+    assert not ix._changed
+    # Stale: train.py no longer imports metrics (new size and mtime).
+    text = (proj / "train.py").read_text().replace("import metrics\n", "")
+    text = text.replace("            metrics.report(loss)\n", "")
+    (proj / "train.py").write_text(text)
+    st = (proj / "train.py").stat()
+    os.utime(proj / "train.py", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    project.reset()
+    assert "metrics.py" not in index_for(proj / "train.py").xla_code()
+    stored = json.loads(_index_file(tmp_path).read_text())["files"]
+    assert stored["train.py"]["m"] == (proj / "train.py").stat().st_mtime_ns
+
+
+@pytest.mark.parametrize("garbage", [
+    "", "{", "[]", "null", json.dumps({"format": "flake8-xla project index"}),
+    "PLACEHOLDER_ENTRY",
+])
+def test_a_corrupt_cache_is_rebuilt_never_trusted(proj: Path, tmp_path: Path,
+                                                  garbage: str) -> None:
+    index_for(proj / "train.py").xla_code()
+    path = _index_file(tmp_path)
+    if garbage == "PLACEHOLDER_ENTRY":
+        # Well-formed JSON with malformed entries: a summary of the wrong shape, a flag
+        # of the wrong type.
+        data = json.loads(path.read_text())
+        data["files"]["metrics.py"]["sum"] = {"x": "yes", "i": 3}
+        data["files"]["train.py"]["c"] = "maybe"
+        garbage = json.dumps(data)
+    path.write_text(garbage)
+    project.reset()
+    assert index_for(proj / "train.py").xla_code() == {
+        "train.py", "engine.py", "metrics.py", "data.py", "utils.py"}
+    assert lint(proj / "metrics.py") == [(2, "XLA201")]
+    data = json.loads(path.read_text())  # rewritten, valid
+    assert Summary.from_json(data["files"]["metrics.py"]["sum"]) == summarize(
+        ast.parse(textwrap.dedent(METRICS)), textwrap.dedent(METRICS))
+
+
+def test_two_workers_writing_the_cache_at_once(proj: Path, tmp_path: Path) -> None:
+    """Many processes build and save the same project's index at the same time: every one
+    finishes with the right answer, the file stays valid JSON, no temporary file is left."""
+    for i in range(40):
+        write(proj, {f"gen/m{i}.py": f"import torch\nX{i} = {i}\n"})
+    write(proj, {"gen/use.py": "".join(f"import gen.m{i}\n" for i in range(40))})
+    (proj / "train.py").write_text(textwrap.dedent(TRAIN) + "import gen.use\n")
+    script = textwrap.dedent("""\
+        import sys
+        from flake8_xla.project.index import index_for
+        ix = index_for(sys.argv[1])
+        print(len(ix.xla_code()))
+        """)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for _ in range(3):
+        procs = [subprocess.Popen([sys.executable, "-c", script, str(proj / "train.py")],
+                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(4)]
+        outs = [p.communicate(timeout=120) for p in procs]
+        assert all(p.returncode == 0 for p in procs), outs
+        assert {o.strip() for o, _ in outs} == {"46"}
+        path = _index_file(tmp_path)
+        data = json.loads(path.read_text())
+        assert "gen/m39.py" in data["files"]
+        assert not [p for p in path.parent.iterdir() if p.name.startswith(".tmp-")]
+        path.unlink()  # next round: all cold again, all writing
+
+
+def test_flake8_j2_over_a_project_shares_one_cache(proj: Path, tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    runs = [subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select=XLA",
+                            "-j2", "."], cwd=proj, capture_output=True, text=True, env=env,
+                           check=False) for _ in range(2)]
+    assert runs[0].stdout == runs[1].stdout and "metrics.py:2" in runs[0].stdout
+    assert json.loads(_index_file(tmp_path).read_text())["files"]
+
+
+# ----------------------------------------------------------------------------- robustness
+def test_bad_files_never_crash_the_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                         ) -> None:
+    top = write(tmp_path / "bad", {
+        "pyproject.toml": "",
+        "run.py": "import torch_xla\nimport broken, latin, star, gone, big\n"
+                  "if __name__ == '__main__':\n    pass\n",
+        "broken.py": "def (:\n",
+        "star.py": "from star import *\nfrom . import *\n",
+        "gone.py": "x = 1\n",
+    })
+    (top / "latin.py").write_bytes(b"x = '\xe9'\n")  # not UTF-8, no coding line
+    (top / "big.py").write_text("x = 1\n" * 10)
+    (top / "dir.py").mkdir()                          # a folder named like a module
+    real_open = open
+
+    def refusing_open(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(path).endswith("gone.py"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", refusing_open)
+    ix = index_for(top / "run.py")
+    assert ix.summary("broken.py") is None and ix.summary("latin.py") is None
+    assert ix.summary("gone.py") is None
+    assert "dir.py" not in ix.files
+    assert {"run.py", "star.py", "big.py"} <= ix.xla_code()
+    monkeypatch.setattr("builtins.open", real_open)
+    assert lint(top / "star.py") == []
+
+
+def test_thousands_of_modules_and_long_import_chains(tmp_path: Path) -> None:
+    """A 2,000-module tree with an import chain through all of it and cycles: the index
+    answers (the 10,000-module run is benchmarks/project_speed.py's editor tree)."""
+    files = {"pyproject.toml": "", "main.py": "import torch_xla\nimport m0\n"}
+    for i in range(2000):
+        files[f"m{i}.py"] = f"import m{(i + 1) % 2000}\nimport m{i // 2}\n"
+    top = write(tmp_path / "many", files)
+    ix = index_for(top / "main.py")
+    assert len(ix.xla_code()) == 2001
+    assert lint(top / "m1999.py") == []
+
+
+def test_xla_target_file_is_an_option_everywhere(tmp_path: Path) -> None:
+    top = write(tmp_path / "o", {"setup.cfg": "[flake8]\nxla-target = file\n",
+                                  "train.py": TRAIN, "metrics.py": METRICS, "engine.py": ENGINE,
+                                  "data.py": DATA, "utils.py": UTILS})
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with_config = subprocess.run([sys.executable, "-m", "flake8", "--select=XLA", "."],
+                                 cwd=top, capture_output=True, text=True, env=env, check=False)
+    assert with_config.returncode == 0, with_config.stdout + with_config.stderr
+    cli = subprocess.run([sys.executable, "-m", "flake8_xla", "--xla-target=auto", "."],
+                         cwd=top, capture_output=True, text=True, env=env, check=False)
+    assert "metrics.py:2" in cli.stdout, cli.stdout + cli.stderr
+    bad = subprocess.run([sys.executable, "-m", "flake8_xla", "--xla-target=project", "."],
+                         cwd=top, capture_output=True, text=True, env=env, check=False)
+    assert bad.returncode == 2
