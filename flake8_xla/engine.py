@@ -232,8 +232,31 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     finally:
         if gc_enabled:
             gc.enable()
+            _freeze_once(ctx)
         sys.setrecursionlimit(old_limit)
     return sorted(set(findings))
+
+
+_frozen = False
+
+
+def _freeze_once(ctx: ModuleContext) -> None:
+    """After the first file whose analysis loaded astroid, move every object the process
+    holds to the collector's permanent generation (:func:`gc.freeze`), once.
+
+    What is alive then is almost all there for good: the modules of astroid and of the
+    rules, the API model, astroid's stub of ``builtins``, flake8's own state. Left in the
+    oldest generation, those few hundred thousand objects are rescanned by every full
+    collection that the astroid trees of later files trigger, which on the pytorch/xla
+    repository cost about 1.5 s of CPU over 363 files. Garbage is collected first; the
+    one or two astroid trees still cached then stay for the life of the process.
+    """
+    global _frozen
+    if _frozen or "analyzer" not in vars(ctx) or not hasattr(gc, "freeze"):
+        return
+    _frozen = True
+    gc.collect()
+    gc.freeze()
 
 
 def lint_source(source: str, filename: str = "<string>", options: Options | None = None,

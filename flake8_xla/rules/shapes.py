@@ -385,16 +385,25 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
 
     def _loaders_reaching(self, an) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
         for call in an.module_nodes(nodes.Call):
+            func = call.func
+            name = func.name if isinstance(func, nodes.Name) else (
+                func.attrname if isinstance(func, nodes.Attribute) else "")
+            if "loader" not in name.lower() or not (call.args or call.keywords):
+                # XLA loaders (MpDeviceLoader, ParallelLoader, per_device_loader) wrap the
+                # loader they are given; a wrapper function of the project is found where
+                # it builds one
+                continue
             for v in an.value(call):
                 if v.kind is Kind.LOADER and (v.has("xla") or v.has("parallel")) and \
                         not v.has("managed"):
                     for inner in self._plain_inside(v.bound or frozenset(), 0):
                         yield inner, call
         for loop in an.module_nodes(nodes.For):
-            if not an.steps.is_step_loop(loop):
-                continue
-            for inner in self._plain_inside(an.value(loop.iter), 0):
-                yield inner, loop
+            # the loader first: most loops iterate no DataLoader, and is_step_loop costs more
+            inner = list(self._plain_inside(an.value(loop.iter), 0))
+            if inner and an.steps.is_step_loop(loop):
+                for v in inner:
+                    yield v, loop
 
     def _plain_inside(self, vs: frozenset[V.Value], depth: int) -> Iterator[V.Value]:
         if depth > 6:
