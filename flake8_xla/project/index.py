@@ -58,7 +58,7 @@ _XLA_BYTES = re.compile(XLA_TEXT.pattern.encode())
 #: hints it gives are checked against the module's ast before they count).
 _TOP_IMPORT = re.compile(
     rb"^(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)"
-    rb"|import[ \t]+([^\n#;]+))", re.M)
+    rb"|import[ \t]+([^\n#;]+))", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -81,7 +81,7 @@ def _stem(rel: str) -> str:
     if rel.endswith("/__init__.py") or rel == "__init__.py":
         rel = _parent(rel)
     name = rel.rsplit("/", 1)[-1]
-    return name[:-3] if name.endswith(".py") else name
+    return name.removesuffix(".py")
 
 
 @lru_cache(maxsize=1)
