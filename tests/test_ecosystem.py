@@ -184,3 +184,25 @@ def test_pylsp_publishes_xla_diagnostics(tmp_path: Path) -> None:
     assert diag["source"] == "flake8"
     assert diag["range"]["start"]["line"] == LINE_201 - 1  # LSP lines are 0-based
     assert diag["message"].startswith("XLA201 host sync in the step loop")
+
+
+def test_every_package_of_the_source_tree_goes_into_the_wheel() -> None:
+    """A subpackage left out of the wheel breaks every non-editable install at import
+    time (``pip install flake8-xla``, the pre-commit hook), while editable installs and
+    the fast lane keep passing; so the wheel's package list is checked here."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    from setuptools import find_packages
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    include = config["tool"]["setuptools"]["packages"]["find"]["include"]
+    shipped = set(find_packages(str(ROOT), include=include))
+    for top in ("flake8_xla", "perf_validation"):
+        for folder in (ROOT / top).rglob("*.py"):
+            pkg = folder.parent
+            if pkg.name == "__pycache__" or not (pkg / "__init__.py").exists():
+                continue
+            dotted = ".".join(pkg.relative_to(ROOT).parts)
+            assert dotted in shipped, f"{dotted} is not in the wheel"

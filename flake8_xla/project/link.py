@@ -31,7 +31,8 @@ the session:
 Every other module's analyzer is built lazily, from a per-process cache of astroid trees
 (:data:`TREE_CACHE` trees), with fresh memos for each session, so the findings of a file
 never depend on which files the process checked before. At most :data:`MAX_MODULES`
-other modules are analyzed per checked file, :data:`MAX_CALLERS` callers per question,
+other modules are analyzed per checked file (:data:`MAX_LINKED_BYTES` of source in
+all, none larger than :data:`MAX_MODULE_BYTES`), :data:`MAX_CALLERS` callers per question,
 in sorted order: bounded and deterministic.
 """
 
@@ -57,6 +58,11 @@ if TYPE_CHECKING:
 
 #: Other modules analyzed per checked file, at most.
 MAX_MODULES = 12
+#: Source bytes of the other modules analyzed per checked file, at most, and of any one
+#: of them: a large library module (a 100 KB ``modeling_utils.py``) stays unknown, so
+#: that linting one file never builds and analyses most of its project.
+MAX_LINKED_BYTES = 240_000
+MAX_MODULE_BYTES = 80_000
 #: Callers (modules) consulted for one function's parameters or step roots, at most.
 MAX_CALLERS = 6
 #: Modules around the checked file asked where its own values go, at most.
@@ -170,6 +176,8 @@ class Session:
         self._roots_busy: list[str] = []
         self._places: dict[str, dict[tuple, nodes.NodeNG]] = {}
         self.built = 0
+        #: source bytes of the other modules analyzed so far (see MAX_LINKED_BYTES)
+        self.linked_bytes = 0
         #: more than one module is linked: only then can a node belong to another module
         self.multi = False
 
@@ -194,6 +202,11 @@ class Session:
             return self._by_rel[rel]
         if self.built >= MAX_MODULES or self.index.is_library(rel) or not rel.endswith(".py"):
             return None
+        size = self.index.files.get(rel, (0, 0))[0]
+        if size > MAX_MODULE_BYTES or self.linked_bytes + size > MAX_LINKED_BYTES:
+            self._by_rel[rel] = None
+            return None
+        self.linked_bytes += size
         self.built += 1
         found = _tree(self.index, rel)
         an = None
