@@ -1690,7 +1690,7 @@ class Evaluator:
         elif devs == {"cpu"} or arg_dev == "cpu":
             device = "cpu"
         elif devs == {"cuda"}:
-            device = "cuda"
+            device = "cuda"  # noqa: XLA501 - an abstract value's device label
         else:
             device = V.ANY_DEVICE  # a module never moved, run on unknown inputs
         return V.tensor(device, flags=frozenset({"output"}))

@@ -227,7 +227,7 @@ def _scaler(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     elif q and q.startswith("torch_xla."):
         device = "xla"
     else:
-        device = V.device_of_text(const_str(dev)) if dev is not None else "cuda"
+        device = V.device_of_text(const_str(dev)) if dev is not None else "cuda"  # noqa: XLA501
         if dev is not None and const_str(dev) is None:
             device = None
     from flake8_xla.analysis.paths import switched_off
