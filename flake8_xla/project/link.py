@@ -485,7 +485,12 @@ class Session:
         try:
             defs = [n for n, binds in an.module.locals.items()
                     if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
+            spent = 0
             for caller in self._callers(rel, defs):
+                size = self.index.files.get(caller, (0, 0))[0]
+                if size > MAX_MODULE_BYTES or spent + size > MAX_LINKED_BYTES:
+                    continue  # a large caller's step region stays unknown (bounded cost)
+                spent += size
                 calls = self._step_calls(caller)
                 if calls is None:
                     other = self.analyzer(caller)
