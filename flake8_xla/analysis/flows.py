@@ -37,7 +37,7 @@ MAX_DEPTH = 40          # nesting of value resolution before giving up ("unknown
 _NO_CYCLE = 1 << 30
 MAX_CALL_DEPTH = 4      # function contexts followed through calls
 MAX_SITES = 8           # call sites joined for a parameter with no context
-WORK_BUDGET = 600_000   # evaluation steps per file; past it every answer is "unknown"
+WORK_BUDGET = 30_000   # evaluation steps per file; past it every answer is "unknown"
 
 SCOPES = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
 HOST_TENSOR_ATTRS = frozenset({

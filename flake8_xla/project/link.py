@@ -163,10 +163,15 @@ class Session:
         target: ``"auto"`` or ``"all"`` (which modules count as XLA code for callers).
     """
 
-    def __init__(self, index: ProjectIndex, rel: str, target: str) -> None:
+    def __init__(self, index: ProjectIndex, rel: str, target: str, *,
+                 nested: bool = False) -> None:
         self.index = index
         self.rel = rel
         self.target = target
+        #: a session of :meth:`_step_calls`: the step regions of calling modules are
+        #: computed inside it (within its module budget), never in further sessions, so
+        #: that one question cannot fan out over a whole tree of callers of callers
+        self.nested = nested
         self.current: Analyzer | None = None
         self._by_rel: dict[str, Analyzer | None] = {}
         self._by_module: dict[int, tuple[str, Analyzer]] = {}
@@ -491,7 +496,7 @@ class Session:
                 if size > MAX_MODULE_BYTES or spent + size > MAX_LINKED_BYTES:
                     continue  # a large caller's step region stays unknown (bounded cost)
                 spent += size
-                calls = self._step_calls(caller)
+                calls = None if self.nested else self._step_calls(caller)
                 if calls is None:
                     other = self.analyzer(caller)
                     if other is None:
@@ -525,7 +530,7 @@ class Session:
                 return []
             _STEP_BUSY.add(key)
             try:
-                own = Session(self.index, rel, self.target)
+                own = Session(self.index, rel, self.target, nested=True)
                 an = Analyzer(tree[0], tree[1])
                 own.attach(an, rel)
                 an.steps.step_region()
