@@ -168,9 +168,9 @@ class Session:
         self.index = index
         self.rel = rel
         self.target = target
-        #: a session of :meth:`_step_calls`: the step regions of calling modules are
-        #: computed inside it (within its module budget), never in further sessions, so
-        #: that one question cannot fan out over a whole tree of callers of callers
+        #: a session of :meth:`_step_calls`: its module's step region takes no roots from
+        #: calling modules, so that one question cannot fan out over a whole tree of
+        #: callers of callers (a step root is one call away from a step region)
         self.nested = nested
         self.current: Analyzer | None = None
         self._by_rel: dict[str, Analyzer | None] = {}
@@ -479,8 +479,8 @@ class Session:
         ``(func, ctx, kind)``, kind as in
         :attr:`~flake8_xla.analysis.steps.Steps.foreign_calls`."""
         rel = self.rel_of(an)
-        if rel is None:
-            return []
+        if rel is None or self.nested:
+            return []  # a nested session answers for its own module's step region only
         if rel in self._roots:
             return self._roots[rel]
         if rel in self._roots_busy or len(self._roots_busy) >= MAX_ROOT_CHAIN:
@@ -496,7 +496,7 @@ class Session:
                 if size > MAX_MODULE_BYTES or spent + size > MAX_LINKED_BYTES:
                     continue  # a large caller's step region stays unknown (bounded cost)
                 spent += size
-                calls = None if self.nested else self._step_calls(caller)
+                calls = self._step_calls(caller)
                 if calls is None:
                     other = self.analyzer(caller)
                     if other is None:
