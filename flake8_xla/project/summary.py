@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flake8_xla.imports import ImportTable
-from flake8_xla.project.xlause import is_program, shows_xla_use
+from flake8_xla.project.xlause import is_program, name_chain, shows_xla_use
 
 #: Bumped whenever the summary's fields or their meaning change (old entries are rebuilt).
 SCHEMA = 3
@@ -88,26 +88,17 @@ def _imports_from_json(raw: object) -> tuple[tuple[str, int, tuple[str, ...]], .
     return tuple(out)
 
 
+def _import_entries(stmt: ast.AST) -> list[tuple[str, int, tuple[str, ...]]]:
+    """An import statement as :attr:`Summary.imports` keeps it (empty for other nodes)."""
+    if isinstance(stmt, ast.Import):
+        return [(a.name, 0, ()) for a in stmt.names]
+    if isinstance(stmt, ast.ImportFrom):
+        return [(stmt.module or "", stmt.level or 0, tuple(a.name for a in stmt.names))]
+    return []
+
+
 def _top_imports(tree: ast.Module) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
-    out: list[tuple[str, int, tuple[str, ...]]] = []
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Import):
-            out.extend((a.name, 0, ()) for a in stmt.names)
-        elif isinstance(stmt, ast.ImportFrom):
-            out.append((stmt.module or "", stmt.level or 0, tuple(a.name for a in stmt.names)))
-    return tuple(out)
-
-
-def _chain(node: ast.AST) -> list[str] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    parts.reverse()
-    return parts
+    return tuple(e for stmt in tree.body for e in _import_entries(stmt))
 
 
 def summarize(tree: ast.Module, source: str) -> Summary:
@@ -116,13 +107,10 @@ def summarize(tree: ast.Module, source: str) -> Summary:
     imports: list[tuple[str, int, tuple[str, ...]]] = []
     refs: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imports.extend((a.name, 0, ()) for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            imports.append((node.module or "", node.level or 0,
-                            tuple(a.name for a in node.names)))
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.extend(_import_entries(node))
         elif isinstance(node, ast.Attribute):
-            chain = _chain(node)
+            chain = name_chain(node)
             if chain and chain[0] in table.names:
                 refs.add(".".join([table.names[chain[0]], *chain[1:]]))
         elif isinstance(node, ast.Name) and node.id in table.names:

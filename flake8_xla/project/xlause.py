@@ -76,7 +76,8 @@ def file_rule(tree: ast.AST, source: str, imports: ImportTable) -> bool:
     return False
 
 
-def _dotted(node: ast.AST) -> str | None:
+def name_chain(node: ast.AST) -> list[str] | None:
+    """``["a", "b", "c"]`` for ``a.b.c``; None when the chain does not start at a name."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -84,7 +85,13 @@ def _dotted(node: ast.AST) -> str | None:
     if not isinstance(node, ast.Name):
         return None
     parts.append(node.id)
-    return ".".join(reversed(parts))
+    parts.reverse()
+    return parts
+
+
+def _dotted(node: ast.AST) -> str | None:
+    chain = name_chain(node)
+    return ".".join(chain) if chain is not None else None
 
 
 def _switch(qualname: str) -> bool:

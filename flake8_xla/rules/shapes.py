@@ -372,11 +372,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
             yield v, site
         if an.link is None or not any(
                 v.kind is Kind.LOADER and v.has("plain") and id(call) not in here
-                for call in an.module_nodes(nodes.Call)
-                if isinstance(call.func, (nodes.Name, nodes.Attribute)) and
-                (call.func.name if isinstance(call.func, nodes.Name) else call.func.attrname
-                 ) == "DataLoader"
-                for v in an.value(call)):
+                for call in an.calls_named("DataLoader") for v in an.value(call)):
             return  # every DataLoader built here reaches a loop here, or none is built
         for other in an.link.neighbour_analyzers():
             for v, site in self._loaders_reaching(other):
