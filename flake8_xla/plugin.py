@@ -101,8 +101,24 @@ class Plugin:
         if problem is not None:
             yield 1, 0, f"{UNREADABLE} {unreadable_text(problem)}", type(self)
             return
-        for f in lint_tree(self.tree, source, self.filename, self.options):
-            yield f.line, f.col, f.message, type(self)
+        for line, col, message in self._findings(source):
+            yield line, col, message, type(self)
+
+    def _findings(self, source: str) -> list[tuple[int, int, str]]:
+        """The file's findings, answered from the findings store when nothing they depend
+        on changed since they were stored (:mod:`flake8_xla.project.results`)."""
+        def check() -> list[tuple[int, int, str]]:
+            return [(f.line, f.col, f.message)
+                    for f in lint_tree(self.tree, source, self.filename, self.options)]
+
+        try:
+            from flake8_xla.project.index import index_for
+            from flake8_xla.project.results import stored_or_checked
+
+            index = index_for(self.filename) if self.options.target != "file" else None
+        except Exception:  # noqa: BLE001 - no store: checked as usual
+            return check()
+        return stored_or_checked(self.filename, source, self.options, index, check)
 
     def _unreadable(self, source: str) -> str | None:
         """Why this file was not really checked, or None (see :meth:`run`)."""

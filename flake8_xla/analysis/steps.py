@@ -64,6 +64,8 @@ class Steps:
         self._region: list[tuple[nodes.NodeNG, Ctx | None, bool]] | None = None
         self._closures: set[int] | None = None
         self._compiled: dict[int, bool] = {}
+        self._calls: dict[tuple[int, Ctx | None, bool],
+                          list[tuple[nodes.Call, Ctx | None]]] = {}
         self.model_loop_nodes: set[int] = set()
         self.step_function_nodes: set[int] = set()
         self.training_nodes: set[int] = set()
@@ -272,8 +274,23 @@ class Steps:
                  depth: int = 0, seen: set[int] | None = None
                  ) -> Iterator[tuple[nodes.Call, Ctx | None]]:
         """Calls run per iteration of a loop (or per call of a function), following the
-        module's functions ``MAX_CALL_DEPTH`` deep, each with its context."""
-        seen = seen if seen is not None else set()
+        module's functions ``MAX_CALL_DEPTH`` deep, each with its context.
+
+        A loop's or function's own list (``depth`` 0) is computed once: the step
+        questions (training, forward, barrier, CPU training) all walk it.
+        """
+        if depth == 0 and seen is None:
+            key = (id(holder), ctx, into_loops)
+            found = self._calls.get(key)
+            if found is None:
+                found = self._calls[key] = list(self._calls_in(
+                    holder, ctx, into_loops=into_loops, depth=0, seen=set()))
+            return iter(found)
+        return self._calls_in(holder, ctx, into_loops=into_loops, depth=depth,
+                              seen=seen if seen is not None else set())
+
+    def _calls_in(self, holder: nodes.NodeNG, ctx: Ctx | None, *, into_loops: bool,
+                  depth: int, seen: set[int]) -> Iterator[tuple[nodes.Call, Ctx | None]]:
         if isinstance(holder, LOOPS):
             body = list(self.body_nodes(holder, into_loops=into_loops))
         else:
