@@ -639,3 +639,79 @@ def test_xla_target_file_is_an_option_everywhere(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "flake8_xla", "--xla-target=project", "."],
                          cwd=top, capture_output=True, text=True, env=env, check=False)
     assert bad.returncode == 2
+
+
+def test_a_project_optimizer_whose_step_may_all_reduce_is_not_reported(tmp_path: Path
+                                                                        ) -> None:
+    """XLA502: an optimizer class of the project that wraps another optimizer and calls the
+    project's own helpers in ``step`` may all-reduce there (unknown: silent); one whose
+    ``step`` only updates tensors is a plain optimizer (reported)."""
+    top = write(tmp_path / "p", {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/comm.py": """\
+            import torch_xla.core.xla_model as xm
+
+
+            def allreduce_all(tensors):
+                xm.all_reduce("sum", tensors)
+            """,
+        "pkg/optim.py": """\
+            import torch
+
+            from pkg import comm
+
+
+            class Wrapped(torch.optim.Optimizer):
+                def __init__(self, optimizer):
+                    self.optimizer = optimizer
+
+                def step(self, closure=None):
+                    comm.allreduce_all([p.grad for g in self.optimizer.param_groups
+                                        for p in g["params"]])
+                    return self.optimizer.step(closure=closure)
+
+
+            class PlainSGD(torch.optim.Optimizer):
+                def __init__(self, params, lr):
+                    super().__init__(params, {"lr": lr})
+
+                @torch.no_grad()
+                def step(self, closure=None):
+                    loss = closure() if closure is not None else None
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            if p.grad is not None:
+                                p.add_(p.grad, alpha=-group["lr"] / max(1, len(group)))
+                    return loss
+
+
+            def make_optimizer(model):
+                return Wrapped(torch.optim.AdamW(model.parameters()))
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            from pkg.optim import PlainSGD, make_optimizer
+
+
+            def _mp_fn(index):
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = make_optimizer(model)
+                sgd = PlainSGD(model.parameters(), lr=0.1)
+                for _ in range(10):
+                    loss = model(torch.randn(8, 4, device=device)).sum()
+                    loss.backward()
+                    opt.step()
+                    sgd.step()
+                    torch_xla.sync()
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn)
+            """,
+    })
+    assert [f for f in lint(top / "train.py") if f[1] == "XLA502"] == [(17, "XLA502")]

@@ -69,10 +69,61 @@ def wraps_model(an: Analyzer) -> bool:
 
 
 def _is_optimizer(an: Analyzer, node: nodes.NodeNG, ctx=None) -> bool:
-    """An optimizer value that is not managed by a framework."""
+    """An optimizer value that is not managed by a framework, nor of a project class
+    whose own ``step`` may all-reduce (see :func:`_step_may_reduce`)."""
     vs = an.value(node, ctx)
     return any(v.kind is Kind.OPTIMIZER and not v.has("managed") and not v.has("external")
+               and not (isinstance(v.node, nodes.ClassDef) and _step_may_reduce(an, v.node))
                for v in vs)
+
+
+#: Builtins a hand-written optimizer's ``step`` calls while updating tensors.
+_PLAIN_BUILTINS = frozenset({
+    "abs", "bool", "dict", "enumerate", "float", "getattr", "hasattr", "int", "isinstance",
+    "iter", "len", "list", "max", "min", "next", "range", "reversed", "set", "sorted", "sum",
+    "super", "tuple", "zip"})
+_PLAIN_LIBRARIES = ("torch.", "math.")
+
+
+def _step_may_reduce(an: Analyzer, klass: nodes.ClassDef) -> bool:
+    """The project's optimizer class overrides ``step`` with more than a tensor update: it
+    steps another optimizer (a wrapper), or calls a collective or a function or method of
+    the project's own, any of which may all-reduce the gradients (neuronx-distributed's
+    ``NxDOptimizer.step`` does, through its ``grads`` helpers). Unknown is not reported.
+
+    A ``step`` that only updates tensors (``p.add_(p.grad, alpha=-lr)``, torch and math
+    functions, builtins) is a plain optimizer: False. So is a class that inherits
+    ``step`` from torch.
+    """
+    method = an.ev.method_of(klass, "step")
+    if method is None:
+        return False
+    steps = an.steps.steps_for(method)
+    if steps is None:
+        return True  # another module we cannot read: unknown
+    own = steps.an
+    params = set(method.argnames())
+    for call in method.nodes_of_class(nodes.Call):
+        f = call.func
+        if isinstance(f, nodes.Name) and f.name in params:
+            continue  # ``closure()``: recomputes the loss
+        if isinstance(f, nodes.Attribute) and f.attrname in ("step", "optimizer_step") and \
+                not (isinstance(f.expr, nodes.Call) and isinstance(f.expr.func, nodes.Name)
+                     and f.expr.func.name == "super"):
+            return True  # steps an optimizer it wraps
+        q = own.qualname(f)
+        if q is not None:
+            if q.startswith(_PLAIN_LIBRARIES) and not q.startswith("torch.distributed"):
+                continue
+            if "." not in q and q in _PLAIN_BUILTINS:
+                continue
+        elif isinstance(f, nodes.Name) and f.name in _PLAIN_BUILTINS:
+            continue
+        if any(True for _ in own.ev.functions_called(call, None)):
+            return True  # a function or method of the project
+        if q is not None or isinstance(f, nodes.Name):
+            return True  # a library call or a name we do not know
+    return False
 
 
 class UnreducedOptimizerStep(Rule):
