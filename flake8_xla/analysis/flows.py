@@ -1321,7 +1321,8 @@ class Evaluator:
             elif v.kind is Kind.TENSOR:
                 out.append(frozenset({v.with_(flags=v.flags - {"param"})}))
             elif v.kind is Kind.HOST:
-                out.append(V.host())
+                out.append(frozenset({Value(Kind.HOST, flags=frozenset({"read"}))})
+                           if v.has("read") else V.host())
             elif v.kind is Kind.MODULE:
                 out.append(frozenset({v.with_(node=None, flags=frozenset())}))
             elif v.kind in (Kind.ITERATOR, Kind.LOADER, Kind.PROGRESS, Kind.DATASET):
@@ -1400,12 +1401,13 @@ class Evaluator:
         if not right:
             return left
         both = left | right
+        read = frozenset({"read"}) if any(v.has("read") for v in both) else frozenset()
         if V.any_kind(both, Kind.TENSOR):
             flags = frozenset({"bool"}) if op in ("&", "|", "^") and all(
                 v.has("bool") for v in both if v.kind is Kind.TENSOR) else frozenset()
-            return V.tensor(V.tensor_device(both), flags=flags)
+            return V.tensor(V.tensor_device(both), flags=flags | read)
         if V.all_kind(both, Kind.HOST):
-            return V.host()
+            return frozenset({Value(Kind.HOST, flags=read)}) if read else V.host()
         if op in ("+", "*") and V.all_kind(both, Kind.LIST, Kind.TUPLE, Kind.HOST):
             lists = V.of_kind(both, Kind.LIST, Kind.TUPLE)
             return one(Kind.LIST, elem=self.iterate(frozenset(lists)))
@@ -1715,6 +1717,16 @@ class Evaluator:
                 return self._unknown_library_call(q, call, ctx, d)
             return UNKNOWN_SET
         result = specs.apply(self, entry, q, call, receiver, ctx, d)
+        if entry.sync in ("scalar", "transfer"):
+            # ``.item()``, ``int(t)``, ``.cpu()`` of a lazy tensor (or of what such a read
+            # returned): a host value or CPU tensor whose content came from the device's
+            # data (flag ``"read"``), so a shape built from it changes with the data.
+            subject = frozenset({receiver}) if receiver is not None else (
+                self.value(call.args[0], ctx, d) if call.args else EMPTY)
+            if any(V.lazy_value(v) or (v.kind is Kind.TENSOR and v.has("read"))
+                   for v in subject):
+                result = frozenset(v.with_(flags=v.flags | {"read"})
+                                   if v.kind in (Kind.HOST, Kind.TENSOR) else v for v in result)
         if entry.does("dynamic_shape"):
             # nonzero()/unique()...: a tensor whose length is known only after execution
             result = frozenset(v.with_(flags=v.flags | {"dynamic"}) if v.kind is Kind.TENSOR

@@ -697,13 +697,13 @@ function).
         for node in an.module_nodes((nodes.Call, nodes.Subscript)):
             if (node.lineno, node.col_offset) in seen or not _may_be_dynamic(node):
                 continue
-            what = self._kind(node, None, _on_xla)
+            what = self._kind(node, None, _on_xla, in_step=False)
             if what and not an.off_xla_path(node):
                 seen.add((node.lineno, node.col_offset))
                 yield self.finding(node, what=what)
 
     def _kind(self, node: nodes.NodeNG, ctx: Ctx | None,
-              lazy: Callable[[frozenset[V.Value]], bool]) -> str | None:
+              lazy: Callable[[frozenset[V.Value]], bool], in_step: bool = True) -> str | None:
         an = self.an
 
         def is_lazy(expr: nodes.NodeNG) -> bool:
@@ -745,4 +745,36 @@ function).
                 if isinstance(part, nodes.Slice) and any(
                         b is not None and is_lazy(b) for b in (part.lower, part.upper)):
                     return "slicing by a tensor value"
+            if in_step:
+                for part in parts:
+                    if isinstance(part, nodes.Slice) and any(
+                            b is not None and self._read_per_step(b, ctx)
+                            for b in (part.lower, part.upper)):
+                        return "slicing by a value read from the device"
         return None
+
+    def _read_per_step(self, bound: nodes.NodeNG, ctx: Ctx | None) -> bool:
+        """A slice bound computed from a value read from the device's data (``n =
+        lengths[i].item()``, a ``.cpu()`` copy of a lazy tensor), read in the step
+        itself: each step's data gives the slice another shape. A value read once before
+        the loop gives every step the same shape, so a bound whose read happens outside
+        the step region is not one."""
+        an = self.an
+        if not any(v.has("read") for v in an.value(bound, ctx)):
+            return False
+        region = self._region_ids()
+        names = [bound] if isinstance(bound, nodes.Name) else list(
+            bound.nodes_of_class(nodes.Name))
+        for name in names:
+            if not any(v.has("read") for v in an.value(name, ctx)):
+                continue
+            binds = an.ev.bindings(name)
+            if not binds or not all(id(b) in region for b in binds):
+                return False
+        return True
+
+    def _region_ids(self) -> set[int]:
+        found = getattr(self, "_region_set", None)
+        if found is None:
+            found = self._region_set = {id(n) for n, _, _ in self.an.steps.step_region()}
+        return found

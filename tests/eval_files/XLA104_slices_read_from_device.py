@@ -1,0 +1,37 @@
+"""XLA104: slices whose bounds are values read back from the device in each step."""
+import torch
+import torch_xla
+
+device = torch_xla.device()
+model = torch.nn.Linear(16, 16).to(device)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+head = torch.randn(4, 16, device=device)
+# read once, before the loop: every step slices to the same size
+keep = int((head > 0).sum().item())
+
+
+class Joiner(torch.nn.Module):
+    def forward(self, prompt, answer, mask):
+        lengths = mask.sum(dim=1).detach().cpu()  # error: XLA201
+        rows = []
+        for i in range(prompt.size(0)):
+            n = lengths[i].item()
+            rows.append(torch.cat([prompt[i][:n], answer[i], prompt[i][n:]]))  # error: XLA104
+        return torch.stack(rows)
+
+
+joiner = Joiner()
+for step in range(100):
+    x = torch.randn(8, 16, device=device)
+    out = model(x)
+    width = (out > 0).sum(dim=1).cpu()  # error: XLA201
+    first = out[:, :width[0] + 1]  # error: XLA104
+    kept = out[:keep]
+    fixed = out[:, :8]
+    host_len = len(range(step % 3 + 1))
+    varying = out[:host_len]
+    out[0, int(width[1]):] = 0  # error: XLA104
+    joined = joiner(out, out, out > 0)
+    (first.sum() + kept.sum() + fixed.sum() + varying.sum() + joined.sum()).backward()
+    opt.step()
+    torch_xla.sync()
