@@ -208,6 +208,7 @@ class Evaluator:
         self._bindings: dict[int, list[nodes.NodeNG]] = {}
         self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
         self._class_attrs: dict[int, dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = {}
+        self._member_memo: dict[tuple[int, str], frozenset[Value]] = {}
         self._obj_attrs: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] | None = \
             None
         self._mutations: dict[int, list[nodes.NodeNG]] | None = None
@@ -1273,15 +1274,36 @@ class Evaluator:
             return one(Kind.FUNCTION, node=method, bound=frozenset({v}))
         table = self.class_attrs(klass)
         if attr in table:
-            found = join(*(self.binding_value(target, None, None, d)
-                           if isinstance(target, (nodes.AssignName, nodes.AssignAttr))
-                           else self.value(target, None, d) for target, _ in table[attr]))
+            found = self._class_attr_value(klass, attr, table[attr], d)
             if v.kind is Kind.MODULE:
                 # Parameters and buffers move with the module (module.to(device)).
                 found = frozenset(x.with_(device=v.device) if x.kind is Kind.TENSOR and
                                   x.device != "xla" else x for x in found)
             return found
         return None
+
+    def _class_attr_value(self, klass: nodes.ClassDef, attr: str,
+                          targets: list[tuple[nodes.NodeNG, nodes.NodeNG]], d: int
+                          ) -> frozenset[Value]:
+        """The join of every assignment of a class attribute (``self.attr = ...`` in any
+        method, or the class body), in no context; memoised as :meth:`value` memoises
+        (not while a cycle through it is being followed). A class of a few thousand lines
+        (``transformers.Trainer``) reads its attributes tens of thousands of times."""
+        key = (id(klass), attr)
+        found = self._member_memo.get(key)
+        if found is not None:
+            return found
+        outer_low = self._cycle_low
+        self._cycle_low = _NO_CYCLE
+        found = join(*(self.binding_value(target, None, None, d)
+                       if isinstance(target, (nodes.AssignName, nodes.AssignAttr))
+                       else self.value(target, None, d) for target, _ in targets))
+        inner_low = self._cycle_low
+        if inner_low >= len(self._busy) and not self.spent:
+            self._member_memo[key] = found
+            inner_low = _NO_CYCLE
+        self._cycle_low = min(outer_low, inner_low)
+        return found
 
     def bind_self(self, method: nodes.FunctionDef, self_v: Value, ctx: Ctx | None) -> Ctx:
         """A context for ``method`` with its first parameter bound to ``self_v``."""
