@@ -673,6 +673,11 @@ class Evaluator:
                     return one(Kind.LOADER, qual=q, flags=frozenset({"plain"}))
                 if q in ("int", "float", "str", "bool"):
                     return V.host(q)
+                entry = self.api.call(q) if q else None
+                if entry is not None and (entry.returns or "").startswith("framework:"):
+                    # ``fabric: L.Fabric``: an instance of a framework class the API model
+                    # describes (its methods, such as ``to_device``, are then known)
+                    return one(Kind.FRAMEWORK, qual=entry.returns.partition(":")[2])
         return None
 
     def _free_param(self, func: nodes.NodeNG, b: nodes.AssignName, d: int
@@ -825,11 +830,23 @@ class Evaluator:
                     return True
         return False
 
+    @staticmethod
+    def _backward_takes_loss(func: nodes.NodeNG, name: str) -> bool:
+        """``name.backward(loss)``: a framework's backward (accelerate, Lightning Fabric),
+        handed the loss; a tensor's ``backward()`` takes none (its gradient argument is
+        rare and passed by keyword in the code this reads)."""
+        for call in func.nodes_of_class(nodes.Call):
+            f = call.func
+            if isinstance(f, nodes.Attribute) and f.attrname == "backward" and call.args and \
+                    source_key(f.expr) == name:
+                return True
+        return False
+
     def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         attrs, moved_in_place = self._attribute_uses(func).get(name, (set(), False))
         if attrs & MODULE_USES or moved_in_place:
             return one(Kind.MODULE)
-        if "backward" in attrs:
+        if "backward" in attrs and not self._backward_takes_loss(func, name):
             return V.tensor()
         if attrs & OPTIMIZER_USES or {"step", "zero_grad"} <= attrs:
             return one(Kind.OPTIMIZER)

@@ -233,7 +233,8 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         return all(steps.loader_kind(an.value(src)) == "plain" for src in sources)
 
     def _moves_its_batches(self, loop: nodes.For) -> bool:
-        """The body copies the loop's own batches to a device (``x.to(device)``)."""
+        """The body copies the loop's own batches to a device (``x.to(device)``) on the
+        XLA path."""
         an = self.an
         targets = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
         for node in an.steps.body_nodes(loop, into_loops=False):
@@ -247,7 +248,9 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 continue
             dev = keyword(node, "device") or (node.args[0] if node.args else None)
             is_dev, which = device_value(an.ev, dev, None, 0)
-            if is_dev and which != "cpu":
+            if is_dev and which != "cpu" and not an.off_xla_path(node):
+                # (``if device.type != "xla": x = x.to(device)``: on XLA the batches
+                # arrive on the device, from a loader that may mark the step)
                 return True
         return False
 
