@@ -159,8 +159,11 @@ torch_xla.launch(_mp_fn)
     xm.optimizer_step(optimizer)
 ```
 Not reported under DDP, FSDP, ZeRO, accelerate, Lightning or DeepSpeed, after
-`xm.reduce_gradients(optimizer)` or a manual `xm.all_reduce`, nor in single-process
-scripts.
+`xm.reduce_gradients(optimizer)` or a manual `xm.all_reduce`, in single-process
+scripts, nor for an optimizer of the project's own class whose `step` wraps another
+optimizer or calls collectives or project helpers (neuronx-distributed's
+`NxDOptimizer` all-reduces there); a hand-written `step` that only updates tensors is
+reported.
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
 

@@ -648,8 +648,11 @@ class DynamicShapeOp(Rule):
 assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]` and
 `pack_padded_sequence` with lengths on the device produce outputs whose size depends
 on the data. XLA compiles for static shapes: it has to execute the pending graph to
-learn the size, and every new size is a new graph to compile. Reported in the step
-and in what it calls, including a module's `forward` and helper functions.
+learn the size, and every new size is a new graph to compile. Slicing by a number read
+back from the device in the step (`n = lengths[i].item()`, where `lengths` is a
+`.cpu()` copy of a lazy tensor, then `t[:n]`) bakes that number into the graph, so
+each new value compiles again; a number read once before the loop does not. Reported
+in the step and in what it calls, including a module's `forward` and helper functions.
 
 Measured (checks/XLA104, PJRT_DEVICE=CPU, 8 steps): 8 uncached compilations, 32
 executions and 24 `aten::nonzero` CPU fallbacks for the flagged script against 1,
