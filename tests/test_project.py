@@ -715,3 +715,20 @@ def test_a_project_optimizer_whose_step_may_all_reduce_is_not_reported(tmp_path:
             """,
     })
     assert [f for f in lint(top / "train.py") if f[1] == "XLA502"] == [(17, "XLA502")]
+
+
+def test_mentions_xla_finds_what_the_xla_text_pattern_finds() -> None:
+    """The substring search of ``mentions_xla`` (text or bytes) answers as ``XLA_TEXT``."""
+    import random
+
+    from flake8_xla.project.xlause import XLA_TEXT, mentions_xla
+
+    rng = random.Random(0)
+    cases = ["output = 1", "use_tpu=True", "_tpu", "1tpu", "outputTPU", "aTpu x",
+             "Accelerator()", "", "tpu", "xtpu tpu"]
+    cases += ["".join(rng.choice("tpuTPUa _1xlA\n") for _ in range(rng.randint(0, 12)))
+              for _ in range(5000)]
+    for text in cases:
+        expected = XLA_TEXT.search(text) is not None
+        assert mentions_xla(text) is expected, text
+        assert mentions_xla(text.encode()) is expected, text

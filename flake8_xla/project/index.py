@@ -47,13 +47,12 @@ from typing import Any
 from flake8_xla.project.cache import DiskCache, cache_dir
 from flake8_xla.project.roots import Root, find_root, skipped_dir
 from flake8_xla.project.summary import Summary, summarize
-from flake8_xla.project.xlause import XLA_TEXT
+from flake8_xla.project.xlause import mentions_xla
 
 #: The most files one project index lists; beyond them a file is not in the project.
 MAX_FILES = 50_000
 #: Files larger than this are not summarized (generated code, data).
 MAX_BYTES = 4_000_000
-_XLA_BYTES = re.compile(XLA_TEXT.pattern.encode())
 #: An import statement that starts a line (a top-level one, or one in a string: the
 #: hints it gives are checked against the module's ast before they count).
 _TOP_IMPORT = re.compile(
@@ -229,7 +228,7 @@ class ProjectIndex:
             with open(self.path(rel), "rb") as fh:
                 raw = fh.read(MAX_BYTES + 1)
             if len(raw) <= MAX_BYTES:
-                e["c"] = _XLA_BYTES.search(raw) is not None
+                e["c"] = mentions_xla(raw)
                 e["h"] = _import_hints(raw)
         except OSError:
             e["u"] = True

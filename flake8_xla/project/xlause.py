@@ -53,14 +53,33 @@ def _has_switch_word(name: str) -> bool:
 LAUNCHER_OBJECTS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
 
 
-def mentions_xla(source: str) -> bool:
-    """The text could show XLA use (necessary for :func:`shows_xla_use`): see :data:`XLA_TEXT`,
-    or an ``Accelerator`` name (:data:`LAUNCHER_OBJECTS`)."""
-    if "xla" in source or "XLA" in source or "Accelerator" in source:
-        return True
-    if "tpu" not in source and "TPU" not in source and "Tpu" not in source:
-        return False
-    return XLA_TEXT.search(source) is not None
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_LETTER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def mentions_xla(source: str | bytes) -> bool:
+    """The text could show XLA use (necessary for :func:`shows_xla_use`): what
+    :data:`XLA_TEXT` matches (``xla``, ``XLA``, ``Accelerator``, or ``tpu``/``TPU``/
+    ``Tpu`` not preceded by a letter, as in ``use_tpu`` but not ``output``), found with
+    substring searches (the regular expression's look-behind is slow on long files full of
+    ``output``). Takes the text or its raw bytes."""
+    if isinstance(source, bytes):
+        if b"xla" in source or b"XLA" in source or b"Accelerator" in source:
+            return True
+        letters: frozenset = _ASCII_LETTER_BYTES
+        variants: tuple = (b"tpu", b"TPU", b"Tpu")
+    else:
+        if "xla" in source or "XLA" in source or "Accelerator" in source:
+            return True
+        letters = _ASCII_LETTERS
+        variants = ("tpu", "TPU", "Tpu")
+    for word in variants:
+        at = source.find(word)
+        while at != -1:
+            if at == 0 or source[at - 1] not in letters:
+                return True
+            at = source.find(word, at + 1)
+    return False
 
 
 def file_rule(tree: ast.AST, source: str, imports: ImportTable) -> bool:
