@@ -204,6 +204,12 @@ class Evaluator:
         self.api = api
         self._memo: dict[tuple[int, Ctx | None], frozenset[Value]] = {}
         self._busy: dict[tuple[int, Ctx | None], int] = {}
+        #: the keys of ``_busy`` by level (each entry's own key object identifies it)
+        self._stack: list[tuple[int, Ctx | None]] = []
+        #: results computed inside a cycle: ``key -> (result, level of the cycle's start,
+        #: the start's key object)``, reused only while that start is still on the stack
+        self._tentative: dict[tuple[int, Ctx | None],
+                              tuple[frozenset[Value], int, tuple[int, Ctx | None]]] = {}
         self._cycle_low = _NO_CYCLE
         self._bindings: dict[int, list[nodes.NodeNG]] = {}
         self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
@@ -253,12 +259,19 @@ class Evaluator:
             # nodes between here and the cycle's start compute is partial, not memoised.
             self._cycle_low = min(self._cycle_low, level)
             return EMPTY
+        held = self._tentative.get(key)
+        if held is not None and held[1] < len(self._stack) and self._stack[held[1]] is held[2]:
+            # Computed already while the same cycle's start is still being evaluated: as
+            # partial now as it was then (one pass over the cycle, not one per path).
+            self._cycle_low = min(self._cycle_low, held[1])
+            return held[0]
         self.work += 1
         if self.work > self.budget:
             self.spent = True
             return UNKNOWN_SET
         level = len(self._busy)
         self._busy[key] = level
+        self._stack.append(key)
         outer_low = self._cycle_low
         self._cycle_low = _NO_CYCLE
         try:
@@ -267,10 +280,13 @@ class Evaluator:
             result = UNKNOWN_SET
         finally:
             del self._busy[key]
+            self._stack.pop()
         inner_low = self._cycle_low
         if inner_low >= level:
             self._memo[key] = result  # complete: no cycle reached above this node
             inner_low = _NO_CYCLE
+        else:
+            self._tentative[key] = (result, inner_low, self._stack[inner_low])
         self._cycle_low = min(outer_low, inner_low)
         return result
 

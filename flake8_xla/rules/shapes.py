@@ -10,6 +10,7 @@ from astroid import nodes
 from flake8_xla.analysis import Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.hooks import callback_sites
+from flake8_xla.analysis.paths import xla_truth
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region
 from flake8_xla.rules.base import Rule
@@ -607,7 +608,15 @@ function compiled with `torch_xla.compile` (there the read breaks the graph, and
     def _reads_value(self, test: nodes.NodeNG, ctx: Ctx | None, strong: bool = False) -> bool:
         an = self.an
         if isinstance(test, nodes.BoolOp):
-            return any(self._reads_value(v, ctx, strong) for v in test.values)
+            # Short-circuit: after a term that is False (``and``) or True (``or``) on the
+            # XLA path (``not is_torch_xla_available()``), Python evaluates no other term.
+            stop = test.op == "or"
+            for v in test.values:
+                if self._reads_value(v, ctx, strong):
+                    return True
+                if xla_truth(v, an.ev) is stop:
+                    return False
+            return False
         if isinstance(test, nodes.UnaryOp) and test.op == "not":
             return self._reads_value(test.operand, ctx, strong)
         if isinstance(test, nodes.Compare):
