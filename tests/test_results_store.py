@@ -203,3 +203,18 @@ def test_an_edited_linter_never_reuses_old_answers(proj: Path, tmp_path: Path) -
     os.utime(rule, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     assert fingerprint() != before
     assert results.tool_fingerprint()  # this process's own: computed, cached
+
+
+def test_an_edit_whose_mtime_was_put_back_is_still_seen(
+        proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same size, same modification time (a copy that preserves times): the status-change
+    time differs, so the stored answer is not reused."""
+    count = Counting(monkeypatch)
+    assert run(proj / "helpers.py") == [(2, "XLA201")]
+    st = (proj / "train.py").stat()
+    text = TRAIN.replace("helpers.report(loss)", "helpers.repor_(loss)")  # same size
+    (proj / "train.py").write_text(text)
+    os.utime(proj / "train.py", ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (proj / "train.py").stat().st_size == st.st_size
+    assert run(proj / "helpers.py") == []  # report() is no longer called from the step
+    assert count.calls == 2

@@ -1778,7 +1778,7 @@ class Evaluator:
             # data (flag ``"read"``), so a shape built from it changes with the data.
             subject = frozenset({receiver}) if receiver is not None else (
                 self.value(call.args[0], ctx, d) if call.args else EMPTY)
-            if any(V.lazy_value(v) or (v.kind is Kind.TENSOR and v.has("read"))
+            if any(V.lazy_value(v) or (v.kind in (Kind.TENSOR, Kind.HOST) and v.has("read"))
                    for v in subject):
                 result = frozenset(v.with_(flags=v.flags | {"read"})
                                    if v.kind in (Kind.HOST, Kind.TENSOR) else v for v in result)

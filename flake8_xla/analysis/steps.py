@@ -372,7 +372,11 @@ class Steps:
             if self._inside_forward(lp):
                 return False  # a module's forward and __init__ are checked as a whole
             step = (isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
-                "xla", "managed")) or self.is_training_loop(lp) or self.is_forward_loop(lp)
+                "xla", "managed")) or self.is_training_loop(lp) or (
+                self.is_forward_loop(lp) and not self._drives_data_loops(lp))
+            # (a forward pass of its own in a loop whose inner loops step over the data,
+            # such as a probe once per epoch, runs once per epoch: the steps are the
+            # inner loops)
             if not step and any(self.is_barrier_call(c, cx)
                                 for c, cx in self.calls_in(lp, into_loops=False)):
                 # A barrier after ``train_one_epoch(...)``: an epoch loop, whose steps are
@@ -403,6 +407,15 @@ class Steps:
         a step loop."""
         return self._memo_q("drives_calls" if calls_only else "drives", loop,
                             lambda lp: self._compute_drives(lp, calls_only))
+
+    def _drives_data_loops(self, loop: nodes.NodeNG) -> bool:
+        """An inner ``for`` loop of ``loop`` iterates a loader or dataset and is a step
+        loop (``loop`` is an epoch loop)."""
+        def compute(lp: nodes.NodeNG) -> bool:
+            return any(inner is not lp and self._iterates_data(inner) and
+                       self.is_step_loop(inner)
+                       for inner in lp.nodes_of_class(nodes.For, skip_klass=SCOPES))
+        return self._memo_q("drives_data", loop, compute)
 
     def _compute_drives(self, loop: nodes.NodeNG, calls_only: bool) -> bool:
         holders: list[nodes.NodeNG] = [] if calls_only else [loop]

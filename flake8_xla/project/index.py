@@ -135,6 +135,9 @@ class ProjectIndex:
         self.root = root
         self.truncated = False
         self.files: dict[str, tuple[int, int]] = {}
+        #: each module's status-change time (ns) and inode, which the findings store
+        #: keys on besides size and mtime (an edit whose mtime was put back still shows)
+        self.changes: dict[str, tuple[int, int]] = {}
         self.packages: set[str] = set()
         self.dirs: set[str] = set()
         self._scanned = False
@@ -174,12 +177,17 @@ class ProjectIndex:
                 try:
                     if e.is_dir(follow_symlinks=False):
                         subdirs.append(e.name)
-                    elif e.name.endswith(".py") and e.is_file(follow_symlinks=False):
+                    elif e.name.endswith(".py") and (e.is_file(follow_symlinks=False) or (
+                            e.is_symlink() and e.is_file() and self._inside(e.path))):
+                        # (a module symlinked to a file of the project imports as the
+                        # file; one pointing outside the root is never read)
                         if len(self.files) >= MAX_FILES:
                             self.truncated = True
                             continue
-                        st = e.stat(follow_symlinks=False)
-                        self.files[_join(rel_dir, e.name)] = (st.st_size, st.st_mtime_ns)
+                        st = e.stat()
+                        rel = _join(rel_dir, e.name)
+                        self.files[rel] = (st.st_size, st.st_mtime_ns)
+                        self.changes[rel] = (st.st_ctime_ns, st.st_ino)
                         has_py = True
                 except OSError:
                     continue
@@ -201,6 +209,14 @@ class ProjectIndex:
                     continue
                 stack.append(sub)
         self._entries = self._disk.load()
+
+    def _inside(self, path: str) -> bool:
+        """``path`` (a symlink) resolves to a file under the root."""
+        try:
+            Path(os.path.realpath(path)).relative_to(self.root.path)
+        except (ValueError, OSError):
+            return False
+        return True
 
     def rel(self, path: str | os.PathLike[str]) -> str | None:
         """The key of ``path`` in this index (posix, relative to the root), or None."""

@@ -13,7 +13,9 @@ editor linting the file it opened again). A file's findings are a function of
 - and, unless ``--xla-target=file``, the whole project: which modules are XLA code and
   what the calls across modules see are decided over all of its modules, so the key holds
   the project index's table of every module's path, size and modification time (the
-  same facts the index cache trusts, see :mod:`~flake8_xla.project.cache`).
+  facts the index cache trusts, see :mod:`~flake8_xla.project.cache`) and each module's
+  status-change time and inode, so that an edit whose modification time was put back
+  (a copy that preserves times) still counts.
 
 One small JSON file per checked file, ``results/<hash of its path>.json`` in the
 project's cache folder (:func:`~flake8_xla.project.cache.cache_dir`), holds that key and
@@ -93,9 +95,12 @@ def project_fingerprint(index: Any) -> str:
         index.scan()
         h = hashlib.sha256(str(index.root.path).encode("utf-8", "surrogateescape"))
         h.update(b"truncated" if index.truncated else b"whole")
+        changes = getattr(index, "changes", {})
         for rel in sorted(index.files):
             size, mtime = index.files[rel]
-            h.update(f"{rel}\0{size}\0{mtime};".encode("utf-8", "surrogateescape"))
+            ctime, inode = changes.get(rel, (0, 0))
+            h.update(f"{rel}\0{size}\0{mtime}\0{ctime}\0{inode};".encode(
+                "utf-8", "surrogateescape"))
         found = index._results_fingerprint = h.hexdigest()
     return found
 

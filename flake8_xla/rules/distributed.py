@@ -80,12 +80,12 @@ def _is_optimizer(an: Analyzer, node: nodes.NodeNG, ctx=None) -> bool:
 #: Builtins a hand-written optimizer's ``step`` calls while updating tensors.
 _PLAIN_BUILTINS = frozenset({
     "abs", "bool", "dict", "enumerate", "float", "getattr", "hasattr", "int", "isinstance",
-    "iter", "len", "list", "max", "min", "next", "range", "reversed", "set", "sorted", "sum",
-    "super", "tuple", "zip"})
+    "iter", "len", "list", "max", "min", "next", "print", "range", "reversed", "set",
+    "sorted", "sum", "super", "tuple", "zip"})
 _PLAIN_LIBRARIES = ("torch.", "math.")
 
 
-def _step_may_reduce(an: Analyzer, klass: nodes.ClassDef) -> bool:
+def _step_may_reduce(an: Analyzer, klass: nodes.ClassDef, depth: int = 0) -> bool:
     """The project's optimizer class overrides ``step`` with more than a tensor update: it
     steps another optimizer (a wrapper), or calls a collective or a function or method of
     the project's own, any of which may all-reduce the gradients (neuronx-distributed's
@@ -96,7 +96,7 @@ def _step_may_reduce(an: Analyzer, klass: nodes.ClassDef) -> bool:
     ``step`` from torch.
     """
     method = an.ev.method_of(klass, "step")
-    if method is None:
+    if method is None or depth > 4:
         return False
     steps = an.steps.steps_for(method)
     if steps is None:
@@ -107,9 +107,18 @@ def _step_may_reduce(an: Analyzer, klass: nodes.ClassDef) -> bool:
         f = call.func
         if isinstance(f, nodes.Name) and f.name in params:
             continue  # ``closure()``: recomputes the loss
-        if isinstance(f, nodes.Attribute) and f.attrname in ("step", "optimizer_step") and \
-                not (isinstance(f.expr, nodes.Call) and isinstance(f.expr.func, nodes.Name)
-                     and f.expr.func.name == "super"):
+        is_super = isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Call) and \
+            isinstance(f.expr.func, nodes.Name) and f.expr.func.name == "super"
+        if is_super and f.attrname == "step":
+            # ``super().step()``: the step of a base class the project defines may reduce
+            klass_of = method.parent if isinstance(method.parent, nodes.ClassDef) else klass
+            for base in klass_of.bases:
+                for b in (own.ev.bindings(base) if isinstance(base, nodes.Name) else ()):
+                    if isinstance(b, nodes.ClassDef) and b is not klass_of and \
+                            _step_may_reduce(an, b, depth + 1):
+                        return True
+            continue
+        if isinstance(f, nodes.Attribute) and f.attrname in ("step", "optimizer_step"):
             return True  # steps an optimizer it wraps
         q = own.qualname(f)
         if q is not None:

@@ -484,6 +484,30 @@ def _may_be_dynamic(node: nodes.NodeNG) -> bool:
     return not (isinstance(index, (nodes.Const, nodes.Slice)) and _static_slice(index))
 
 
+def _innermost_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The innermost ``for``/``while`` of ``node``'s own function (or module), else None."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Lambda,
+                                                    nodes.Module)):
+        if isinstance(cur, (nodes.For, nodes.While)):
+            return cur
+        cur = cur.parent
+    return None
+
+
+def _runs_per_iteration(binding: nodes.NodeNG, loop: nodes.NodeNG | None,
+                        use: nodes.NodeNG) -> bool:
+    """``binding`` runs in every iteration of ``loop``, the innermost loop of ``use``:
+    it sits inside that loop (not in an epoch loop around it). Without such a loop, or
+    with the binding in another function, the step region alone decides."""
+    if loop is None or binding.frame() is not use.frame():
+        return True
+    cur = binding.parent
+    while cur is not None and cur is not loop:
+        cur = cur.parent
+    return cur is loop
+
+
 def _on_xla(vs: frozenset[V.Value]) -> bool:
     """Some member is a tensor known to be on the XLA device (not just of unknown device)."""
     return any(v.kind is Kind.TENSOR and v.device == "xla" for v in vs)
@@ -775,15 +799,17 @@ function).
         if not any(v.has("read") for v in an.value(bound, ctx)):
             return False
         region = self._region_ids()
+        loop = _innermost_loop(bound)
         names = [bound] if isinstance(bound, nodes.Name) else list(
             bound.nodes_of_class(nodes.Name))
         for name in names:
             if not any(v.has("read") for v in an.value(name, ctx)):
                 continue
             binds = an.ev.bindings(name)
-            if not binds or not all(id(b) in region for b in binds):
-                return False
-        return True
+            if binds and all(id(b) in region and _runs_per_iteration(b, loop, bound)
+                             for b in binds):
+                return True  # one number read in every step is enough (``n + keep``)
+        return False
 
     def _region_ids(self) -> set[int]:
         found = getattr(self, "_region_set", None)

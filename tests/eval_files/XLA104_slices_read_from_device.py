@@ -35,3 +35,22 @@ for step in range(100):
     (first.sum() + kept.sum() + fixed.sum() + varying.sum() + joined.sum()).backward()
     opt.step()
     torch_xla.sync()
+
+
+def epochs(dataset, n_epochs):
+    """A number read once per epoch gives each of its steps the same shape; ``int()`` of
+    a read number is still one, and one per-step number in a bound is enough."""
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8, drop_last=True)
+    for epoch in range(n_epochs):
+        probe = model(torch.randn(4, 16, device=device))
+        per_epoch = (probe > 0).sum().item()
+        for x in loader:  # error: XLA302
+            out = model(x.to(device))
+            lengths = (out > 0).sum(1).cpu()  # error: XLA201
+            n = int(lengths[0].item())
+            kept = out[:per_epoch]
+            first = out[:n]  # error: XLA104
+            both = out[:n + keep]  # error: XLA104
+            (kept.sum() + first.sum() + both.sum()).backward()
+            opt.step()
+            torch_xla.sync()
