@@ -767,4 +767,42 @@ def test_a_symlinked_module_imports_as_its_file_and_links_outside_are_skipped(
     ix = index_for(top / "train.py")
     ix.scan()
     assert "data.py" in ix.files and "secret.py" not in ix.files
-    assert (10, "XLA102") in lint(top / "train.py")
+    # data.py is XLA code under its own name (train.py imports it): the loader is
+    # reported where it is built
+    assert (6, "XLA102") in lint(top / "data.py")
+
+
+def test_a_method_of_a_class_from_another_module_runs_in_the_step(tmp_path: Path) -> None:
+    """``meter = meters.Meter()`` then ``meter.add(loss)`` in the step loop: the method's
+    ``.item()`` is a host sync in the training step, reported in meters.py."""
+    top = write(tmp_path / "p", {
+        "pyproject.toml": "",
+        "meters.py": """\
+            class Meter:
+                def __init__(self):
+                    self.total = 0.0
+
+                def add(self, v):
+                    self.total += v.item()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+
+            import meters
+
+
+            def main():
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                meter = meters.Meter()
+                for step in range(10):
+                    loss = model(torch.randn(8, 4, device=device)).sum()
+                    loss.backward()
+                    opt.step()
+                    meter.add(loss)
+                    torch_xla.sync()
+            """,
+    })
+    assert lint(top / "meters.py") == [(6, "XLA201")]

@@ -1823,6 +1823,17 @@ class Evaluator:
             self._by_name = table
         return self._by_name.get(name, [])
 
+    def _foreign_method(self, f: nodes.Attribute, ctx: Ctx | None) -> bool:
+        """``meter.add(...)`` where ``meter`` is an instance of a class another module of
+        the project defines, and that class has the method."""
+        for v in self.value(f.expr, ctx):
+            if v.kind in (Kind.OBJECT, Kind.MODULE, Kind.LOADER, Kind.DATASET,
+                          Kind.OPTIMIZER) and isinstance(v.node, nodes.ClassDef) and \
+                    v.node.root() is not self.module and \
+                    self.method_of(v.node, f.attrname) is not None:
+                return True
+        return False
+
     def functions_called(self, call: nodes.Call, ctx: Ctx | None
                          ) -> Iterator[tuple[nodes.NodeNG, Ctx | None]]:
         """Module functions a call runs, each with the context it runs under."""
@@ -1851,7 +1862,8 @@ class Evaluator:
                 f.expr.name == "self" and not seen:
             return  # self.<attribute>(...) that is not a method: a submodule's forward
         if isinstance(f, nodes.Attribute) and f.attrname not in self._method_names() and \
-                f.attrname != "__call__" and not (self.link is not None and self.qualname(f)):
+                f.attrname != "__call__" and not (self.link is not None and (
+                    self.qualname(f) or self._foreign_method(f, ctx))):
             return  # x.name(...): no class of the module (nor module of the project) defines it
         if isinstance(call.func, (nodes.Name, nodes.Attribute)) and not seen:
             for v in self.value(call.func, ctx):

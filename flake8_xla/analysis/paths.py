@@ -158,7 +158,9 @@ def _subject_device(node: nodes.NodeNG, ev: Evaluator | None) -> str | None:
     if len(found) == 1 and not (None in devs and len(devs) > 1):
         return found.pop()
     if len(found) > 1:
-        return "unknown"
+        # A device selected at run time (``xm.xla_device()`` or ``torch.device("cpu")``):
+        # on the XLA path it is the XLA device.
+        return "xla" if "xla" in found else "unknown"
     return None
 
 

@@ -296,6 +296,13 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         return simple
     head, _, sub = spec.partition(":")
     rv = frozenset({receiver}) if receiver is not None else UNKNOWN_SET
+    if spec == "device:arg":
+        # ``torch.device("cpu")``, ``torch.device("cuda", 0)``, ``torch.device(dev)``
+        arg = call.args[0] if call.args else keyword(call, "type")
+        if arg is None:
+            return one(Kind.DEVICE)
+        is_dev, which = device_value(ev, arg, ctx, d)
+        return one(Kind.DEVICE, device=which if is_dev else None)
     if spec == "factory":
         dev_node = keyword(call, "device")
         if dev_node is None:

@@ -222,7 +222,14 @@ class ProjectIndex:
         """The key of ``path`` in this index (posix, relative to the root), or None."""
         self.scan()
         try:
-            rel = Path(os.path.realpath(os.fspath(path))).relative_to(self.root.path).as_posix()
+            # the path as named first: a module symlinked to another file of the project
+            # is imported under its own name
+            own = Path(os.path.abspath(os.fspath(path)))
+            base = Path(os.path.realpath(own.parent))
+            rel = (base / own.name).relative_to(self.root.path).as_posix()
+            if rel in self.files:
+                return rel
+            rel = Path(os.path.realpath(own)).relative_to(self.root.path).as_posix()
         except (ValueError, OSError):
             return None
         return rel if rel in self.files else None

@@ -484,12 +484,14 @@ def _may_be_dynamic(node: nodes.NodeNG) -> bool:
     return not (isinstance(index, (nodes.Const, nodes.Slice)) and _static_slice(index))
 
 
-def _innermost_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:
-    """The innermost ``for``/``while`` of ``node``'s own function (or module), else None."""
+def _innermost_loop(node: nodes.NodeNG, keep: Callable[[nodes.NodeNG], bool]
+                    ) -> nodes.NodeNG | None:
+    """The innermost ``for``/``while`` of ``node``'s own function (or module) for which
+    ``keep`` holds (a step loop), else None."""
     cur = node.parent
     while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Lambda,
                                                     nodes.Module)):
-        if isinstance(cur, (nodes.For, nodes.While)):
+        if isinstance(cur, (nodes.For, nodes.While)) and keep(cur):
             return cur
         cur = cur.parent
     return None
@@ -497,9 +499,10 @@ def _innermost_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:
 
 def _runs_per_iteration(binding: nodes.NodeNG, loop: nodes.NodeNG | None,
                         use: nodes.NodeNG) -> bool:
-    """``binding`` runs in every iteration of ``loop``, the innermost loop of ``use``:
-    it sits inside that loop (not in an epoch loop around it). Without such a loop, or
-    with the binding in another function, the step region alone decides."""
+    """``binding`` runs in every iteration of ``loop``, the innermost step loop around
+    ``use``: it sits inside that loop (not in an epoch loop around it). Without such a
+    loop (a module's forward, a helper), or with the binding in another function, the
+    step region alone decides."""
     if loop is None or binding.frame() is not use.frame():
         return True
     cur = binding.parent
@@ -799,7 +802,7 @@ function).
         if not any(v.has("read") for v in an.value(bound, ctx)):
             return False
         region = self._region_ids()
-        loop = _innermost_loop(bound)
+        loop = _innermost_loop(bound, an.steps.is_step_loop)
         names = [bound] if isinstance(bound, nodes.Name) else list(
             bound.nodes_of_class(nodes.Name))
         for name in names:
