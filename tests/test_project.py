@@ -806,3 +806,5 @@ def test_a_method_of_a_class_from_another_module_runs_in_the_step(tmp_path: Path
             """,
     })
     assert lint(top / "meters.py") == [(6, "XLA201")]
+    # the step is train.py's: the message names it
+    assert "in the training step of train.py" in messages(top / "meters.py")[0]

@@ -77,6 +77,9 @@ class Steps:
         #: ``"model"`` (a loop over models or configs, not data) or ``"forward"`` (read by
         #: the link, which makes them step-region roots of their own module)
         self.foreign_calls: list[tuple[nodes.NodeNG, Ctx | None, str]] = []
+        #: region nodes that run per step because another module's step calls their
+        #: function: node id -> that module's index key (for messages)
+        self.root_origin: dict[int, str] = {}
         self._kind = "step"
 
     # ------------------------------------------------------------------ calls
@@ -700,6 +703,10 @@ class Steps:
                     if kind == "training":
                         self.step_function_nodes |= added
                     self._mark(kind, added)
+                    caller = self.ev.link.root_callers.get(id(func))
+                    if caller is not None:
+                        for key in added:
+                            self.root_origin.setdefault(key, caller)
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
                 if not self.iterates_parameters(holder.iter):
                     continue

@@ -179,6 +179,8 @@ class Session:
         self._params: dict[tuple[int, str], list[frozenset[Value]]] = {}
         self._roots: dict[str, list[tuple[nodes.NodeNG, Ctx | None, str]]] = {}
         self._roots_busy: list[str] = []
+        #: id of a step-root function -> the index key of a module whose step calls it
+        self.root_callers: dict[int, str] = {}
         self._places: dict[str, dict[tuple, nodes.NodeNG]] = {}
         self.built = 0
         #: source bytes of the other modules analyzed so far (see MAX_LINKED_BYTES)
@@ -506,6 +508,7 @@ class Session:
                 for func, fctx, kind in calls:
                     if func.root() is an.module and (func, fctx, kind) not in out:
                         out.append((func, fctx, kind))
+                        self.root_callers.setdefault(id(func), caller)
                         if fctx is not None:
                             for _, value in fctx.args:
                                 self._record(value, func)

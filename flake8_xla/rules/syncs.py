@@ -130,6 +130,10 @@ code off the XLA path, CPU tensors and Python numbers.
             else:
                 where = "in the training step" if id(node) in steps.step_function_nodes \
                     else "in the step loop"
+                caller = steps.root_origin.get(id(node))
+                if caller is not None:
+                    # the step is another module's: name it (issue 11, item 4)
+                    where += f" of {caller}"
                 yield self.finding(node, what=what, where=where, fix=fix)
 
     weak: ClassVar[bool] = False
