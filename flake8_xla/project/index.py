@@ -35,6 +35,7 @@ was started on.
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
 import tokenize
@@ -141,6 +142,7 @@ class ProjectIndex:
         self.packages: set[str] = set()
         self.dirs: set[str] = set()
         self._scanned = False
+        self._fingerprint: str | None = None
         self._disk = DiskCache(cache_dir(root) if use_disk_cache else None, root)
         self._entries: dict[str, dict[str, Any]] = {}
         self._changed: set[str] = set()
@@ -209,6 +211,27 @@ class ProjectIndex:
                     continue
                 stack.append(sub)
         self._entries = self._disk.load()
+
+    @property
+    def cache_folder(self) -> Path | None:
+        """The project's disk-cache folder (see :func:`~flake8_xla.project.cache.cache_dir`),
+        or None when the disk cache is off or cannot be written."""
+        return self._disk.folder
+
+    def fingerprint(self) -> str:
+        """A digest of the project as listed (once per process): the root and every
+        module's path, size, modification time, status-change time and inode."""
+        if self._fingerprint is None:
+            self.scan()
+            h = hashlib.sha256(str(self.root.path).encode("utf-8", "surrogateescape"))
+            h.update(b"truncated" if self.truncated else b"whole")
+            for rel in sorted(self.files):
+                size, mtime = self.files[rel]
+                ctime, inode = self.changes.get(rel, (0, 0))
+                h.update(f"{rel}\0{size}\0{mtime}\0{ctime}\0{inode};".encode(
+                    "utf-8", "surrogateescape"))
+            self._fingerprint = h.hexdigest()
+        return self._fingerprint
 
     def _inside(self, path: str) -> bool:
         """``path`` (a symlink) resolves to a file under the root."""

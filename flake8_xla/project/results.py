@@ -86,25 +86,6 @@ def tool_fingerprint() -> str:
     return h.hexdigest()
 
 
-def project_fingerprint(index: Any) -> str:
-    """A digest of the project: its root and every module's path, size and modification
-    time (ns), as listed by ``index`` (a :class:`~flake8_xla.project.index.ProjectIndex`);
-    memoised on the index (it lists the tree once per process)."""
-    found = getattr(index, "_results_fingerprint", None)
-    if found is None:
-        index.scan()
-        h = hashlib.sha256(str(index.root.path).encode("utf-8", "surrogateescape"))
-        h.update(b"truncated" if index.truncated else b"whole")
-        changes = getattr(index, "changes", {})
-        for rel in sorted(index.files):
-            size, mtime = index.files[rel]
-            ctime, inode = changes.get(rel, (0, 0))
-            h.update(f"{rel}\0{size}\0{mtime}\0{ctime}\0{inode};".encode(
-                "utf-8", "surrogateescape"))
-        found = index._results_fingerprint = h.hexdigest()
-    return found
-
-
 class FindingsStore:
     """The stored findings of one checked file (see the module docstring).
 
@@ -123,20 +104,23 @@ class FindingsStore:
         if _off():
             return
         try:
-            root = index.root if index is not None else find_root(filename)
-            if root is None:
-                return
-            folder = cache_dir(root)
+            if index is not None:
+                folder = index.cache_folder  # the index found it already
+            else:
+                root = find_root(filename)
+                folder = cache_dir(root) if root is not None else None
             if folder is None:
                 return
-            real = os.path.realpath(filename)
-            parts = [tool_fingerprint(), repr(options), real,
+            # the file by the name it is checked under: a module symlinked to another
+            # file of the project is another module (see ProjectIndex.rel)
+            named = os.path.abspath(filename)
+            parts = [tool_fingerprint(), repr(options), named,
                      *(f"{k}={os.environ.get(k, '')}" for k in ENGINE_ENV),
                      hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest(),
-                     project_fingerprint(index) if index is not None else "single file"]
+                     index.fingerprint() if index is not None else "single file"]
             self.key = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")
                                       ).hexdigest()
-            name = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+            name = hashlib.sha256(named.encode("utf-8", "surrogateescape")).hexdigest()[:24]
             self.path = folder / "results" / f"{name}.json"
         except Exception:  # noqa: BLE001 - no store: the file is checked as usual
             self.path = None
