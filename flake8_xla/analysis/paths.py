@@ -16,6 +16,7 @@ Source: PyTorch/XLA "PyTorch on XLA Devices" (scripts select the XLA device with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from astroid import nodes
@@ -247,7 +248,7 @@ def _terminates(body: list[nodes.NodeNG], ev: Evaluator | None, loop: nodes.Node
     if isinstance(last, (nodes.Raise, nodes.Return)):
         return True
     if isinstance(last, nodes.Break):
-        return loop is None or _loop_of(last) is loop
+        return loop is None or enclosing_loop(last) is loop
     if isinstance(last, nodes.Expr) and isinstance(last.value, nodes.Call):
         call = last.value
         q = ev.qualname(call.func) if ev is not None else None
@@ -261,12 +262,17 @@ def _terminates(body: list[nodes.NodeNG], ev: Evaluator | None, loop: nodes.Node
     return False
 
 
-def _loop_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
+def enclosing_loop(node: nodes.NodeNG, keep: Callable[[nodes.NodeNG], bool] | None = None
+                   ) -> nodes.NodeNG | None:
+    """The innermost ``for``/``while`` around ``node`` in its own function, lambda or
+    module (for which ``keep`` holds, when given), else None."""
     cur = node.parent
-    while cur is not None and not isinstance(cur, (nodes.For, nodes.While, nodes.FunctionDef,
-                                                   nodes.Lambda, nodes.Module)):
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Lambda,
+                                                    nodes.Module)):
+        if isinstance(cur, (nodes.For, nodes.While)) and (keep is None or keep(cur)):
+            return cur
         cur = cur.parent
-    return cur if isinstance(cur, (nodes.For, nodes.While)) else None
+    return None
 
 
 def forbidden_flags(ev: Evaluator) -> frozenset[str]:
@@ -485,7 +491,7 @@ def runs_once(node: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluator | None = Non
 def _block_exits_loop(block: list[nodes.NodeNG], loop: nodes.NodeNG) -> bool:
     last = block[-1]
     if isinstance(last, nodes.Break):
-        return _loop_of(last) is loop
+        return enclosing_loop(last) is loop
     return True
 
 

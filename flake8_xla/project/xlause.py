@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 
 from flake8_xla.imports import ImportTable
 
@@ -53,8 +54,8 @@ def _has_switch_word(name: str) -> bool:
 LAUNCHER_OBJECTS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
 
 
-_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_ASCII_LETTER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ASCII_LETTERS = frozenset(string.ascii_letters)
+_ASCII_LETTER_BYTES = frozenset(string.ascii_letters.encode())
 
 
 def mentions_xla(source: str | bytes) -> bool:

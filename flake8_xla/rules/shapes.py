@@ -10,7 +10,7 @@ from astroid import nodes
 from flake8_xla.analysis import Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.hooks import callback_sites
-from flake8_xla.analysis.paths import xla_truth
+from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region
 from flake8_xla.rules.base import Rule
@@ -484,19 +484,6 @@ def _may_be_dynamic(node: nodes.NodeNG) -> bool:
     return not (isinstance(index, (nodes.Const, nodes.Slice)) and _static_slice(index))
 
 
-def _innermost_loop(node: nodes.NodeNG, keep: Callable[[nodes.NodeNG], bool]
-                    ) -> nodes.NodeNG | None:
-    """The innermost ``for``/``while`` of ``node``'s own function (or module) for which
-    ``keep`` holds (a step loop), else None."""
-    cur = node.parent
-    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Lambda,
-                                                    nodes.Module)):
-        if isinstance(cur, (nodes.For, nodes.While)) and keep(cur):
-            return cur
-        cur = cur.parent
-    return None
-
-
 def _runs_per_iteration(binding: nodes.NodeNG, loop: nodes.NodeNG | None,
                         use: nodes.NodeNG) -> bool:
     """``binding`` runs in every iteration of ``loop``, the innermost step loop around
@@ -505,10 +492,7 @@ def _runs_per_iteration(binding: nodes.NodeNG, loop: nodes.NodeNG | None,
     step region alone decides."""
     if loop is None or binding.frame() is not use.frame():
         return True
-    cur = binding.parent
-    while cur is not None and cur is not loop:
-        cur = cur.parent
-    return cur is loop
+    return loop.parent_of(binding)
 
 
 def _on_xla(vs: frozenset[V.Value]) -> bool:
@@ -802,7 +786,7 @@ function).
         if not any(v.has("read") for v in an.value(bound, ctx)):
             return False
         region = self._region_ids()
-        loop = _innermost_loop(bound, an.steps.is_step_loop)
+        loop = enclosing_loop(bound, an.steps.is_step_loop)
         names = [bound] if isinstance(bound, nodes.Name) else list(
             bound.nodes_of_class(nodes.Name))
         for name in names:
