@@ -57,6 +57,28 @@ def canonical(name: str) -> str:
     return name
 
 
+#: Fields of the ast nodes that hold statements (or the except handlers and match cases
+#: that hold statements): imports are statements, so no other field can hold one.
+_STATEMENT_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
+
+
+def walk_statements(tree: ast.AST) -> list[ast.AST]:
+    """The statements of ``tree`` (and its except handlers and match cases), in the order
+    :func:`ast.walk` visits them (breadth first), without visiting any expression."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        nxt: list[ast.AST] = []
+        for node in todo:
+            out.append(node)
+            for field in _STATEMENT_FIELDS:
+                child = getattr(node, field, None)
+                if isinstance(child, list):
+                    nxt.extend(child)
+        todo = nxt
+    return out
+
+
 class ImportTable:
     """Maps each name bound by an import anywhere in a module to its qualified name.
 
@@ -69,7 +91,7 @@ class ImportTable:
         self.names: dict[str, str] = {}
         self.modules: set[str] = set()
         self.star_modules: list[str] = []
-        for node in ast.walk(tree):
+        for node in walk_statements(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     full = canonical(alias.name)

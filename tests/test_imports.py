@@ -1,0 +1,59 @@
+"""The import table: its statement-only walk sees every import, in ast.walk's order."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from flake8_xla.imports import ImportTable, walk_statements
+
+SOURCE = textwrap.dedent("""\
+    import os
+    try:
+        import torch_xla.core.xla_model as xm
+    except ImportError:
+        import fake_xm as xm
+    else:
+        from torch_xla import runtime as xr
+    finally:
+        import gc
+    class Trainer:
+        from torch.cuda import amp
+        def step(self):
+            import torch_xla.distributed.parallel_loader as pl
+            with open("x") as fh:
+                if fh:
+                    import numpy as np
+                else:
+                    from numpy import random as np
+            while True:
+                break
+            else:
+                import json as xm
+    match os.name:
+        case "posix":
+            import posixpath as osp
+        case _:
+            import ntpath as osp
+    f = lambda: __import__("torch")
+""")
+
+
+def test_statement_walk_finds_every_import_in_ast_walk_order() -> None:
+    tree = ast.parse(SOURCE)
+    expected = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    found = [n for n in walk_statements(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert found == expected
+    assert len(found) == 12
+
+
+def test_import_table_binds_nested_imports_and_later_bindings_win() -> None:
+    table = ImportTable(ast.parse(SOURCE))
+    assert table.resolve("pl") == "torch_xla.distributed.parallel_loader"
+    assert table.resolve("xr") == "torch_xla.runtime"
+    assert table.resolve("amp") == "torch.cuda.amp"
+    # ``xm`` is bound three times; breadth-first, the deepest binding comes last.
+    assert table.resolve("xm") == "json"
+    assert table.resolve("osp") == "ntpath"
+    assert table.imports_prefix("torch_xla")
+    assert table.resolve("f") is None
