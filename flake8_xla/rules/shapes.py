@@ -500,6 +500,17 @@ def _on_xla(vs: frozenset[V.Value]) -> bool:
     return any(v.kind is Kind.TENSOR and v.device == "xla" for v in vs)
 
 
+def _named_mask(index: nodes.NodeNG) -> bool:
+    """A whole index spelled as a mask (``target_mask``, ``self.mask``): indexing a tensor by
+    a tensor so named selects by a boolean mask (an integer tensor of 0/1 would gather rows
+    0 and 1, which nobody names a mask), also when its boolean dtype cannot be inferred (a
+    parameter, a model output's field)."""
+    ident = index.name if isinstance(index, nodes.Name) else (
+        index.attrname if isinstance(index, nodes.Attribute) else "")
+    ident = ident.lower()
+    return ident == "mask" or ident.endswith("_mask") or ident.startswith("mask_")
+
+
 def _bool_mask(vs: frozenset[V.Value], strong: bool = False) -> bool:
     """A lazy boolean tensor (a comparison, ``isnan``, ``&`` of masks ...)."""
     return any(V.lazy_value(v, strong) and v.has("bool") for v in vs)
@@ -760,7 +771,8 @@ function).
                 return None  # syntax first: constant indices and slices
             if not is_lazy(node.value):
                 return None
-            if _bool_mask(an.value(index, ctx), True) and lazy(an.value(index, ctx)):
+            if (_bool_mask(an.value(index, ctx), True) or _named_mask(index)) and \
+                    lazy(an.value(index, ctx)):
                 return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
                     node in node.parent.targets else "boolean-mask indexing"
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
