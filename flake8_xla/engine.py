@@ -17,7 +17,6 @@ findings on every eval file, check pair and corpus script, and
 ``benchmarks/crash_sweep.py --verify-gates`` does on 25,000 library files;
 ``FLAKE8_XLA_NO_GATES=1`` switches the gates off.
 
-The same walk hands the context its import table (:func:`prime_import_table`).
 While the rules run, the cyclic garbage collector is paused (astroid trees are
 large and young) and astroid gets an empty ``builtins`` module instead of
 bootstrapping the real one (:func:`stub_builtins`). The rules, and astroid with
@@ -121,25 +120,6 @@ def stub_builtins() -> Iterator[None]:
             builder_cls.bootstrapped = False
 
 
-def prime_import_table(ctx: ModuleContext, facts: FileFacts) -> None:
-    """Give ``ctx`` its import table built from the import statements ``facts`` found.
-
-    :class:`~flake8_xla.imports.ImportTable` walks the whole tree for them, as
-    long again as the gates' own walk; fed a module of just those statements,
-    in the same order, it builds the same table. Does nothing when ``ctx`` has
-    computed its table already or the table cannot be built that way.
-    """
-    if "imports" in vars(ctx):
-        return
-    try:
-        from flake8_xla.imports import ImportTable
-
-        table = ImportTable(ast.Module(body=list(facts.imports), type_ignores=[]))
-    except Exception:  # noqa: BLE001 - the context then builds it from the tree itself
-        return
-    vars(ctx)["imports"] = table
-
-
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "") not in ("", "0")
 
@@ -172,9 +152,7 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
 
     def file_facts() -> FileFacts | None:
         try:
-            found = FileFacts(tree)
-            prime_import_table(ctx, found)
-            return found
+            return FileFacts(tree)
         except Exception:  # the gates only save time: run every rule instead
             if strict:
                 raise

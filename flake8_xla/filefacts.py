@@ -42,7 +42,6 @@ class FileFacts:
         keywords: keyword argument names of calls (also in ``idents``).
         called_names: names that are called directly (``float(x)`` gives ``float``).
         strings: string literals of at most 80 characters (f-string parts included).
-        imports: the ``import`` and ``from ... import`` statements, in ast.walk order.
         has_loop: a ``for``/``async for``/``while`` statement exists.
         has_for: a ``for``/``async for`` statement exists.
         loop_outside_forward: a loop exists outside every ``forward`` method.
@@ -61,7 +60,6 @@ class FileFacts:
         "has_for",
         "has_loop",
         "idents",
-        "imports",
         "keywords",
         "loop_outside_forward",
         "strings",
@@ -80,9 +78,7 @@ class FileFacts:
                                                    ast.Constant, ast.AST)
         loop_ts = (ast.For, ast.AsyncFor, ast.While)
         def_ts = (ast.FunctionDef, ast.AsyncFunctionDef)
-        imports: list[ast.stmt] = []
-        # A queue over ``_fields`` walks about twice as fast as ast.walk, in the same
-        # (breadth-first) order, which the import table depends on.
+        # A queue over ``_fields`` walks about twice as fast as ast.walk.
         queue: deque[ast.AST] = deque([tree])
         pop, push = queue.popleft, queue.append
         while queue:
@@ -95,6 +91,9 @@ class FileFacts:
                 value = node.value  # type: ignore[attr-defined]
                 if type(value) is str and len(value) <= _MAX_STRING:
                     strings.add(value)
+                    if value.startswith("torch_xla"):
+                        # ``importlib.import_module("torch_xla.core.xla_model")``
+                        idents.update(value.split("."))
                 continue
             if t is attr_t:
                 idents.add(node.attr)  # type: ignore[attr-defined]
@@ -114,11 +113,8 @@ class FileFacts:
                 if node.asname:  # type: ignore[attr-defined]
                     idents.add(node.asname)  # type: ignore[attr-defined]
             elif t is ast.ImportFrom:
-                imports.append(node)  # type: ignore[arg-type]
                 if node.module:  # type: ignore[attr-defined]
                     idents.update(node.module.split("."))  # type: ignore[attr-defined]
-            elif t is ast.Import:
-                imports.append(node)  # type: ignore[arg-type]
             elif t in loop_ts:
                 has_loop = True
                 loops += 1
@@ -155,7 +151,6 @@ class FileFacts:
         self.has_classes = has_classes
         self.has_defs = has_defs
         self.called_names = frozenset(called_names)
-        self.imports = tuple(imports)
         self._lower: frozenset[str] | None = None
 
     @property

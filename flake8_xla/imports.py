@@ -57,6 +57,17 @@ def canonical(name: str) -> str:
     return name
 
 
+def import_module_target(callee: str | None, name: object, n_args: int,
+                         has_keywords: bool) -> str | None:
+    """The module that ``callee(name)`` imports when ``callee`` is
+    ``importlib.import_module``, called with one constant absolute name (a ``str``; no
+    ``package=``), else None."""
+    if callee != "importlib.import_module" or n_args != 1 or has_keywords or \
+            not isinstance(name, str) or not name or name.startswith("."):
+        return None
+    return canonical(name)
+
+
 #: Fields of the ast nodes that hold statements (or the except handlers and match cases
 #: that hold statements): imports are statements, so no other field can hold one.
 _STATEMENT_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
@@ -91,8 +102,13 @@ class ImportTable:
         self.names: dict[str, str] = {}
         self.modules: set[str] = set()
         self.star_modules: list[str] = []
+        dynamic: list[tuple[str, ast.Call]] = []
         for node in walk_statements(tree):
-            if isinstance(node, ast.Import):
+            if isinstance(node, ast.Assign):
+                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
+                        isinstance(node.value, ast.Call):
+                    dynamic.append((node.targets[0].id, node.value))
+            elif isinstance(node, ast.Import):
                 for alias in node.names:
                     full = canonical(alias.name)
                     self.modules.add(full)
@@ -115,6 +131,26 @@ class ImportTable:
                     self.names[alias.asname or alias.name] = full
                     if node.level == 0:
                         self.modules.add(full)
+        for local, call in dynamic:
+            target = self.dynamic_import(call)
+            if target is not None:
+                # ``xm = importlib.import_module("torch_xla.core.xla_model")``: a lazy import
+                self.modules.add(target)
+                self.names.setdefault(local, target)
+
+    def dynamic_import(self, call: ast.Call) -> str | None:
+        """The module ``importlib.import_module("a.b")`` imports (a constant, absolute
+        name), else None."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            spelled = f"{self.names.get(func.value.id)}.{func.attr}"
+        elif isinstance(func, ast.Name):
+            spelled = str(self.names.get(func.id))
+        else:
+            return None
+        first = call.args[0] if call.args else None
+        return import_module_target(spelled, first.value if isinstance(first, ast.Constant)
+                                    else None, len(call.args), bool(call.keywords))
 
     def resolve(self, local: str) -> str | None:
         """Qualified name for a local name bound by an import, else None."""

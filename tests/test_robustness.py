@@ -589,37 +589,6 @@ def test_gates_never_hide_a_finding(case_files: dict[str, Path]) -> None:
     assert compared > 20
 
 
-def test_primed_import_table_equals_the_full_walk(case_files: dict[str, Path]) -> None:
-    """The import table the engine builds from the gates' walk is the context's own."""
-    from flake8_xla.context import ModuleContext
-    from flake8_xla.imports import ImportTable
-
-    nested = ast.parse(textwrap.dedent("""\
-        import torch_xla.core.xla_model as xm
-        def f():
-            import os as xm
-            from torch_xla import *
-            try:
-                import torch_xla.runtime as xr
-            except ImportError:
-                from torch_xla.core import xla_model as xr
-        class C:
-            import torch.cuda.amp as amp
-        import numpy as xr
-        """))
-    trees = [nested]
-    for path in _samples() + [p for n, p in case_files.items() if n != "megabyte_line"]:
-        try:
-            trees.append(FileProcessor(str(path), _FLAKE8_OPTIONS).build_ast())
-        except (SyntaxError, ValueError):
-            continue
-    for tree in trees:
-        ctx = ModuleContext(tree, "", "t.py", Options())
-        engine.prime_import_table(ctx, engine.FileFacts(tree))
-        assert "imports" in vars(ctx)
-        assert vars(ctx.imports) == vars(ImportTable(tree))
-
-
 def test_every_rule_fires_on_its_eval_file_through_the_gates() -> None:
     """Each rule with an eval file reports there with the gates on (a dead gate would not)."""
     for rule in ALL_RULES:

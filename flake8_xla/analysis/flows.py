@@ -1421,10 +1421,15 @@ class Evaluator:
             inner = self._object_elements(v, d)
             if V.is_known(inner):
                 return inner
-        if v.has("indexed"):
-            return one(Kind.TUPLE, elts=(V.host("int"), V.tensor("xla")))
         if v.has("xla"):
-            return V.tensor("xla")
+            # Batches of a loader it wraps whose collate_fn's structure is known: the same
+            # structure, its tensors moved to the device (Python values stay on the host).
+            inner = [b.elem for b in v.bound or () if b.kind is Kind.LOADER]
+            batch = V.move_device(join(*inner), "xla") if inner and len(inner) == len(
+                v.bound) and all(e is not None for e in inner) else V.tensor("xla")
+            if v.has("indexed"):
+                return one(Kind.TUPLE, elts=(V.host("int"), batch))
+            return batch
         if v.has("plain"):
             return V.tensor("cpu")
         return UNKNOWN_SET

@@ -13,7 +13,7 @@ import re
 
 from astroid import nodes
 
-from flake8_xla.imports import ImportTable, canonical
+from flake8_xla.imports import ImportTable, canonical, import_module_target
 
 
 def source_key(node: nodes.NodeNG) -> str | None:
@@ -153,6 +153,11 @@ class QualNames:
                     if len(found) > 1:
                         return None
                 return self.imports.resolve(node.name)
+            if assigns and all(isinstance(a, nodes.AssignName) for a in assigns):
+                # ``xm = importlib.import_module("torch_xla.core.xla_model")``
+                found = {self._dynamic_import(a) for a in assigns}
+                if len(found) == 1:
+                    return found.pop()
             if not assigns and node.name in _BUILTIN_NAMES:
                 return node.name  # ``enumerate`` after ``from torch.optim import *``
             if not assigns and self.imports.star_modules:
@@ -167,6 +172,17 @@ class QualNames:
             base = self(node.expr)
             return canonical(f"{base}.{node.attrname}") if base else None
         return None
+
+    def _dynamic_import(self, binding: nodes.AssignName) -> str | None:
+        """The module a binding ``name = importlib.import_module("a.b")`` imports."""
+        stmt = binding.parent
+        if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1 or \
+                not isinstance(stmt.value, nodes.Call):
+            return None
+        call = stmt.value
+        first = call.args[0] if call.args else None
+        return import_module_target(self(call.func), first.value if isinstance(
+            first, nodes.Const) else None, len(call.args), bool(call.keywords))
 
     @staticmethod
     def import_qualname(imp: nodes.NodeNG, local: str) -> str | None:

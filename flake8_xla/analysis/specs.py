@@ -136,8 +136,30 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     if sampler_count is not None:
         sizes = {sampler_count}
     return one(Kind.LOADER, node=call, qual=q or "torch.utils.data.DataLoader",
-               text=text, flags=frozenset(flags),
+               text=text, flags=frozenset(flags), elem=_collated(ev, call, ctx, d),
                bound=frozenset({Value(Kind.HOST, text=s) for s in sizes}) if sizes else None)
+
+
+def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
+              ) -> frozenset[Value] | None:
+    """The batch a ``DataLoader(collate_fn=fn)`` yields when ``fn`` is a function of the
+    code and every value it returns is a tuple, list or dict of known parts (``return
+    torch.stack(imgs), labels`` with ``labels`` a list of Python ints); else None (a batch
+    of unknown structure)."""
+    collate = keyword(call, "collate_fn")
+    if collate is None:
+        return None
+    funcs = ev.value(collate, ctx, d)
+    if not funcs or not all(v.kind is Kind.FUNCTION and v.node is not None for v in funcs):
+        return None
+    batch = join(*(ev.returns(v.node, None, d) for v in funcs))
+    if not batch or not all(
+            (v.kind in (Kind.TUPLE, Kind.LIST) and v.elts is not None and all(
+                V.is_known(e) for e in v.elts)) or
+            (v.kind is Kind.DICT and v.items is not None and v.elem is None)
+            for v in batch):
+        return None
+    return batch
 
 
 def _sample_count(node: nodes.NodeNG | None) -> int | None:

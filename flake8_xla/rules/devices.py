@@ -103,7 +103,8 @@ XLA device.
                 # A ``"cuda" if torch.cuda.is_available() else "cpu"`` choice still counts:
                 # on an XLA host it silently trains on the CPU.
                 if an.off_xla_path(target, kinds=(nodes.If, nodes.While)) or \
-                        self._xla_choice(target) or self._overwritten_guard(target):
+                        self._xla_choice(target) or self._overwritten_guard(target) or \
+                        self._unread_guard(target):
                     continue
                 if what.startswith("torch.cuda."):
                     yield Finding(target.lineno, target.col_offset, self.code,
@@ -153,6 +154,19 @@ XLA device.
             for value in values:
                 if _is_cuda(const_str(value)):
                     yield value, f"{node.targets[0].as_string()} = {value.as_string()}"
+
+    def _unread_guard(self, node: nodes.NodeNG) -> bool:
+        """A ``'cuda' if torch.cuda.is_available() else 'cpu'`` stored in a name that its
+        module never reads: on an XLA host it is ``'cpu'`` and crashes nothing, and where
+        it is used (another module, a ``map_location``) is not known here."""
+        cur = node.parent
+        if not isinstance(cur, nodes.IfExp) or not mentions(cur.test, "cuda") or \
+                not isinstance(cur.parent, nodes.Assign):
+            return False
+        names = {t.name for t in cur.parent.targets if isinstance(t, nodes.AssignName)}
+        if not names or len(names) != len(cur.parent.targets):
+            return False
+        return not any(n.name in names for n in self.ctx.analyzer.module_nodes(nodes.Name))
 
     def _overwritten_guard(self, node: nodes.NodeNG) -> bool:
         """A ``'cuda' if torch.cuda.is_available() else ...`` whose variable gets the XLA device."""

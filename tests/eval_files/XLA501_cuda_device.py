@@ -22,6 +22,11 @@ def guarded_but_not_overwritten():
 
 
 # Traps.
+# A guarded choice the module never reads: 'cpu' on an XLA host, used (if at all) by
+# importers, for instance as a checkpoint's map_location.
+default_device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def guarded_and_overwritten(args):
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if args.tpu:
