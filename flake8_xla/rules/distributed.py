@@ -408,6 +408,9 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
         for v in vs:
             if v.kind is Kind.MODULE and v.device == "xla":
                 return f"the whole module {node.as_string()[:30]}"
+            if v.kind is Kind.ITERATOR and v.has("params") and v.elem is not None and \
+                    V.holds_lazy(v.elem):
+                return node.as_string()[:40]  # ``model.parameters()`` of a module on the device
         return None
 
     def _live_model_moves(self, an: Analyzer) -> Iterator[Finding]:

@@ -14,7 +14,9 @@ def save(model, args, epoch, path):
     torch.save({"model": model.state_dict(), "epoch": epoch}, path)  # error: XLA503
     weights = torch.ones(3, device=device)
     torch.save(weights, path)  # error: XLA503
+    torch.save(model.parameters(), path)  # error: XLA503
     # Traps: xm.save, CPU copies, non-tensor objects.
+    torch.save([p.detach().cpu() for p in model.parameters()], path)
     xm.save(model.state_dict(), path)
     torch.save(args, path)
     torch.save(xm._maybe_convert_to_cpu(model.state_dict()), path)
