@@ -808,3 +808,69 @@ def test_a_method_of_a_class_from_another_module_runs_in_the_step(tmp_path: Path
     assert lint(top / "meters.py") == [(6, "XLA201")]
     # the step is train.py's: the message names it
     assert "in the training step of train.py" in messages(top / "meters.py")[0]
+
+
+def test_a_barrier_in_a_base_class_of_another_module_cuts_the_step(tmp_path: Path) -> None:
+    """``class Trainer(BaseTrainer)`` with ``BaseTrainer.end_step`` (in base.py) calling
+    ``torch_xla.sync()``: ``self.end_step()`` in the loop is the step's barrier."""
+    top = write(tmp_path / "p", {
+        "pyproject.toml": "",
+        "base.py": """\
+            import torch_xla
+
+
+            class BaseTrainer:
+                def end_step(self):
+                    torch_xla.sync()
+            """,
+        "trainer.py": """\
+            import torch
+            import torch_xla
+            from torch.utils.data import DataLoader
+
+            from base import BaseTrainer
+
+
+            class Trainer(BaseTrainer):
+                def __init__(self, dataset):
+                    self.loader = DataLoader(dataset, batch_size=8, drop_last=True)
+
+                def fit(self, model, opt):
+                    for x, y in self.loader:
+                        model(x.to(torch_xla.device())).sum().backward()
+                        opt.step()
+                        self.end_step()
+
+                def fit_unsynced(self, model, opt):
+                    for x, y in self.loader:
+                        model(x.to(torch_xla.device())).sum().backward()
+                        opt.step()
+                        self.log_step()
+
+                def log_step(self):
+                    pass
+            """,
+    })
+    assert [code for _, code in lint(top / "trainer.py")].count("XLA301") == 1
+    assert (19, "XLA301") in lint(top / "trainer.py")
+
+
+def test_a_model_loaded_onto_the_xla_device_by_device_map(tmp_path: Path) -> None:
+    """``from_pretrained(..., device_map={"": device})`` with an XLA device: a module on the
+    device, whose ``generate()`` in an evaluation loop decodes on the host."""
+    top = write(tmp_path / "p", {
+        "pyproject.toml": "",
+        "run.py": """\
+            import torch_xla
+            from transformers import AutoModelForCausalLM
+
+
+            def evaluate(loader):
+                device = torch_xla.device()
+                on_xla = AutoModelForCausalLM.from_pretrained("m", device_map={"": device})
+                on_cpu = AutoModelForCausalLM.from_pretrained("m", device_map="cpu")
+                on_xla.generate(max_new_tokens=4)
+                on_cpu.generate(max_new_tokens=4)
+            """,
+    })
+    assert lint(top / "run.py") == [(9, "XLA103")]

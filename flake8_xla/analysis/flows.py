@@ -230,6 +230,9 @@ class Evaluator:
         self._branch_off: dict[tuple[int, tuple[type, ...]], bool] = {}
         self._func_off: dict[tuple[int, tuple[type, ...]], bool] = {}
         self._truth: dict[int, bool | None] = {}
+        #: (id of a node, block field) -> index of the first ``if`` of that block whose
+        #: XLA-path branch leaves it (see paths._after_xla_exit)
+        self._xla_exits: dict[tuple[int, str], int] = {}
         self.work = 0
         self.spent = False
         self.budget = WORK_BUDGET + WORK_PER_LINE * (getattr(module, "tolineno", 0) or 0)
@@ -970,7 +973,8 @@ class Evaluator:
 
     def method_of(self, klass: nodes.ClassDef, name: str, depth: int = 0
                   ) -> nodes.FunctionDef | None:
-        """Method ``name`` of a module class or of its same-module bases."""
+        """Method ``name`` of a module class or of its bases: the module's own, and with the
+        project link, a base class that another module of the project defines."""
         if depth > 8:
             return None
         for item in klass.body:
@@ -981,6 +985,16 @@ class Evaluator:
                 for b in self.bindings(base):
                     if isinstance(b, nodes.ClassDef) and b is not klass:
                         found = self.method_of(b, name, depth + 1)
+                        if found is not None:
+                            return found
+            if self.link is not None and isinstance(base, (nodes.Name, nodes.Attribute)):
+                q = self.qualname(base)
+                found_in = self.link.resolve(self, q, None, 0) if q else None
+                for v in found_in or ():
+                    if v.kind is Kind.CLASS and isinstance(v.node, nodes.ClassDef) and \
+                            v.node.root() is not klass.root():
+                        owner = self.link.evaluator_of(v.node)
+                        found = owner.method_of(v.node, name, depth + 1) if owner else None
                         if found is not None:
                             return found
         return None

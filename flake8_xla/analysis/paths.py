@@ -417,10 +417,38 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
     if isinstance(cur, nodes.ExceptHandler) and _catches_import_error(cur) and \
             _imports_xla(cur.parent):
         return True
+    if nodes.If in kinds and child.is_statement and _after_xla_exit(cur, child, ev):
+        return True
     if isinstance(cur, nodes.BoolOp) and cur.op == "and" and child is not cur.values[0]:
         idx = next(i for i, v in enumerate(cur.values) if v is child)
         if any(xla_truth(v, ev) is False for v in cur.values[:idx]):
             return True
+    return False
+
+
+def _after_xla_exit(parent: nodes.NodeNG, child: nodes.NodeNG, ev: Evaluator | None) -> bool:
+    """``child`` follows, in the same block, an ``if`` whose branch taken on the XLA path
+    leaves the block (``if kind == "tpu": return torch_xla.device()``): the statements
+    after it are that ``if``'s implicit ``else``."""
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if not isinstance(block, list) or not any(s is child for s in block):
+            continue
+        memo = getattr(ev, "_xla_exits", None) if ev is not None else None
+        key = (id(parent), field)
+        first = memo.get(key) if memo is not None else None
+        if first is None:
+            first = len(block)
+            for i, stmt in enumerate(block):
+                if isinstance(stmt, nodes.If):
+                    truth = xla_truth(stmt.test, ev)
+                    if truth is not None and _terminates(
+                            stmt.body if truth else stmt.orelse, ev):
+                        first = i
+                        break
+            if memo is not None:
+                memo[key] = first
+        return any(s is child for s in block[first + 1:])
     return False
 
 
@@ -450,7 +478,13 @@ def switched_off(call: nodes.Call, ev: Evaluator | None = None) -> bool:
         return False
     if isinstance(flag, nodes.Const):
         return flag.value is False
-    return xla_truth(flag, ev) is False
+    if xla_truth(flag, ev) is False:
+        return True
+    if ev is not None and isinstance(flag, (nodes.Name, nodes.Attribute)):
+        # ``USE_FP16 = False`` ... ``enabled=USE_FP16``: every value it can have is False
+        vs = ev.value(flag)
+        return bool(vs) and all(v.kind is Kind.HOST and v.text == "False" for v in vs)
+    return False
 
 
 def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluator | None

@@ -59,6 +59,21 @@ def device_value(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: i
     return True, None
 
 
+def _device_map(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> str | None:
+    """The device of a model that ``from_pretrained(..., device_map={"": device})`` (or
+    ``device_map=device``) loads whole onto one device, else :data:`~V.ANY_DEVICE`."""
+    dmap = keyword(call, "device_map")
+    if isinstance(dmap, nodes.Dict) and len(dmap.items) == 1 and isinstance(
+            dmap.items[0][0], nodes.Const) and dmap.items[0][0].value == "":
+        dmap = dmap.items[0][1]
+    elif isinstance(dmap, nodes.Const) and dmap.value == "auto":
+        return V.ANY_DEVICE
+    if dmap is None:
+        return V.ANY_DEVICE
+    is_device, device = device_value(ev, dmap, ctx, d)
+    return device if is_device and device in ("xla", "cpu", "cuda") else V.ANY_DEVICE
+
+
 def _arg_value(ev: Evaluator, call: nodes.Call, index: int, ctx: Ctx | None, d: int
                ) -> frozenset[Value]:
     node = argument(call, index)
@@ -360,7 +375,7 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
             if mods:
                 return frozenset(m.with_(flags=m.flags | {"wrapped"}) for m in mods)
             return one(Kind.MODULE, node=call, qual=q, device=V.ANY_DEVICE)
-        return one(Kind.MODULE, node=call, qual=q, device=V.ANY_DEVICE)
+        return one(Kind.MODULE, node=call, qual=q, device=_device_map(ev, call, ctx, d))
     if head == "loader":
         if sub == "plain":
             return _loader(ev, q, call, ctx, d)

@@ -37,6 +37,8 @@ def train(model, loader, optimizer, loss_fn):
         cpu_t = torch.ones(3)
         print(cpu_t.item(), float(cpu_t.sum()))
         print(f"step done, lr={lr}")
+        # Trap: the IR text of the pending graph is read without running it.
+        print(f"IR: {torch_xla._XLAC._get_xla_tensors_text([loss])}")
         print(value, as_float, message, other, third, arr, on_host)
     # Trap: once, after the loop.
     print(loss.item())

@@ -34,6 +34,12 @@ def guarded_and_overwritten(args):
     return device
 
 
+def pick_device(kind):
+    if kind == "tpu":
+        return torch_xla.device()
+    return torch.device("cuda")  # the implicit else of the XLA branch
+
+
 def only_on_gpu(model):
     if torch.cuda.is_available():
         model = model.cuda()
