@@ -104,7 +104,8 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
         elif not (dv and all(v.kind is Kind.HOST and v.text == "False" for v in dv)):
             flags.add("drop_last_unknown")
             flags.add("drop_last_flag")  # drop_last=args.drop_last: a setting of the run
-    if keyword(call, "batch_sampler") is not None or has_star_kwargs(call):
+    if keyword(call, "batch_sampler") is not None or (
+            has_star_kwargs(call) and not _harmless_star_kwargs(ev, call, ctx, d)):
         flags.add("drop_last_unknown")
     sampler = keyword(call, "sampler")
     if sampler is not None:
@@ -153,6 +154,25 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     return one(Kind.LOADER, node=call, qual=q or "torch.utils.data.DataLoader",
                text=text, flags=frozenset(flags), elem=_collated(ev, call, ctx, d),
                bound=frozenset({Value(Kind.HOST, text=s) for s in sizes}) if sizes else None)
+
+
+#: DataLoader keywords that decide the size of the last batch.
+_BATCHING_KEYWORDS = frozenset({"drop_last", "batch_size", "sampler", "batch_sampler"})
+
+
+def _harmless_star_kwargs(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> bool:
+    """Every ``**name`` of the call is a dict whose keys are all known and none of them
+    decides the last batch (``COMMON = dict(num_workers=4, pin_memory=True)``)."""
+    for k in call.keywords or ():
+        if k.arg is not None:
+            continue
+        vs = ev.value(k.value, ctx, d)
+        if not vs or not all(v.kind is Kind.DICT and v.items is not None and v.elem is None
+                             for v in vs):
+            return False
+        if any(key in _BATCHING_KEYWORDS for v in vs for key, _ in v.items or ()):
+            return False
+    return True
 
 
 def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int

@@ -184,6 +184,9 @@ A conditional whose XLA branch picks a static strategy
         if q:
             return False  # an imported callable that is not a tokenizer
         f = call.func
+        if isinstance(f, nodes.Attribute) and any(v.kind is Kind.TOKENIZER
+                                                  for v in an.value(f)):
+            return True  # ``self.tokenizer(texts, padding=True)``: the attribute is one
         if isinstance(f, nodes.Attribute):
             receiver = an.value(f.expr)
             if any(v.kind is Kind.TOKENIZER for v in receiver):
@@ -460,7 +463,8 @@ loader = DataLoader(ds, batch_size=32, drop_last=True)
 
 
 DYNAMIC_CALL_NAMES = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
-                                "argwhere", "where", "pack_padded_sequence"})
+                                "argwhere", "where", "pack_padded_sequence",
+                                "repeat_interleave"})
 
 
 def _static_slice(index: nodes.NodeNG) -> bool:
@@ -676,7 +680,8 @@ class DynamicShapeOp(Rule):
                        "instead")
     explanation = """\
 `torch.nonzero`, `masked_select`, `unique`, boolean-mask indexing `t[t > 0]` (and
-assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]` and
+assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]`,
+`repeat_interleave` with the counts in a tensor (unless `output_size=` is given) and
 `pack_padded_sequence` with lengths on the device produce outputs whose size depends
 on the data. XLA compiles for static shapes: it has to execute the pending graph to
 learn the size, and every new size is a new graph to compile. Slicing by a number read
@@ -760,6 +765,16 @@ function).
             if any(e.does("where") for e in entries) and len(node.args) == 1 and \
                     not node.keywords and is_lazy(node.args[0]):
                 return "torch.where(cond) with one argument"
+            if name == "repeat_interleave" and keyword(node, "output_size") is None:
+                # torch.repeat_interleave(x, repeats) / x.repeat_interleave(repeats): with the
+                # counts in a tensor the output has sum(repeats) rows, read from the device
+                # (``output_size=`` avoids the read)
+                method = isinstance(f, nodes.Attribute) and not an.qualname(f)
+                repeats = argument(node, 0 if method else 1, "repeats")
+                subject = f.expr if method else (node.args[0] if node.args else None)
+                if repeats is not None and subject is not None and is_lazy(subject) and \
+                        is_lazy(repeats):
+                    return "repeat_interleave with the repeat counts in a tensor"
             if any(e.does("cpu_lengths") for e in entries):
                 lengths = argument(node, 1, "lengths")
                 if lengths is not None and is_lazy(lengths):

@@ -3,6 +3,7 @@ import torch_xla
 from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import DataLoader
 from transformers import (
+    AutoTokenizer,
     DataCollatorForSeq2Seq,
     DataCollatorForTokenClassification,
     DataCollatorWithPadding as DCWP,
@@ -63,3 +64,15 @@ class Conv:
     def layer(self, torch):
         # padding= of a convolution is not tokenizer padding.
         return torch.nn.Conv2d(3, 8, 3, padding=True)
+
+
+class Predictor:
+    def __init__(self, name):
+        self.tokenizer = AutoTokenizer.from_pretrained(name)
+        self.window = 16
+
+    def encode(self, texts):
+        # The attribute is the tokenizer (not a method of it).
+        dynamic = self.tokenizer(texts, padding=True, return_tensors="pt")  # error: XLA101
+        fixed = self.tokenizer(texts, padding="max_length", max_length=64, return_tensors="pt")
+        return dynamic, fixed

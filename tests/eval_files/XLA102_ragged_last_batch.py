@@ -5,6 +5,8 @@ from torch.utils.data import DataLoader
 from transformers import TrainingArguments
 
 device = torch_xla.device()
+COMMON = dict(num_workers=4, pin_memory=True)
+DROPPING = {"drop_last": True, "num_workers": 4}
 
 
 def train(model, dataset, optimizer, sampler, flags):
@@ -21,6 +23,12 @@ def train(model, dataset, optimizer, sampler, flags):
         model(x)
     flag = DataLoader(dataset, batch_size=32, drop_last=flags.drop_last)  # error: XLA902
     for x in pl.MpDeviceLoader(flag, device):
+        model(x)
+    common = DataLoader(dataset, batch_size=32, **COMMON)  # error: XLA102
+    for x in pl.MpDeviceLoader(common, device):
+        model(x)
+    dropping = DataLoader(dataset, batch_size=32, **DROPPING)
+    for x in pl.MpDeviceLoader(dropping, device):
         model(x)
     single = DataLoader(dataset)
     for x in pl.MpDeviceLoader(single, device):

@@ -17,6 +17,10 @@ def train(model, loader, optimizer, k):
         head = logits[:n]  # error: XLA104
         mask = y != 0
         kept = logits[mask]  # error: XLA104
+        spread = torch.repeat_interleave(logits, y, dim=0)  # error: XLA104
+        # Traps: a Python count, and output_size= (no read of the counts).
+        twice = logits.repeat_interleave(2, dim=0)
+        sized = torch.repeat_interleave(logits, y, dim=0, output_size=4 * k)
         # Traps: static-shape alternatives.
         masked = logits * (y > 0).float()
         chosen = torch.where(y > 0, logits, torch.zeros_like(logits))
@@ -25,7 +29,7 @@ def train(model, loader, optimizer, k):
         gathered = logits[y]
         loss = (masked.sum() + chosen.sum() + first.sum() + cols.sum() + gathered.sum()
                 + positives.sum() + idx.sum() + picked.sum() + uniq.sum() + head.sum()
-                + kept.sum())
+                + kept.sum() + spread.sum() + twice.sum() + sized.sum())
         loss.backward()
         optimizer.step()
 
