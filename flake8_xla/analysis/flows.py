@@ -219,6 +219,7 @@ class Evaluator:
             None
         self._mutations: dict[int, list[nodes.NodeNG]] | None = None
         self._class_kind: dict[int, Kind] = {}
+        self._methods: dict[tuple[int, str], nodes.FunctionDef | None] = {}
         self._param_memo: dict[tuple[int, str], frozenset[Value]] = {}
         self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
         self._by_name: dict[str, list[nodes.NodeNG]] | None = None
@@ -977,6 +978,16 @@ class Evaluator:
         project link, a base class that another module of the project defines."""
         if depth > 8:
             return None
+        key = (id(klass), name)
+        if key in self._methods:
+            return self._methods[key]
+        self._methods[key] = None  # in progress: a class hierarchy with a cycle
+        found = self._method_of(klass, name, depth)
+        self._methods[key] = found
+        return found
+
+    def _method_of(self, klass: nodes.ClassDef, name: str, depth: int
+                   ) -> nodes.FunctionDef | None:
         for item in klass.body:
             if isinstance(item, nodes.FunctionDef) and item.name == name:
                 return item
