@@ -70,6 +70,13 @@ MODULE_BASES = ("torch.nn.", "transformers.", "lightning.", "pytorch_lightning."
 TERMINATORS = ("exit",)
 
 
+def is_staticmethod(func: nodes.NodeNG) -> bool:
+    """A method decorated with ``@staticmethod``: a call through an instance or ``self``
+    binds no receiver to its first parameter."""
+    return isinstance(func, nodes.FunctionDef) and func.decorators is not None and any(
+        isinstance(dd, nodes.Name) and dd.name == "staticmethod" for dd in func.decorators.nodes)
+
+
 class Ctx:
     """One followed call: ``func`` with the abstract values of its parameters.
 
@@ -219,7 +226,8 @@ class Evaluator:
             None
         self._mutations: dict[int, list[nodes.NodeNG]] | None = None
         self._class_kind: dict[int, Kind] = {}
-        self._methods: dict[tuple[int, str], nodes.FunctionDef | None] = {}
+        self._method_memo: dict[tuple[int, str],
+                                tuple[nodes.ClassDef, nodes.FunctionDef | None]] = {}
         self._param_memo: dict[tuple[int, str], frozenset[Value]] = {}
         self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
         self._by_name: dict[str, list[nodes.NodeNG]] | None = None
@@ -705,9 +713,7 @@ class Evaluator:
         name = b.name
         params = self._params(func)
         klass = enclosing_class(func) if isinstance(func, nodes.FunctionDef) else None
-        is_static = isinstance(func, nodes.FunctionDef) and func.decorators is not None and any(
-            isinstance(dd, nodes.Name) and dd.name == "staticmethod"
-            for dd in func.decorators.nodes)
+        is_static = is_staticmethod(func)
         if klass is not None and not is_static and params and params[0] == name:
             if name == "cls" or (func.decorators is not None and any(
                     isinstance(dd, nodes.Name) and dd.name == "classmethod"
@@ -915,7 +921,7 @@ class Evaluator:
             if klass is not None:
                 method = self.method_of(klass, func.attrname)
                 if method is not None:
-                    out.append((method, True))
+                    out.append((method, not is_staticmethod(method)))
             return out
         if isinstance(func, nodes.Attribute) and self._sites is None and \
                 func.attrname in self._method_names():
@@ -924,7 +930,7 @@ class Evaluator:
             for klass in self._constructed_classes(func.expr):
                 method = self.method_of(klass, func.attrname)
                 if method is not None:
-                    out.append((method, True))
+                    out.append((method, not is_staticmethod(method)))
             return out
         if isinstance(func, nodes.Attribute) and self._sites is not None and \
                 func.attrname in self._method_names():
@@ -932,7 +938,7 @@ class Evaluator:
                 if isinstance(v.node, nodes.ClassDef) and v.kind is not Kind.CLASS:
                     method = self.method_of(v.node, func.attrname)
                     if method is not None:
-                        out.append((method, True))
+                        out.append((method, not is_staticmethod(method)))
         return out
 
     def _constructed_classes(self, node: nodes.NodeNG) -> list[nodes.ClassDef]:
@@ -979,11 +985,13 @@ class Evaluator:
         if depth > 8:
             return None
         key = (id(klass), name)
-        if key in self._methods:
-            return self._methods[key]
-        self._methods[key] = None  # in progress: a class hierarchy with a cycle
+        held = self._method_memo.get(key)
+        if held is not None and held[0] is klass:
+            return held[1]
+        # (the class is kept with its answer: an id alone could be a later node's)
+        self._method_memo[key] = (klass, None)  # in progress: a class hierarchy with a cycle
         found = self._method_of(klass, name, depth)
-        self._methods[key] = found
+        self._method_memo[key] = (klass, found)
         return found
 
     def _method_of(self, klass: nodes.ClassDef, name: str, depth: int

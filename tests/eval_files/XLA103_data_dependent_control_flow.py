@@ -87,3 +87,24 @@ def guarded_nan_filter(model, loader, opt, filter_nan):
             continue
         if filter_nan or torch.isinf(loss):  # error: XLA103
             continue
+
+
+class Pooling(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+
+    @staticmethod
+    def _pool(x, target_h, target_w):
+        # Trap: shapes and Python ints (a static method binds no receiver).
+        _, _, h, w = x.shape
+        if h == target_h and w == target_w:
+            return x
+        return x.reshape(x.shape[0], x.shape[1], target_h, h // target_h, target_w,
+                         w // target_w).mean(dim=(3, 5))
+
+    def forward(self, x):
+        pooled = self._pool(self.proj(x), 4, 4)
+        if pooled.sum() > 0:  # error: XLA103
+            pooled = pooled * 2
+        return pooled
