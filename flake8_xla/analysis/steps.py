@@ -296,9 +296,10 @@ class Steps:
                   depth: int, seen: set[int]) -> Iterator[tuple[nodes.Call, Ctx | None]]:
         if isinstance(holder, LOOPS):
             body = list(self.body_nodes(holder, into_loops=into_loops))
+        elif into_loops:
+            body = self.function_body(holder)
         else:
-            body = [n for n in self.function_body(holder)
-                    if into_loops or not self._in_inner_loop(n, holder)]
+            body = self._body_outside_loops(holder)
         for n in body:
             if not isinstance(n, nodes.Call):
                 continue
@@ -322,14 +323,19 @@ class Steps:
             return self
         return link.steps_of(func)
 
-    @staticmethod
-    def _in_inner_loop(node: nodes.NodeNG, func: nodes.NodeNG) -> bool:
-        cur = node.parent
-        while cur is not None and cur is not func:
-            if isinstance(cur, LOOPS):
-                return True
-            cur = cur.parent
-        return False
+    def _body_outside_loops(self, func: nodes.NodeNG) -> list[nodes.NodeNG]:
+        """The nodes of a function's body that no loop of it holds (nested defs excluded;
+        a loop statement itself is kept, not what it holds)."""
+        if isinstance(func, nodes.Lambda):
+            return [func.body, *self.walk_shallow(func.body, into_loops=False)]
+        out: list[nodes.NodeNG] = []
+        for stmt in func.body:
+            if isinstance(stmt, (nodes.FunctionDef, nodes.ClassDef)):
+                continue
+            out.append(stmt)
+            if not isinstance(stmt, LOOPS):
+                out.extend(self.walk_shallow(stmt, into_loops=False))
+        return out
 
     # ------------------------------------------------------------------ loops
     def _memo_q(self, name: str, node: nodes.NodeNG, compute) -> bool:
