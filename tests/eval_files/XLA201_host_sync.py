@@ -13,11 +13,15 @@ device = torch_xla.device()
 def train(model, loader, optimizer, loss_fn):
     model.to(device)
     losses = []
+    plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
+    cosine = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, 100)
     for x, y in pl.MpDeviceLoader(loader, device):
         out = model(x)
         loss = loss_fn(out, y)
         loss.backward()
         optimizer.step()
+        plateau.step(loss)  # error: XLA201
+        cosine.step()
         print(loss)  # error: XLA201
         value = loss.item()  # error: XLA201
         as_float = float(loss)  # error: XLA201
