@@ -735,33 +735,8 @@ def test_mentions_xla_finds_what_the_xla_text_pattern_finds() -> None:
 
 
 def test_a_symlinked_module_imports_as_its_file_and_links_outside_are_skipped(
-        tmp_path: Path) -> None:
-    top = write(tmp_path / "p", {
-        "pyproject.toml": "",
-        "data_v1.py": """\
-            import torch
-            from torch.utils.data import DataLoader, TensorDataset
-
-
-            def make_loader():
-                return DataLoader(TensorDataset(torch.randn(100, 4)), batch_size=32)
-            """,
-        "train.py": """\
-            import torch
-            import torch_xla
-            import torch_xla.distributed.parallel_loader as pl
-
-            from data import make_loader
-
-            device = torch_xla.device()
-            model = torch.nn.Linear(4, 2).to(device)
-            opt = torch.optim.SGD(model.parameters(), lr=0.1)
-            for (x,) in pl.MpDeviceLoader(make_loader(), device):
-                model(x).sum().backward()
-                opt.step()
-            """,
-    })
-    (top / "data.py").symlink_to(top / "data_v1.py")
+        tmp_path: Path, symlinked_project: Path) -> None:
+    top = symlinked_project
     outside = write(tmp_path / "elsewhere", {"secret.py": "import torch_xla\n"})
     (top / "secret.py").symlink_to(outside / "secret.py")
     ix = index_for(top / "train.py")

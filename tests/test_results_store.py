@@ -220,35 +220,10 @@ def test_an_edit_whose_mtime_was_put_back_is_still_seen(
     assert count.calls == 2
 
 
-def test_a_symlinked_module_keeps_its_own_answer(tmp_path: Path) -> None:
+def test_a_symlinked_module_keeps_its_own_answer(symlinked_project: Path) -> None:
     """``data.py -> data_v1.py``: the same text and the same file on disk, but only
     ``data.py`` is imported by the XLA program, so only it has the finding, cold or warm."""
-    top = tmp_path / "sym"
-    top.mkdir()
-    (top / "pyproject.toml").write_text("")
-    (top / "data_v1.py").write_text(textwrap.dedent("""\
-        import torch
-        from torch.utils.data import DataLoader, TensorDataset
-
-
-        def make_loader():
-            return DataLoader(TensorDataset(torch.randn(100, 4)), batch_size=32)
-        """))
-    (top / "data.py").symlink_to(top / "data_v1.py")
-    (top / "train.py").write_text(textwrap.dedent("""\
-        import torch
-        import torch_xla
-        import torch_xla.distributed.parallel_loader as pl
-
-        from data import make_loader
-
-        device = torch_xla.device()
-        model = torch.nn.Linear(4, 2).to(device)
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        for (x,) in pl.MpDeviceLoader(make_loader(), device):
-            model(x).sum().backward()
-            opt.step()
-        """))
+    top = symlinked_project
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     runs = [subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select=XLA",
                             "data.py", "data_v1.py"], cwd=top, capture_output=True, text=True,
