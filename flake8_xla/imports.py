@@ -68,6 +68,13 @@ def import_module_target(callee: str | None, name: object, n_args: int,
     return canonical(name)
 
 
+def _calls_import_module(call: ast.Call) -> bool:
+    """Syntax only: the callee is spelled ``import_module`` or ``<name>.import_module``."""
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr == "import_module") or (
+        isinstance(func, ast.Name) and func.id == "import_module")
+
+
 #: Fields of the ast nodes that hold statements (or the except handlers and match cases
 #: that hold statements): imports are statements, so no other field can hold one.
 _STATEMENT_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
@@ -106,7 +113,7 @@ class ImportTable:
         for node in walk_statements(tree):
             if isinstance(node, ast.Assign):
                 if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
-                        isinstance(node.value, ast.Call):
+                        isinstance(node.value, ast.Call) and _calls_import_module(node.value):
                     dynamic.append((node.targets[0].id, node.value))
             elif isinstance(node, ast.Import):
                 for alias in node.names:

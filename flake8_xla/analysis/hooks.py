@@ -187,11 +187,12 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
         if callee == "framework:data_parallel":
             # ``model_parallel(loop_fn, loader)`` runs ``loop_fn(model, per-device loader of
             # loader, device, context)`` on each device
-            fed = ev.value(call.args[pos + 1], None, d) if 0 <= pos < len(call.args) - 1 \
-                else None
-            return [one(Kind.MODULE, device="xla"),
-                    one(Kind.LOADER, flags=frozenset({"xla", "indexed"}), bound=fed),
-                    one(Kind.DEVICE, device="xla"), V.host()][idx] if idx < 4 else None
+            if idx == 1:
+                fed = ev.value(call.args[pos + 1], None, d) \
+                    if 0 <= pos < len(call.args) - 1 else None
+                return one(Kind.LOADER, flags=frozenset({"xla", "indexed"}), bound=fed)
+            return [one(Kind.MODULE, device="xla"), None, one(Kind.DEVICE, device="xla"),
+                    V.host()][idx] if idx < 4 else None
         if kw == "collate_fn" and idx == 0:
             return one(Kind.LIST, elem=V.tensor("cpu"))
         if callee in ("ignite.engine.Engine",) and pos == 0:
