@@ -229,6 +229,8 @@ class Evaluator:
         self._method_memo: dict[tuple[int, str],
                                 tuple[nodes.ClassDef, nodes.FunctionDef | None]] = {}
         self._param_memo: dict[tuple[int, str], frozenset[Value]] = {}
+        self._called_memo: dict[tuple[int, Ctx | None],
+                                list[tuple[nodes.NodeNG, Ctx | None]]] = {}
         self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
         self._by_name: dict[str, list[nodes.NodeNG]] | None = None
         self._frame_calls: dict[int, dict[object, list[nodes.NodeNG]]] = {}
@@ -1874,7 +1876,18 @@ class Evaluator:
 
     def functions_called(self, call: nodes.Call, ctx: Ctx | None
                          ) -> Iterator[tuple[nodes.NodeNG, Ctx | None]]:
-        """Module functions a call runs, each with the context it runs under."""
+        """Module functions a call runs, each with the context it runs under (memoised per
+        call and context: the step questions ask it of the same call again and again)."""
+        key = (id(call), ctx)
+        found = self._called_memo.get(key)
+        if found is None:
+            found = list(self._functions_called(call, ctx))
+            if not self.spent:
+                self._called_memo[key] = found
+        return iter(found)
+
+    def _functions_called(self, call: nodes.Call, ctx: Ctx | None
+                          ) -> Iterator[tuple[nodes.NodeNG, Ctx | None]]:
         seen: set[int] = set()
         for func, bound in self.callees(call, ctx):
             if id(func) in seen:
