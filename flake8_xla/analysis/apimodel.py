@@ -32,7 +32,8 @@ class Entry:
         returns: the return spec (see the data file's header), or None (unknown).
         barrier: the call ends the XLA step.
         barrier_kw: a keyword that makes the call a barrier when it is truthy.
-        sync: ``"scalar"``, ``"transfer"`` or ``"read"`` (how it reads a lazy tensor).
+        sync: ``"scalar"``, ``"transfer"``, ``"read"`` or ``"compare"`` (how it reads a lazy
+            tensor).
         effects: names such as ``"backward"``, ``"optimizer_step"``, ``"launch"``.
         bounds: the call bounds the shapes it produces.
         sizes: known dataset lengths by split (``{"train": 60000, "test": 10000}``).

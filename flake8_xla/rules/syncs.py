@@ -195,6 +195,11 @@ code off the XLA path, CPU tensors and Python numbers.
                 return f"{func.as_string()[:30]}() of a tensor", fix
             if "read" in syncs and any(holds(a, ctx) for a in args):
                 return self._read_what(func), fix
+            if "compare" in syncs and function and not node.keywords and any(
+                    holds(a, ctx) for a in node.args):
+                # max(best, loss): Python's truth test of ``loss > best`` (with ``key=``
+                # the key's results are compared instead: unknown)
+                return f"{func.as_string()[:30]}() comparing tensors", fix
             if "prog_bar" in syncs and self._prog_bar(node) and any(
                     holds(a, ctx) for a in args):
                 return f"{func.as_string()[:30]}(..., prog_bar=True) of a tensor", fix

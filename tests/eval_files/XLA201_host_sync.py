@@ -13,6 +13,7 @@ device = torch_xla.device()
 def train(model, loader, optimizer, loss_fn):
     model.to(device)
     losses = []
+    peak = 0.0
     plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer)
     cosine = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, 100)
     for x, y in pl.MpDeviceLoader(loader, device):
@@ -32,6 +33,9 @@ def train(model, loader, optimizer, loss_fn):
         arr = out.detach().cpu().numpy()  # error: XLA201
         on_host = out.to("cpu")  # error: XLA201
         losses.append(out.tolist())  # error: XLA201
+        peak = max(peak, loss)  # error: XLA201
+        # Traps: max/min of host numbers and shapes compare on the host.
+        print(max(len(losses), 4), min(x.shape[0], 8), max(losses, key=len))
         # Traps: the closure runs after the step's graph executed.
         xm.add_step_closure(lambda t: print(t.item()), args=(loss,))
         xm.add_step_closure(report, args=(loss,))
@@ -43,7 +47,7 @@ def train(model, loader, optimizer, loss_fn):
         print(f"step done, lr={lr}")
         # Trap: the IR text of the pending graph is read without running it.
         print(f"IR: {torch_xla._XLAC._get_xla_tensors_text([loss])}")
-        print(value, as_float, message, other, third, arr, on_host)
+        print(value, as_float, message, other, third, arr, on_host, peak)
     # Trap: once, after the loop.
     print(loss.item())
     return losses
