@@ -34,6 +34,8 @@ class Entry:
         barrier_kw: a keyword that makes the call a barrier when it is truthy.
         sync: ``"scalar"``, ``"transfer"``, ``"read"`` or ``"compare"`` (how it reads a lazy
             tensor).
+        sync_kw: a keyword that, when truthy, makes the call read its result on the host
+            (``clip_grad_norm_(..., error_if_nonfinite=True)`` tests the norm in Python).
         effects: names such as ``"backward"``, ``"optimizer_step"``, ``"launch"``.
         bounds: the call bounds the shapes it produces.
         sizes: known dataset lengths by split (``{"train": 60000, "test": 10000}``).
@@ -45,6 +47,7 @@ class Entry:
     barrier: bool = False
     barrier_kw: str | None = None
     sync: str | None = None
+    sync_kw: str | None = None
     effects: frozenset[str] = frozenset()
     bounds: bool = False
     sizes: tuple[tuple[str, int], ...] = ()
@@ -62,6 +65,7 @@ def _entry(name: str, raw: dict) -> Entry:
         barrier=bool(raw.get("barrier", False)),
         barrier_kw=raw.get("barrier_kw"),
         sync=raw.get("sync"),
+        sync_kw=raw.get("sync_kw"),
         effects=frozenset(raw.get("effects", ())),
         bounds=bool(raw.get("bounds", False)),
         sizes=tuple(sorted((raw.get("sizes") or {}).items())),

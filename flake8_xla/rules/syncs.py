@@ -33,7 +33,7 @@ def sync_names() -> frozenset[str]:
     ``to``/``copy_``, which do when they move a lazy tensor to the CPU, and ``map`` (of
     ``float`` over tensors)."""
     api = model()
-    out = {n.rsplit(".", 1)[-1] for n, e in api.calls.items() if e.sync}
+    out = {n.rsplit(".", 1)[-1] for n, e in api.calls.items() if e.sync or e.sync_kw}
     out |= {n for table in api.methods.values() for n, e in table.items() if e.sync}
     out |= {p.rstrip(".").rsplit(".", 1)[-1] for p, e in api.prefixes if e.sync}
     return frozenset(out | {"to", "copy_", "map"})
@@ -195,6 +195,11 @@ code off the XLA path, CPU tensors and Python numbers.
                 return f"{func.as_string()[:30]}() of a tensor", fix
             if "read" in syncs and any(holds(a, ctx) for a in args):
                 return self._read_what(func), fix
+            for e in entries:
+                flag = keyword(node, e.sync_kw) if e.sync_kw else None
+                if flag is not None and not (isinstance(flag, nodes.Const) and not flag.value) \
+                        and any(holds(a, ctx) or self._device_params(a, ctx) for a in args):
+                    return f"{func.as_string()[:30]}({e.sync_kw}=...)", fix
             if "compare" in syncs and function and not node.keywords and any(
                     holds(a, ctx) for a in node.args):
                 # max(best, loss): Python's truth test of ``loss > best`` (with ``key=``
@@ -222,6 +227,11 @@ code off the XLA path, CPU tensors and Python numbers.
                         for v in an.value(target.value, ctx)):
                     return "storing a lazy XLA tensor into a CPU tensor", self.FIX_INTO_CPU
         return None
+
+    def _device_params(self, expr: nodes.NodeNG, ctx: Ctx | None) -> bool:
+        """``model.parameters()`` of a module on the XLA device."""
+        return any(v.kind is Kind.ITERATOR and v.has("params") and v.elem is not None and
+                   V.holds_lazy(v.elem) for v in self.an.value(expr, ctx))
 
     def _to_cpu(self, call: nodes.Call, ctx: Ctx | None) -> bool:
         from flake8_xla.analysis.specs import device_value

@@ -20,6 +20,8 @@ def train(model, loader, optimizer, loss_fn):
         out = model(x)
         loss = loss_fn(out, y)
         loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=True)  # error: XLA201
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # trap: the norm stays lazy
         optimizer.step()
         plateau.step(loss)  # error: XLA201
         cosine.step()
