@@ -849,3 +849,83 @@ def test_a_model_loaded_onto_the_xla_device_by_device_map(tmp_path: Path) -> Non
             """,
     })
     assert lint(top / "run.py") == [(9, "XLA103")]
+
+
+def test_code_that_a_launching_module_runs_in_its_replicas_is_multi_replica(
+        tmp_path: Path) -> None:
+    """``main.py`` runs ``xmp.spawn(_mp_fn)`` and ``_mp_fn`` calls ``run()`` of
+    trainer.py: the trainer's loop runs in every replica, so its unsharded loader is
+    XLA504, its GradScaler step without an all-reduce is XLA403 (an all-reduce in the other
+    branch of its ``if`` does not count), and its bare ``optimizer.step()`` is XLA502. A
+    module the launcher calls only at its top level (in the launching process) is not."""
+    top = write(tmp_path / "p", {
+        "pyproject.toml": "",
+        "main.py": """\
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            from prep import download
+            from trainer import run
+
+
+            def _mp_fn(index):
+                run()
+
+
+            if __name__ == "__main__":
+                download()
+                xmp.spawn(_mp_fn, args=())
+            """,
+        "helpers.py": """\
+            import torch_xla.core.xla_model as xm
+
+
+            def reduced_step(optimizer):
+                xm.optimizer_step(optimizer)
+            """,
+        "trainer.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from helpers import reduced_step
+
+
+            def run(dataset=None, model=None, amp=False):
+                device = torch_xla.device()
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                scaler = torch.amp.GradScaler("xla")
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    loss = model(x).sum()
+                    if amp:
+                        scaler.scale(loss).backward()
+                        scaler.step(optimizer)
+                        scaler.update()
+                    else:
+                        loss.backward()
+                        reduced_step(optimizer)
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    model(x).sum().backward()
+                    optimizer.step()
+            """,
+        "prep.py": """\
+            import torch_xla
+            from torch.utils.data import DataLoader
+
+
+            def download(dataset=None, model=None):
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in loader:
+                    model(x.to(torch_xla.device())).sum().backward()
+                    optimizer.step()
+                    torch_xla.sync()
+            """,
+    })
+    found = lint(top / "trainer.py")
+    assert (11, "XLA504") in found
+    assert (18, "XLA403") in found
+    assert (25, "XLA502") in found
+    assert (11, "XLA504") not in lint(top / "trainer.py", target="file")
+    assert not [f for f in lint(top / "prep.py") if f[1] in ("XLA502", "XLA504")]

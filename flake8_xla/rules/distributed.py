@@ -8,6 +8,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import Analyzer, Kind, const_str, has_star_kwargs, keyword, source_key
 from flake8_xla.analysis import values as V
+from flake8_xla.analysis.flows import enclosing_function
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
 from flake8_xla.rules.base import Rule
@@ -34,24 +35,79 @@ def _single_process(call: nodes.Call) -> bool:
         isinstance(debug, nodes.Const) and debug.value is True)
 
 
+#: importing modules asked whether they launch the replicas that run a module's code
+MAX_LAUNCHING_CALLERS = 8
+
+
 def is_multi_replica(an: Analyzer) -> bool:
-    """The module starts one process per device (``xmp.spawn``/``torch_xla.launch``).
+    """The module's code runs in one process per device: it starts them itself
+    (``xmp.spawn``/``torch_xla.launch``), or a project module that imports it does and
+    calls into it from a function (the function the replicas run, or one it calls).
 
     A single-process SPMD script (``xr.use_spmd()``) is not.
     """
-    if not launcher_calls(an, multi_only=True):
+    if launcher_calls(an, multi_only=True):
+        return not _spmd(an)
+    found = getattr(an, "_launched_by_importer", None)
+    if found is None:
+        found = an._launched_by_importer = _launched_by_importer(an)  # type: ignore[attr-defined]
+    return found
+
+
+def _spmd(an: Analyzer) -> bool:
+    return any(an.does(c, "spmd") for c in an.calls_named("use_spmd"))
+
+
+def _launched_by_importer(an: Analyzer) -> bool:
+    """A project module that imports ``an``'s module starts several replicas and calls one
+    of its top-level functions or classes inside a function body (the replicas' code;
+    at the top level, the call would run in the launching process)."""
+    link = an.link
+    if link is None:
         return False
-    return not any(an.does(c, "spmd") for c in an.calls_named("use_spmd"))
+    rel = link.rel_of(an)
+    if rel is None:
+        return False
+    defs = [name for name, binds in an.module.locals.items()
+            if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
+    if not defs:
+        return False
+    callers = link.index.callers(rel, defs, every_module=link.target == "all")
+    for caller in callers[:MAX_LAUNCHING_CALLERS]:
+        other = link.analyzer(caller)
+        if other is None or other is an or not launcher_calls(other, multi_only=True) or \
+                _spmd(other):
+            continue
+        for name in defs:
+            for call in other.calls_named(name):
+                if enclosing_function(call) is None:
+                    continue
+                if any(v.kind in (Kind.FUNCTION, Kind.CLASS) and v.node is not None and
+                       v.node.root() is an.module for v in other.value(call.func)):
+                    return True
+    return False
 
 
 def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | None = None
                       ) -> bool:
     """The loop (or what it calls, inner loops included) all-reduces the gradients; with
     ``step``, on a path that also runs that step (not in the other branch of an ``if``)."""
+    site: nodes.NodeNG | None = None
     for c, cx in an.steps.calls_in(loop, into_loops=True):
+        if _within(c, loop):
+            site = c  # a call of the loop itself; those after it, until the next, run in it
         if an.does(c, "reduce_gradients", cx) and (
-                step is None or c.root() is not step.root() or _same_block(c, step)):
+                step is None or site is None or _same_block(site, step)):
             return True
+    return False
+
+
+def _within(node: nodes.NodeNG, outer: nodes.NodeNG) -> bool:
+    cur = node.parent
+    while cur is not None:
+        if cur is outer:
+            return True
+        cur = cur.parent
     return False
 
 
@@ -511,6 +567,8 @@ Not reported when the module calls `init_process_group("xla")`.
         """Plain DataLoaders with no sampler at all that feed a training loop."""
         reported: set[int] = set()
         for loop in an.module_nodes(nodes.For):
+            # (an evaluation loop over the whole dataset on every replica is left alone:
+            # pytorch/xla's own tests do that, and it costs time, not correctness)
             if not an.steps.is_training_loop(loop) or an.off_xla_path(loop) or \
                     an.steps.cpu_training(loop):
                 continue

@@ -36,6 +36,7 @@ def train(model, loader, optimizer, loss_fn):
         on_host = out.to("cpu")  # error: XLA201
         losses.append(out.tolist())  # error: XLA201
         peak = max(peak, loss)  # error: XLA201
+        xm.mesh_reduce("loss", loss, sum)  # error: XLA201
         # Traps: max/min of host numbers and shapes compare on the host.
         print(max(len(losses), 4), min(x.shape[0], 8), max(losses, key=len))
         # Traps: the closure runs after the step's graph executed.
@@ -50,8 +51,9 @@ def train(model, loader, optimizer, loss_fn):
         # Trap: the IR text of the pending graph is read without running it.
         print(f"IR: {torch_xla._XLAC._get_xla_tensors_text([loss])}")
         print(value, as_float, message, other, third, arr, on_host, peak)
-    # Trap: once, after the loop.
+    # Traps: once, after the loop.
     print(loss.item())
+    xm.mesh_reduce("final_loss", loss, sum)
     return losses
 
 
