@@ -71,8 +71,10 @@ class HostSync(Rule):
 A lazy XLA tensor has no value until its graph runs. `.item()`, `.tolist()`, `.cpu()`,
 `.numpy()`, `float(t)`, `print(t)`, a logging call, an f-string or `%`/`str.format`
 of a tensor, a meter or progress bar that formats it (`tqdm.set_postfix(loss=loss)`,
-Lightning's `self.log(..., prog_bar=True)`), or storing it into a CPU tensor all need
-the value, so torch_xla cuts the graph there, compiles and executes it, and copies the
+Lightning's `self.log(..., prog_bar=True)`), storing it into a CPU tensor, the builtin
+`max`/`min` of tensors (Python tests `a > b`), `xm.mesh_reduce` (it starts with a copy
+to the CPU) and `clip_grad_norm_(..., error_if_nonfinite=True)` (torch tests the norm in
+Python) all need the value, so torch_xla cuts the graph there, compiles and executes it, and copies the
 result to the host, before the step's own `torch_xla.sync()`. The device idles while
 the host waits.
 
