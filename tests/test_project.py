@@ -929,3 +929,45 @@ def test_code_that_a_launching_module_runs_in_its_replicas_is_multi_replica(
     assert (25, "XLA502") in found
     assert (11, "XLA504") not in lint(top / "trainer.py", target="file")
     assert not [f for f in lint(top / "prep.py") if f[1] in ("XLA502", "XLA504")]
+
+
+def test_replicas_reach_a_module_two_imports_away_through_a_renamed_import(
+        tmp_path: Path) -> None:
+    """``from train import run as go`` in the launcher, and train.run calls
+    ``loop.fit()``: loop.py's bare ``optimizer.step()`` runs in every replica (XLA502)."""
+    top = write(tmp_path / "p", {
+        "pyproject.toml": "",
+        "launch.py": """\
+            import torch_xla
+            from train import run as go
+
+
+            def _mp_fn(index):
+                go()
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn)
+            """,
+        "train.py": """\
+            import loop
+
+
+            def run():
+                loop.fit(lr=0.1)
+            """,
+        "loop.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def fit(lr, model=None, loader=None):
+                optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+                for x, y in pl.MpDeviceLoader(loader, torch_xla.device()):
+                    model(x).sum().backward()
+                    optimizer.step()
+            """,
+    })
+    assert (10, "XLA502") in lint(top / "loop.py")
+    assert (10, "XLA502") not in lint(top / "loop.py", target="file")

@@ -39,7 +39,7 @@ def _single_process(call: nodes.Call) -> bool:
 MAX_LAUNCHING_CALLERS = 8
 
 
-def is_multi_replica(an: Analyzer) -> bool:
+def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
     """The module's code runs in one process per device: it starts them itself
     (``xmp.spawn``/``torch_xla.launch``), or a project module that imports it does and
     calls into it from a function (the function the replicas run, or one it calls).
@@ -50,7 +50,9 @@ def is_multi_replica(an: Analyzer) -> bool:
         return not _spmd(an)
     found = getattr(an, "_launched_by_importer", None)
     if found is None:
-        found = an._launched_by_importer = _launched_by_importer(an)  # type: ignore[attr-defined]
+        an._launched_by_importer = False  # type: ignore[attr-defined]  # (a cycle: no)
+        found = _launched_by_importer(an, hops)
+        an._launched_by_importer = found  # type: ignore[attr-defined]
     return found
 
 
@@ -58,12 +60,18 @@ def _spmd(an: Analyzer) -> bool:
     return any(an.does(c, "spmd") for c in an.calls_named("use_spmd"))
 
 
-def _launched_by_importer(an: Analyzer) -> bool:
-    """A project module that imports ``an``'s module starts several replicas and calls one
-    of its top-level functions or classes inside a function body (the replicas' code;
-    at the top level, the call would run in the launching process)."""
+#: modules between a launcher and the module whose code the replicas run
+MAX_LAUNCH_HOPS = 3
+
+
+def _launched_by_importer(an: Analyzer, hops: int) -> bool:
+    """A project module that imports ``an``'s module runs in several replicas (it starts
+    them, or in turn one that does calls it; at most :data:`MAX_LAUNCH_HOPS` modules
+    away) and calls one of its top-level functions or classes inside a function body
+    (the replicas' code; at the top level, the call would run in the launching process).
+    """
     link = an.link
-    if link is None:
+    if link is None or hops >= MAX_LAUNCH_HOPS:
         return False
     rel = link.rel_of(an)
     if rel is None:
@@ -75,16 +83,18 @@ def _launched_by_importer(an: Analyzer) -> bool:
     callers = link.index.callers(rel, defs, every_module=link.target == "all")
     for caller in callers[:MAX_LAUNCHING_CALLERS]:
         other = link.analyzer(caller)
-        if other is None or other is an or not launcher_calls(other, multi_only=True) or \
-                _spmd(other):
+        if other is None or other is an or _spmd(other) or not is_multi_replica(
+                other, hops + 1):
             continue
-        for name in defs:
-            for call in other.calls_named(name):
-                if enclosing_function(call) is None:
-                    continue
-                if any(v.kind in (Kind.FUNCTION, Kind.CLASS) and v.node is not None and
-                       v.node.root() is an.module for v in other.value(call.func)):
-                    return True
+        for call in other.module_nodes(nodes.Call):
+            # every call, not only those spelled with a name of the module: an import
+            # may rename it (``from train import run as go``)
+            if not isinstance(call.func, (nodes.Name, nodes.Attribute)) or \
+                    enclosing_function(call) is None:
+                continue
+            if any(v.kind in (Kind.FUNCTION, Kind.CLASS) and v.node is not None and
+                   v.node.root() is an.module for v in other.value(call.func)):
+                return True
     return False
 
 

@@ -11,6 +11,7 @@ from astroid import nodes
 from flake8_xla.analysis import Ctx, Kind, const_str, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import model
+from flake8_xla.analysis.paths import xla_truth
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
@@ -161,8 +162,9 @@ code off the XLA path, CPU tensors and Python numbers.
         fix = self.FIX_STEP
         if isinstance(node, nodes.Call):
             func = node.func
-            if _callee_name(func) not in sync_names() and not (
-                    an.qualname(func) or "").startswith(sync_prefixes()):
+            qual = an.qualname(func) or ""
+            if _callee_name(func) not in sync_names() and not qual.startswith(
+                    sync_prefixes()) and qual.rsplit(".", 1)[-1] not in sync_names():
                 return None  # syntax first: only calls that may read a value on the host
             entries = an.entries(node, ctx)
             syncs = {e.sync for e in entries if e.sync}
@@ -199,10 +201,10 @@ code off the XLA path, CPU tensors and Python numbers.
                 return self._read_what(func), fix
             for e in entries:
                 flag = keyword(node, e.sync_kw) if e.sync_kw else None
-                if flag is not None and not (isinstance(flag, nodes.Const) and not flag.value) \
+                if flag is not None and not self._false(flag, ctx) \
                         and any(holds(a, ctx) or self._device_params(a, ctx) for a in args):
                     return f"{func.as_string()[:30]}({e.sync_kw}=...)", fix
-            if "compare" in syncs and function and not node.keywords and any(
+            if "compare" in syncs and function and keyword(node, "key") is None and any(
                     holds(a, ctx) for a in node.args):
                 # max(best, loss): Python's truth test of ``loss > best`` (with ``key=``
                 # the key's results are compared instead: unknown)
@@ -229,6 +231,14 @@ code off the XLA path, CPU tensors and Python numbers.
                         for v in an.value(target.value, ctx)):
                     return "storing a lazy XLA tensor into a CPU tensor", self.FIX_INTO_CPU
         return None
+
+    def _false(self, flag: nodes.NodeNG, ctx: Ctx | None) -> bool:
+        """``flag`` is False on the XLA path: a False constant, a name bound only to
+        False, or a test that the XLA path makes False."""
+        if xla_truth(flag, self.an.ev) is False:
+            return True
+        vs = self.an.value(flag, ctx)
+        return bool(vs) and all(v.kind is Kind.HOST and v.text == "False" for v in vs)
 
     def _device_params(self, expr: nodes.NodeNG, ctx: Ctx | None) -> bool:
         """``model.parameters()`` of a module on the XLA device."""

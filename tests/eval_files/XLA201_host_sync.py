@@ -5,9 +5,11 @@ import torch
 import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
+from torch.nn.utils import clip_grad_norm_ as clip
 
 logger = logging.getLogger(__name__)
 device = torch_xla.device()
+STRICT = False
 
 
 def train(model, loader, optimizer, loss_fn):
@@ -22,6 +24,8 @@ def train(model, loader, optimizer, loss_fn):
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=True)  # error: XLA201
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # trap: the norm stays lazy
+        clip(model.parameters(), max_norm=1.0, error_if_nonfinite=True)  # error: XLA201
+        clip(model.parameters(), 1.0, error_if_nonfinite=STRICT)  # trap: STRICT is False
         optimizer.step()
         plateau.step(loss)  # error: XLA201
         cosine.step()
@@ -36,6 +40,7 @@ def train(model, loader, optimizer, loss_fn):
         on_host = out.to("cpu")  # error: XLA201
         losses.append(out.tolist())  # error: XLA201
         peak = max(peak, loss)  # error: XLA201
+        lowest = min(losses or [loss], default=None)  # error: XLA201
         xm.mesh_reduce("loss", loss, sum)  # error: XLA201
         # Traps: max/min of host numbers and shapes compare on the host.
         print(max(len(losses), 4), min(x.shape[0], 8), max(losses, key=len))
@@ -50,11 +55,12 @@ def train(model, loader, optimizer, loss_fn):
         print(f"step done, lr={lr}")
         # Trap: the IR text of the pending graph is read without running it.
         print(f"IR: {torch_xla._XLAC._get_xla_tensors_text([loss])}")
-        print(value, as_float, message, other, third, arr, on_host, peak)
+        print(value, as_float, message, other, third, arr, on_host)
+        extrema = (peak, lowest)
     # Traps: once, after the loop.
     print(loss.item())
     xm.mesh_reduce("final_loss", loss, sum)
-    return losses
+    return losses, extrema
 
 
 def report(loss):
