@@ -202,15 +202,15 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     gc.disable()
     try:
         findings = _run_rules(ctx, selected, strict)
-        first = gc_enabled and "analyzer" in vars(ctx)
     finally:
-        if "analyzer" in vars(ctx):
+        built = "analyzer" in vars(ctx)  # astroid was loaded and a tree built
+        if built:
             _release_astroid_refs()
         del ctx
         if gc_enabled:
             gc.enable()
         sys.setrecursionlimit(old_limit)
-    if first:
+    if gc_enabled and built:
         _freeze_once()
     return sorted(set(findings))
 

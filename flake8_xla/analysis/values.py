@@ -209,6 +209,13 @@ def holds_lazy(vs: Iterable[Value], depth: int = 0, strong: bool = False) -> boo
     return False
 
 
+def device_params(v: Value) -> bool:
+    """``v`` is ``model.parameters()`` (or ``named_parameters()``) of a module on the XLA
+    device: an iterator whose elements hold lazy tensors."""
+    return v.kind is Kind.ITERATOR and v.has("params") and v.elem is not None and \
+        holds_lazy(v.elem)
+
+
 def is_host_only(vs: frozenset[Value]) -> bool:
     """Every member of ``vs`` is a host value (never a tensor, never unknown)."""
     return all_kind(vs, Kind.HOST)

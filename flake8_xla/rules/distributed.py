@@ -104,20 +104,11 @@ def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | Non
     ``step``, on a path that also runs that step (not in the other branch of an ``if``)."""
     site: nodes.NodeNG | None = None
     for c, cx in an.steps.calls_in(loop, into_loops=True):
-        if _within(c, loop):
+        if loop.parent_of(c):
             site = c  # a call of the loop itself; those after it, until the next, run in it
         if an.does(c, "reduce_gradients", cx) and (
                 step is None or site is None or _same_block(site, step)):
             return True
-    return False
-
-
-def _within(node: nodes.NodeNG, outer: nodes.NodeNG) -> bool:
-    cur = node.parent
-    while cur is not None:
-        if cur is outer:
-            return True
-        cur = cur.parent
     return False
 
 
@@ -474,8 +465,7 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
         for v in vs:
             if v.kind is Kind.MODULE and v.device == "xla":
                 return f"the whole module {node.as_string()[:30]}"
-            if v.kind is Kind.ITERATOR and v.has("params") and v.elem is not None and \
-                    V.holds_lazy(v.elem):
+            if V.device_params(v):
                 return node.as_string()[:40]  # ``model.parameters()`` of a module on the device
         return None
 

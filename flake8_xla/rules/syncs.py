@@ -75,9 +75,9 @@ of a tensor, a meter or progress bar that formats it (`tqdm.set_postfix(loss=los
 Lightning's `self.log(..., prog_bar=True)`), storing it into a CPU tensor, the builtin
 `max`/`min` of tensors (Python tests `a > b`), `xm.mesh_reduce` (it starts with a copy
 to the CPU) and `clip_grad_norm_(..., error_if_nonfinite=True)` (torch tests the norm in
-Python) all need the value, so torch_xla cuts the graph there, compiles and executes it, and copies the
-result to the host, before the step's own `torch_xla.sync()`. The device idles while
-the host waits.
+Python) all need the value, so torch_xla cuts the graph there, compiles and executes
+it, and copies the result to the host, before the step's own `torch_xla.sync()`. The
+device idles while the host waits.
 
 Measured (checks/XLA201, PJRT_DEVICE=CPU): about one extra graph execution and one
 device-to-host transfer per step for the flagged script.
@@ -202,7 +202,8 @@ code off the XLA path, CPU tensors and Python numbers.
             for e in entries:
                 flag = keyword(node, e.sync_kw) if e.sync_kw else None
                 if flag is not None and not self._false(flag, ctx) \
-                        and any(holds(a, ctx) or self._device_params(a, ctx) for a in args):
+                        and any(holds(a, ctx) or any(
+                        V.device_params(v) for v in an.value(a, ctx)) for a in args):
                     return f"{func.as_string()[:30]}({e.sync_kw}=...)", fix
             if "compare" in syncs and function and keyword(node, "key") is None and any(
                     holds(a, ctx) for a in node.args):
@@ -239,11 +240,6 @@ code off the XLA path, CPU tensors and Python numbers.
             return True
         vs = self.an.value(flag, ctx)
         return bool(vs) and all(v.kind is Kind.HOST and v.text == "False" for v in vs)
-
-    def _device_params(self, expr: nodes.NodeNG, ctx: Ctx | None) -> bool:
-        """``model.parameters()`` of a module on the XLA device."""
-        return any(v.kind is Kind.ITERATOR and v.has("params") and v.elem is not None and
-                   V.holds_lazy(v.elem) for v in self.an.value(expr, ctx))
 
     def _to_cpu(self, call: nodes.Call, ctx: Ctx | None) -> bool:
         from flake8_xla.analysis.specs import device_value
