@@ -6,10 +6,13 @@ import ast
 import importlib.metadata
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from flake8_xla.facts import parse_version, xla_api
 from flake8_xla.imports import ImportTable
+
+if TYPE_CHECKING:
+    from flake8_xla.filefacts import FileFacts
 
 #: The newest torch_xla release of the API facts (flake8_xla/data/xla_api.json).
 NEWEST_KNOWN_XLA = xla_api().newest
@@ -174,6 +177,22 @@ class ModuleContext:
             if self.strict:
                 raise
             return True
+
+    def gate_facts(self, own: FileFacts) -> FileFacts | None:
+        """The facts the preconditions read for a file that :attr:`crosses_modules`: its
+        own merged with those of the project modules its check may analyse
+        (:meth:`~flake8_xla.project.index.ProjectIndex.gate_facts`); None when they
+        cannot be known, and every rule runs."""
+        session = self._session_or_none()
+        if session is None:
+            return None
+        try:
+            return session.index.gate_facts(session.rel, own,
+                                            every_module=self.options.target == "all")
+        except Exception:  # the gates are only an optimisation
+            if self.strict:
+                raise
+            return None
 
     def _session_or_none(self):  # -> Session | None
         try:

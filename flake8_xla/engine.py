@@ -175,7 +175,9 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     if gates and facts is None:
         facts = file_facts()  # XLA code by its project: a helper that never names XLA
     if facts is not None and ctx.crosses_modules:
-        facts = None  # the preconditions read one file; values cross into this one
+        # values and step regions cross into this file: the preconditions read the
+        # facts of every module its check may analyse (None: run every rule)
+        facts = ctx.gate_facts(facts)
     if rules is None:
         from flake8_xla.rules import ALL_RULES
         rules = ALL_RULES

@@ -8,6 +8,11 @@ qualified name a rule compares (``torch_xla.core.xla_model.mark_step``) ends wit
 identifier spelled in the file, since names are resolved from the file's own imports.
 The word sets below are derived from the API model (``flake8_xla/data/api_model.toml``)
 where they name library functions, so the two cannot drift apart.
+
+A file that values and step regions cross into from other modules of its project
+(``--xla-target=auto``) is gated on :meth:`FileFacts.merged` facts: its own and those
+of every module its check may analyse (:meth:`~flake8_xla.project.index.ProjectIndex.reach`),
+which the project index keeps with each module's summary.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import ast
 from collections import deque
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 #: Lightning ``LightningModule`` hooks run per batch (``lightning/pytorch/core/module.py``).
 LIGHTNING_STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step",
@@ -152,6 +158,60 @@ class FileFacts:
         self.has_defs = has_defs
         self.called_names = frozenset(called_names)
         self._lower: frozenset[str] | None = None
+
+    _SETS = ("idents", "call_attrs", "keywords", "called_names", "strings")
+    _FLAGS = ("has_loop", "has_for", "loop_outside_forward", "has_comprehension",
+              "has_classes", "has_defs")
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (see :meth:`from_json`): sorted lists and flags."""
+        out: dict[str, Any] = {k: sorted(getattr(self, k)) for k in self._SETS}
+        out.update({k: getattr(self, k) for k in self._FLAGS})
+        return out
+
+    @classmethod
+    def from_json(cls, raw: object) -> FileFacts:
+        """The facts stored by :meth:`to_json`. Raises ValueError when ``raw`` is
+        malformed (a corrupt cache entry, which the caller then rebuilds)."""
+        try:
+            if not isinstance(raw, dict):
+                raise TypeError("not an object")
+            parts: dict[str, Any] = {}
+            for k in cls._SETS:
+                v = raw.get(k)
+                if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                    raise TypeError(k)
+                parts[k] = frozenset(v)
+            for k in cls._FLAGS:
+                if not isinstance(raw.get(k), bool):
+                    raise TypeError(k)
+                parts[k] = raw[k]
+        except TypeError as exc:
+            raise ValueError(f"malformed facts: {exc}") from None
+        return cls._of(parts)
+
+    @classmethod
+    def _of(cls, parts: dict[str, Any]) -> FileFacts:
+        facts = cls.__new__(cls)
+        for k, v in parts.items():
+            setattr(facts, k, v)
+        facts._lower = None
+        return facts
+
+    @classmethod
+    def merged(cls, many: Iterable[FileFacts]) -> FileFacts:
+        """The facts of several files read as one: every set united, every flag or-ed
+        (a precondition that holds for one of them holds for the union). Raises
+        ValueError when ``many`` is empty."""
+        many = list(many)
+        if not many:
+            raise ValueError("no facts to merge")
+        if len(many) == 1:
+            return many[0]
+        parts: dict[str, Any] = {k: frozenset().union(*(getattr(f, k) for f in many))
+                                 for k in cls._SETS}
+        parts.update({k: any(getattr(f, k) for f in many) for k in cls._FLAGS})
+        return cls._of(parts)
 
     @property
     def lower_idents(self) -> frozenset[str]:

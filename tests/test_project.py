@@ -971,3 +971,78 @@ def test_replicas_reach_a_module_two_imports_away_through_a_renamed_import(
     })
     assert (10, "XLA502") in lint(top / "loop.py")
     assert (10, "XLA502") not in lint(top / "loop.py", target="file")
+
+
+# ----------------------------------------------------------------------------- gates
+def test_file_facts_round_trip_and_merge() -> None:
+    from flake8_xla.filefacts import FileFacts
+
+    a = FileFacts(ast.parse("import torch\nfor x in y:\n    x.backward()\n"))
+    b = FileFacts(ast.parse("tok(s, padding='longest')\n"))
+    back = FileFacts.from_json(json.loads(json.dumps(a.to_json())))
+    assert all(getattr(back, k) == getattr(a, k) for k in FileFacts._SETS + FileFacts._FLAGS)
+    both = FileFacts.merged([a, b])
+    assert "backward" in both.call_attrs and "padding" in both.keywords and both.has_loop
+    assert not b.has_loop and "padding" not in a.keywords
+    for bad in (None, [], {**a.to_json(), "idents": "torch"}, {**a.to_json(), "has_loop": 1}):
+        with pytest.raises(ValueError):
+            FileFacts.from_json(bad)
+    with pytest.raises(ValueError):
+        FileFacts.merged([])
+
+
+def test_a_linked_file_is_gated_on_the_facts_of_the_modules_its_check_reaches(
+        proj: Path) -> None:
+    from flake8_xla.filefacts import FileFacts, may_have_step_region
+
+    index = index_for(proj / "train.py")
+    # metrics.py: train.py imports it, and train.py imports the other helpers
+    assert index.reach("metrics.py") == ["data.py", "engine.py", "metrics.py", "train.py",
+                                         "utils.py"]
+    own = FileFacts(ast.parse((proj / "metrics.py").read_text()))
+    assert not may_have_step_region(own)  # alone, no tensor library, no loop
+    merged = index.gate_facts("metrics.py", own)
+    assert merged is not None and may_have_step_region(merged)
+    assert "DataLoader" in merged.idents and "unrelated" not in merged.idents
+    # ... so the read is found, on the helper's own line (XLA201)
+    assert (2, "XLA201") in lint(proj / "metrics.py")
+
+
+def test_a_linked_file_skips_the_rules_its_reach_gives_no_cause_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from flake8_xla.engine import lint_tree
+    from flake8_xla.rules import ALL_RULES
+
+    top = write(tmp_path / "g", {"pyproject.toml": "", "train.py": TRAIN, "engine.py": ENGINE,
+                                 "metrics.py": METRICS, "data.py": DATA, "utils.py": UTILS})
+    ran: list[str] = []
+    rules = []
+    for r in ALL_RULES:
+        if r.code in ("XLA101", "XLA201"):
+            def check(self, _orig=r.check):
+                ran.append(self.code)
+                return _orig(self)
+            rules.append(type(r.__name__, (r,), {"check": check}))
+    path = top / "metrics.py"
+    text = path.read_text()
+    found = lint_tree(ast.parse(text), text, str(path), Options(version=(2, 9)), rules,
+                      gates=True, strict=True)
+    # nothing in the project pads a batch: XLA101 never runs; the step read is found
+    assert ran == ["XLA201"] and [f.code for f in found] == ["XLA201"]
+    ran.clear()
+    lint_tree(ast.parse(text), text, str(path), Options(version=(2, 9)), rules,
+              gates=False, strict=True)
+    assert sorted(ran) == ["XLA101", "XLA201"]
+
+
+def test_facts_missing_from_a_cache_entry_are_rebuilt(proj: Path) -> None:
+    index = index_for(proj / "train.py")
+    assert index.facts("engine.py") is not None
+    index.flush()
+    project.reset()
+    data = json.loads((index.cache_folder / INDEX_NAME).read_text())
+    data["files"]["engine.py"]["f"] = {"idents": 3}
+    (index.cache_folder / INDEX_NAME).write_text(json.dumps(data))
+    again = index_for(proj / "train.py")
+    facts = again.facts("engine.py")
+    assert facts is not None and "backward" in facts.call_attrs

@@ -45,6 +45,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from flake8_xla.filefacts import FileFacts
 from flake8_xla.project.cache import DiskCache, cache_dir
 from flake8_xla.project.roots import Root, find_root, skipped_dir
 from flake8_xla.project.summary import Summary, summarize
@@ -52,6 +53,9 @@ from flake8_xla.project.xlause import mentions_xla
 
 #: The most files one project index lists; beyond them a file is not in the project.
 MAX_FILES = 50_000
+#: The most modules whose facts the preconditions of one file read (see
+#: :meth:`ProjectIndex.reach`); past it every rule runs.
+MAX_REACH = 400
 #: Files larger than this are not summarized (generated code, data).
 MAX_BYTES = 4_000_000
 #: An import statement that starts a line (a top-level one, or one in a string: the
@@ -154,6 +158,8 @@ class ProjectIndex:
         self._library: dict[str, bool] = {}
         self._reverse_maps: dict[str, dict[str, list[str]]] = {}
         self._lasts: dict[str, frozenset[str]] = {}
+        self._facts: dict[str, FileFacts | None] = {}
+        self._gate_facts: dict[tuple[str, bool], tuple[bool, FileFacts | None]] = {}
 
     # ------------------------------------------------------------------ files
     def scan(self) -> None:
@@ -291,6 +297,7 @@ class ProjectIndex:
         if rel not in self.files:
             return None
         found: Summary | None = None
+        facts: FileFacts | None = None
         e = self._entry(rel)
         if "sum" in e and not e.get("u"):
             try:
@@ -304,13 +311,90 @@ class ProjectIndex:
                 raw = fh.read(MAX_BYTES + 1)
             if len(raw) <= MAX_BYTES:
                 text = _decode(raw)
-                found = summarize(ast.parse(text, str(rel)), text)
+                tree = ast.parse(text, str(rel))
+                found = summarize(tree, text)
+                facts = FileFacts(tree)
         except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
-            found = None
+            found = facts = None
         e["sum"] = found.to_json() if found is not None else None
+        e["f"] = facts.to_json() if facts is not None else None
+        if facts is not None:
+            self._facts[rel] = facts
         self._changed.add(rel)
         self._summaries[rel] = found
         return found
+
+    def facts(self, rel: str) -> FileFacts | None:
+        """The module's :class:`~flake8_xla.filefacts.FileFacts` (stored with its summary);
+        None when it has no summary."""
+        if rel in self._facts:
+            return self._facts[rel]
+        if self.summary(rel) is None:
+            self._facts[rel] = None
+            return None
+        if rel in self._facts:  # built with the summary just now
+            return self._facts[rel]
+        found: FileFacts | None = None
+        raw = self._entry(rel).get("f")
+        try:
+            found = FileFacts.from_json(raw)
+        except ValueError:  # corrupt, or stored without facts: rebuilt with the summary
+            self._summaries.pop(rel, None)
+            self._entry(rel).pop("sum", None)
+            self.summary(rel)
+            found = self._facts.get(rel)
+        self._facts[rel] = found
+        return found
+
+    def reach(self, rel: str, *, every_module: bool = False) -> list[str] | None:
+        """The modules whose code one check of ``rel`` may analyse through the project
+        link: ``rel`` and the XLA-code modules importing it, directly or through others
+        (any module, with ``every_module``), and every module those import, directly or
+        through others (library copies left out); sorted. None past
+        :data:`MAX_REACH` modules."""
+        reverse = self._reverse(every_module)
+        up = {rel}
+        queue = deque([rel])
+        while queue:
+            for m in reverse.get(queue.popleft(), ()):
+                if m not in up:
+                    up.add(m)
+                    queue.append(m)
+        out = set(up)
+        queue = deque(sorted(up))
+        while queue:
+            for t in self.import_targets(queue.popleft()):
+                if t not in out:
+                    out.add(t)
+                    queue.append(t)
+            if len(out) > MAX_REACH:
+                return None
+        return sorted(out) if len(out) <= MAX_REACH else None
+
+    def gate_facts(self, rel: str, own: FileFacts, *, every_module: bool = False
+                   ) -> FileFacts | None:
+        """The facts the rules' preconditions read for ``rel`` when values and step regions
+        cross into it: ``own`` (the checked text's facts) merged with those of every other
+        module of :meth:`reach`. None (no precondition can be trusted) when the reach is
+        too large or a module of it has no facts."""
+        key = (rel, every_module)
+        if key not in self._gate_facts:
+            reach = self.reach(rel, every_module=every_module)
+            others: list[FileFacts] = []
+            trusted = reach is not None
+            for m in reach or ():
+                f = self.facts(m) if m != rel else None
+                if f is None and m != rel:
+                    trusted = False
+                    break
+                if f is not None:
+                    others.append(f)
+            self._gate_facts[key] = (trusted, FileFacts.merged(others) if others else None)
+            self.flush()
+        trusted, merged = self._gate_facts[key]
+        if not trusted:
+            return None
+        return FileFacts.merged([own, merged]) if merged is not None else own
 
     def flush(self) -> None:
         """Write the entries built since the last flush to the disk cache."""

@@ -16,7 +16,7 @@ from flake8_xla.imports import ImportTable
 from flake8_xla.project.xlause import is_program, name_chain, shows_xla_use
 
 #: Bumped whenever the summary's fields or their meaning change (old entries are rebuilt).
-SCHEMA = 3
+SCHEMA = 4
 
 
 @dataclass(frozen=True)
