@@ -1046,3 +1046,79 @@ def test_facts_missing_from_a_cache_entry_are_rebuilt(proj: Path) -> None:
     again = index_for(proj / "train.py")
     facts = again.facts("engine.py")
     assert facts is not None and "backward" in facts.call_attrs
+
+
+def test_step_calls_are_stored_on_disk_and_rebuilt_when_stale_or_corrupt(
+        proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from flake8_xla.project import link
+
+    def fresh_process() -> None:
+        project.reset()
+        link._STEP_CALLS.clear()
+        link._TREES.clear()
+
+    computed: list[str] = []
+    real = link.Session._store_step_calls
+
+    def spy(self, rel, read, calls):
+        computed.append(rel)
+        real(self, rel, read, calls)
+
+    monkeypatch.setattr(link.Session, "_store_step_calls", spy)
+    fresh_process()
+    assert (2, "XLA201") in lint(proj / "metrics.py")  # report() runs in train.py's step
+    assert computed == ["train.py"]
+    folder = index_for(proj / "train.py").cache_folder / link.STEPS_RECORD
+    records = sorted(folder.glob("*.json"))
+    assert len(records) == 1
+    # a new process takes the record: train.py's step region is not computed again
+    fresh_process()
+    assert (2, "XLA201") in lint(proj / "metrics.py")
+    assert computed == ["train.py"]
+    # a corrupt record is recomputed, never trusted
+    for bad in ("{", json.dumps({"format": "x"}), None):
+        if bad is None:  # well-formed JSON of the right header, nonsense inside
+            data = json.loads(records[0].read_text())
+            data["record"]["calls"] = [[["train.py", "FunctionDef"], 7, None]]
+            bad = json.dumps(data)
+        records[0].write_text(bad)
+        fresh_process()
+        computed.clear()
+        assert (2, "XLA201") in lint(proj / "metrics.py")
+        assert computed == ["train.py"]
+    # an edit of a file it read makes it stale: report() now runs once, after the loop
+    train = proj / "train.py"
+    train.write_text(train.read_text().replace("        metrics.report(loss)\n", "").replace(
+        "    utils.save(", "    metrics.report(loss)\n    utils.save("))
+    fresh_process()
+    computed.clear()
+    assert (2, "XLA201") not in lint(proj / "metrics.py")
+    assert computed == ["train.py"]
+
+
+def test_summary_tells_import_time_calls_from_calls_that_functions_and_loops_make() -> None:
+    src = textwrap.dedent("""\
+        import args
+        import cfg
+        import loop
+        import steps
+        import hooks
+        from train import run as go
+
+        FLAGS = args.parse(default=cfg.DEFAULT)
+        if __name__ == "__main__":
+            go()
+        for batch in loop.batches():
+            pass
+        register(hooks.on_step)
+
+
+        def main():
+            steps.train_step()
+        """)
+    s = summarize(ast.parse(src), src)
+    assert {"args.parse", "train.run", "loop.batches", "steps.train_step"} <= set(s.refs)
+    # args.parse and go() run once at import time; everything else may run per step
+    assert set(s.deep) >= {"cfg.DEFAULT", "loop.batches", "hooks.on_step", "steps.train_step"}
+    assert not {"args", "args.parse", "train.run"} & set(s.deep)
+    assert Summary.from_json(json.loads(json.dumps(s.to_json()))) == s

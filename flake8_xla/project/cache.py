@@ -12,6 +12,10 @@ Where it lives (the first that applies):
 ``FLAKE8_XLA_NO_CACHE=1`` turns the disk cache off (the index is then rebuilt in each
 process). Deleting the folder is always safe.
 
+Records that depend on several modules (the calls one module's step region makes into
+the others, :mod:`flake8_xla.project.link`) are kept one file each under a subfolder
+(``steps/``), with the files they read and their state, checked before use.
+
 One JSON file holds an entry per module, keyed by its path relative to the root and
 valid only while the file's size and modification time (ns) are those recorded; a
 stale entry, a malformed one, or a file written by another schema or linter version is
@@ -140,3 +144,38 @@ class DiskCache:
             _atomic_write(self.path, json.dumps(data, separators=(",", ":"), sort_keys=True))
         except (OSError, ValueError, TypeError):
             return
+
+    def load_record(self, kind: str, key: str) -> Any:
+        """A record stored by :meth:`save_record` (None when absent, unreadable, malformed
+        or written under another header or ``key``). Records live in
+        ``<folder>/<kind>/<digest of key>.json``, one file each."""
+        path = self._record_path(kind, key)
+        if path is None:
+            return None
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            return None
+        if not isinstance(data, dict) or data.get("key") != key or \
+                any(data.get(k) != v for k, v in self._header().items()):
+            return None
+        return data.get("record")
+
+    def save_record(self, kind: str, key: str, record: Any) -> None:
+        """Store ``record`` (JSON-ready) under ``key``; atomic, last writer wins."""
+        path = self._record_path(kind, key)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(exist_ok=True)
+            _atomic_write(path, json.dumps({**self._header(), "key": key, "record": record},
+                                           separators=(",", ":")))
+        except (OSError, ValueError, TypeError):
+            return
+
+    def _record_path(self, kind: str, key: str) -> Path | None:
+        if self.folder is None:
+            return None
+        digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        return self.folder / kind / f"{digest}.json"

@@ -157,7 +157,7 @@ class ProjectIndex:
         self._programs: frozenset[str] = frozenset()
         self._library: dict[str, bool] = {}
         self._reverse_maps: dict[str, dict[str, list[str]]] = {}
-        self._lasts: dict[str, frozenset[str]] = {}
+        self._lasts: dict[tuple[str, bool], frozenset[str]] = {}
         self._facts: dict[str, FileFacts | None] = {}
         self._gate_facts: dict[tuple[str, bool], tuple[bool, FileFacts | None]] = {}
 
@@ -396,6 +396,14 @@ class ProjectIndex:
             return None
         return FileFacts.merged([own, merged]) if merged is not None else own
 
+    def load_record(self, kind: str, key: str) -> Any:
+        """A record of the disk cache (see :meth:`DiskCache.load_record`), or None."""
+        return self._disk.load_record(kind, key)
+
+    def save_record(self, kind: str, key: str, record: Any) -> None:
+        """Store a record in the disk cache (see :meth:`DiskCache.save_record`)."""
+        self._disk.save_record(kind, key, record)
+
     def flush(self) -> None:
         """Write the entries built since the last flush to the disk cache."""
         if self._changed:
@@ -622,14 +630,16 @@ class ProjectIndex:
         rel = self.rel(path)
         return rel is not None and rel in self.xla_code()
 
-    def callers(self, rel: str, names: Iterable[str], *, every_module: bool = False
-                ) -> list[str]:
+    def callers(self, rel: str, names: Iterable[str], *, every_module: bool = False,
+                deep: bool = False) -> list[str]:
         """Modules that import ``rel`` (or call into it) and spell one of ``names`` as the
         last part of a name they use, sorted: the modules that are XLA code, or with
-        ``every_module`` all of them (``--xla-target=all``)."""
+        ``every_module`` all of them (``--xla-target=all``). With ``deep``, only a use
+        other than an import-time call counts (:attr:`Summary.deep`): the modules whose
+        functions or loops may run those names."""
         table = self._reverse(every_module)
         wanted = set(names)
-        return [m for m in table.get(rel, ()) if self._last_names(m) & wanted]
+        return [m for m in table.get(rel, ()) if self._last_names(m, deep) & wanted]
 
     def neighbours(self, rel: str, *, every_module: bool = False) -> list[str]:
         """The project modules ``rel`` imports or calls into, then those that import it
@@ -657,12 +667,13 @@ class ProjectIndex:
             self.flush()
         return found
 
-    def _last_names(self, rel: str) -> frozenset[str]:
-        found = self._lasts.get(rel)
+    def _last_names(self, rel: str, deep: bool = False) -> frozenset[str]:
+        found = self._lasts.get((rel, deep))
         if found is None:
             s = self.summary(rel)
-            found = frozenset(r.rsplit(".", 1)[-1] for r in s.refs) if s else frozenset()
-            self._lasts[rel] = found
+            found = frozenset(r.rsplit(".", 1)[-1] for r in (s.deep if deep else s.refs)
+                              ) if s else frozenset()
+            self._lasts[(rel, deep)] = found
         return found
 
 

@@ -144,6 +144,86 @@ def _tree(index: ProjectIndex, rel: str) -> tuple[nodes.Module, ImportTable, str
     return found
 
 
+#: The disk-cache records of :meth:`Session._step_calls` (see :mod:`flake8_xla.project.cache`).
+STEPS_RECORD = "steps"
+
+
+# JSON forms of exported values (see Session._export_value): a value is
+# [kind, device, qual, text, flags, address, subs]; subs [elts, items, elem, bound].
+def _values_to_json(data: tuple) -> list:
+    return [_value_to_json(item) for item in data]
+
+
+def _value_to_json(item: tuple) -> list:
+    plain, addr, subs = item
+    if not isinstance(plain, Value):
+        raise TypeError("not a value")
+    enc = None
+    if subs is not None:
+        elts, items, elem, bound = subs
+        enc = [[_values_to_json(e) for e in elts] if elts is not None else None,
+               [[k, _values_to_json(e)] for k, e in items] if items is not None else None,
+               _values_to_json(elem) if elem is not None else None,
+               _values_to_json(bound) if bound is not None else None]
+    return [plain.kind.value, plain.device, plain.qual, plain.text, sorted(plain.flags),
+            list(addr) if addr is not None else None, enc]
+
+
+def _values_from_json(raw: list) -> tuple:
+    if not isinstance(raw, list):
+        raise TypeError("not a list")
+    return tuple(_value_from_json(item) for item in raw)
+
+
+def _opt_str(x: object) -> str | None:
+    if x is not None and not isinstance(x, str):
+        raise TypeError("not a string")
+    return x
+
+
+def _value_from_json(raw: list) -> tuple:
+    kind, device, qual, text, flags, addr, subs = raw
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        raise TypeError("bad flags")
+    plain = Value(Kind(kind), device=_opt_str(device), qual=_opt_str(qual),
+                  text=_opt_str(text), flags=frozenset(flags))
+    dec = None
+    if subs is not None:
+        elts, items, elem, bound = subs
+        dec = (tuple(_values_from_json(e) for e in elts) if elts is not None else None,
+               tuple((k, _values_from_json(e)) for k, e in items) if items is not None
+               else None,
+               _values_from_json(elem) if elem is not None else None,
+               _values_from_json(bound) if bound is not None else None)
+    return plain, _addr_from_json(addr), dec
+
+
+def _addr_from_json(raw: object) -> tuple | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != 6 or not isinstance(raw[0], str):
+        raise TypeError("bad address")
+    return tuple(raw)
+
+
+def _ctx_to_json(ctx: tuple | None) -> list | None:
+    if ctx is None:
+        return None
+    depth, args = ctx
+    return [depth, [[name, _values_to_json(vs)] for name, vs in args]]
+
+
+def _ctx_from_json(raw: object) -> tuple | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise TypeError("bad context")
+    depth, args = raw
+    if not isinstance(depth, int):
+        raise TypeError("bad depth")
+    return depth, tuple((str(name), _values_from_json(vs)) for name, vs in args)
+
+
 def _walk_values(vs: Iterable[Value], depth: int = 0) -> Iterable[Value]:
     for v in vs:
         yield v
@@ -471,9 +551,11 @@ class Session:
             return parent.name, True
         return None
 
-    def _callers(self, rel: str, names: Iterable[str]) -> list[str]:
-        """XLA-code modules that import ``rel`` and spell one of ``names`` (sorted, bounded)."""
-        return self.index.callers(rel, names, every_module=self.target == "all")[:MAX_CALLERS]
+    def _callers(self, rel: str, names: Iterable[str], deep: bool = False) -> list[str]:
+        """XLA-code modules that import ``rel`` and spell one of ``names`` (sorted, bounded;
+        ``deep``: see :meth:`~flake8_xla.project.index.ProjectIndex.callers`)."""
+        return self.index.callers(rel, names, every_module=self.target == "all",
+                                  deep=deep)[:MAX_CALLERS]
 
     # ------------------------------------------------------------------ steps
     def step_roots(self, an: Analyzer) -> list[tuple[nodes.NodeNG, Ctx | None, str]]:
@@ -493,7 +575,9 @@ class Session:
             defs = [n for n, binds in an.module.locals.items()
                     if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
             spent = 0
-            for caller in self._callers(rel, defs):
+            # (a step region calls from a loop or a function: an import-time call, such
+            # as ``FLAGS = args_parse.parse_common_options()``, is never in one)
+            for caller in self._callers(rel, defs, deep=True):
                 size = self.index.files.get(caller, (0, 0))[0]
                 if size > MAX_MODULE_BYTES or spent + size > MAX_LINKED_BYTES:
                     continue  # a large caller's step region stays unknown (bounded cost)
@@ -524,6 +608,10 @@ class Session:
 
         key = (str(self.index.root.path), rel, self.target)
         held = _STEP_CALLS.get(key)
+        if held is None:
+            held = self._stored_step_calls(rel)
+            if held is not None:
+                _STEP_CALLS[key] = held
         if held is None or any(_tree_key(self.index, r) != (str(self.index.path(r)), size, m)
                                for r, size, m in held[0]):
             if key in _STEP_BUSY:
@@ -544,12 +632,48 @@ class Session:
             finally:
                 _STEP_BUSY.discard(key)
             held = _STEP_CALLS[key] = (read, calls)
+            self._store_step_calls(rel, read, calls)
         out = []
         for addr, ctx, kind in held[1]:
             func = self._node_at(addr)
             if func is not None:
                 out.append((func, self._import_ctx(ctx, func), kind))
         return out
+
+    def _record_key(self, rel: str) -> str:
+        from flake8_xla.project.results import tool_fingerprint
+        return f"{tool_fingerprint()}\0{rel}\0{self.target}"
+
+    def _stored_step_calls(self, rel: str) -> tuple[list[tuple[str, int, int]], list[Any]] | None:
+        """:meth:`_step_calls`' result for ``rel`` from the disk cache, when it was computed
+        by this very linter and every file it read, with the modules each imports, is as it
+        was then; else None (recomputed)."""
+        try:
+            record = self.index.load_record(STEPS_RECORD, self._record_key(rel))
+            if record is None:
+                return None
+            read = []
+            for r, size, m, targets in record["read"]:
+                if r not in self.index.files or self.index.files[r] != (size, m) or \
+                        list(self.index.import_targets(r)) != targets:
+                    return None
+                read.append((r, size, m))
+            calls = [(_addr_from_json(a), _ctx_from_json(c), str(kind))
+                     for a, c, kind in record["calls"]]
+        except (KeyError, TypeError, ValueError):
+            return None  # malformed: recomputed, never trusted
+        return read, calls
+
+    def _store_step_calls(self, rel: str, read: list[tuple[str, int, int]],
+                          calls: list[Any]) -> None:
+        try:
+            record = {"read": [[r, size, m, list(self.index.import_targets(r))]
+                               for r, size, m in read],
+                      "calls": [[list(a) if a is not None else None, _ctx_to_json(c), kind]
+                                for a, c, kind in calls]}
+        except (TypeError, ValueError):
+            return
+        self.index.save_record(STEPS_RECORD, self._record_key(rel), record)
 
     # ------------------------------------------------------------------ node addresses
     def _address(self, node: Any) -> tuple | None:

@@ -16,7 +16,7 @@ from flake8_xla.imports import ImportTable
 from flake8_xla.project.xlause import is_program, name_chain, shows_xla_use
 
 #: Bumped whenever the summary's fields or their meaning change (old entries are rebuilt).
-SCHEMA = 4
+SCHEMA = 5
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,11 @@ class Summary:
             top level: it cannot be imported without torch_xla.
         top: the imports among ``imports`` written unconditionally at the module's top
             level (not under ``if``/``try``/``def``), in the same form.
+        deep: the names of ``refs`` used somewhere other than as the callee of a call
+            that runs once, at import time (a call outside every function, class body,
+            loop and comprehension): those the module's functions and loops may call,
+            or that it passes on as values, sorted. ``FLAGS = args.parse()`` at the top
+            level uses ``args.parse`` only shallowly.
     """
 
     xla: bool
@@ -48,13 +53,15 @@ class Summary:
     defs: tuple[str, ...]
     needs_xla: bool = False
     top: tuple[tuple[str, int, tuple[str, ...]], ...] = ()
+    deep: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (see :meth:`from_json`)."""
         return {"x": self.xla, "p": self.program,
                 "i": [[m, lv, list(ns)] for m, lv, ns in self.imports],
                 "r": list(self.refs), "d": list(self.defs), "n": self.needs_xla,
-                "t": [[m, lv, list(ns)] for m, lv, ns in self.top]}
+                "t": [[m, lv, list(ns)] for m, lv, ns in self.top],
+                "e": list(self.deep)}
 
     @classmethod
     def from_json(cls, raw: object) -> Summary:
@@ -67,11 +74,12 @@ class Summary:
             top = _imports_from_json(raw["t"])
             refs = tuple(raw["r"])
             defs = tuple(raw["d"])
-            if not all(isinstance(r, str) for r in refs + defs):
+            deep = tuple(raw["e"])
+            if not all(isinstance(r, str) for r in refs + defs + deep):
                 raise TypeError("bad name")
             if not all(isinstance(raw[k], bool) for k in ("x", "p", "n")):
                 raise TypeError("bad flag")
-            return cls(raw["x"], raw["p"], imports, refs, defs, raw["n"], top)
+            return cls(raw["x"], raw["p"], imports, refs, defs, raw["n"], top, deep)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed summary: {exc}") from None
 
@@ -101,20 +109,51 @@ def _top_imports(tree: ast.Module) -> tuple[tuple[str, int, tuple[str, ...]], ..
     return tuple(e for stmt in tree.body for e in _import_entries(stmt))
 
 
+def _import_time_callees(tree: ast.Module) -> set[int]:
+    """ids of the Name/Attribute nodes that spell the callee of a call run once at import
+    time: in a module-level statement (also under ``if``/``try``/``with``), outside
+    every function, lambda, class body, loop and comprehension."""
+    out: set[int] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
+                             ast.For, ast.AsyncFor, ast.While, ast.comprehension,
+                             ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Call):
+            f = node.func
+            while isinstance(f, ast.Attribute):
+                out.add(id(f))
+                f = f.value
+            if isinstance(f, ast.Name):
+                out.add(id(f))
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def summarize(tree: ast.Module, source: str) -> Summary:
     """The summary of a module from its ast tree and text (no astroid, no import)."""
     table = ImportTable(tree)
     imports: list[tuple[str, int, tuple[str, ...]]] = []
     refs: set[str] = set()
+    deep: set[str] = set()
+    shallow = _import_time_callees(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.extend(_import_entries(node))
-        elif isinstance(node, ast.Attribute):
+            continue
+        ref = None
+        if isinstance(node, ast.Attribute):
             chain = name_chain(node)
             if chain and chain[0] in table.names:
-                refs.add(".".join([table.names[chain[0]], *chain[1:]]))
+                ref = ".".join([table.names[chain[0]], *chain[1:]])
         elif isinstance(node, ast.Name) and node.id in table.names:
-            refs.add(table.names[node.id])
+            ref = table.names[node.id]
+        if ref is not None:
+            refs.add(ref)
+            if id(node) not in shallow:
+                deep.add(ref)
     defs: set[str] = set()
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -131,4 +170,4 @@ def summarize(tree: ast.Module, source: str) -> Summary:
                 if not lv)
     return Summary(xla=xla, program=xla and is_program(tree), imports=tuple(imports),
                    refs=tuple(sorted(refs)), defs=tuple(sorted(defs)), needs_xla=needs,
-                   top=top)
+                   top=top, deep=tuple(sorted(deep)))

@@ -80,7 +80,8 @@ def _launched_by_importer(an: Analyzer, hops: int) -> bool:
             if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
     if not defs:
         return False
-    callers = link.index.callers(rel, defs, every_module=link.target == "all")
+    # (only a use inside a function can be a replica's call: ``deep``)
+    callers = link.index.callers(rel, defs, every_module=link.target == "all", deep=True)
     for caller in callers[:MAX_LAUNCHING_CALLERS]:
         other = link.analyzer(caller)
         if other is None or other is an or _spmd(other) or not is_multi_replica(
