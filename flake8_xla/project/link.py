@@ -653,8 +653,11 @@ class Session:
             if record is None:
                 return None
             read = []
-            for r, size, m, targets in record["read"]:
+            for r, size, m, ctime, inode, targets in record["read"]:
+                # (the status-change time and inode too: a copy that put the old
+                # modification time back is still an edit)
                 if r not in self.index.files or self.index.files[r] != (size, m) or \
+                        self.index.changes.get(r) != (ctime, inode) or \
                         list(self.index.import_targets(r)) != targets:
                     return None
                 read.append((r, size, m))
@@ -667,8 +670,8 @@ class Session:
     def _store_step_calls(self, rel: str, read: list[tuple[str, int, int]],
                           calls: list[Any]) -> None:
         try:
-            record = {"read": [[r, size, m, list(self.index.import_targets(r))]
-                               for r, size, m in read],
+            record = {"read": [[r, size, m, *self.index.changes.get(r, (0, 0)),
+                                list(self.index.import_targets(r))] for r, size, m in read],
                       "calls": [[list(a) if a is not None else None, _ctx_to_json(c), kind]
                                 for a, c, kind in calls]}
         except (TypeError, ValueError):
