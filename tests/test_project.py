@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -540,9 +541,19 @@ def test_a_corrupt_cache_is_rebuilt_never_trusted(proj: Path, tmp_path: Path,
     assert index_for(proj / "train.py").xla_code() == {
         "train.py", "engine.py", "metrics.py", "data.py", "utils.py"}
     assert lint(proj / "metrics.py") == [(2, "XLA201")]
+    index = index_for(proj / "train.py")
+    assert index.summary("metrics.py") == summarize(ast.parse(textwrap.dedent(METRICS)),
+                                                    textwrap.dedent(METRICS))
+    index.flush()
     data = json.loads(path.read_text())  # rewritten, valid
     assert Summary.from_json(data["files"]["metrics.py"]["sum"]) == summarize(
         ast.parse(textwrap.dedent(METRICS)), textwrap.dedent(METRICS))
+    # the stored import graph, corrupt too: recomputed
+    for record in path.parent.glob("layout/*.json"):
+        record.write_text(garbage if garbage.strip() else "{")
+    project.reset()
+    assert index_for(proj / "train.py").xla_code() == {
+        "train.py", "engine.py", "metrics.py", "data.py", "utils.py"}
 
 
 def test_two_workers_writing_the_cache_at_once(proj: Path, tmp_path: Path) -> None:
@@ -570,7 +581,7 @@ def test_two_workers_writing_the_cache_at_once(proj: Path, tmp_path: Path) -> No
         data = json.loads(path.read_text())
         assert "gen/m39.py" in data["files"]
         assert not [p for p in path.parent.iterdir() if p.name.startswith(".tmp-")]
-        path.unlink()  # next round: all cold again, all writing
+        shutil.rmtree(path.parent)  # next round: all cold again, all writing
 
 
 def test_flake8_j2_over_a_project_shares_one_cache(proj: Path, tmp_path: Path) -> None:
@@ -1122,3 +1133,25 @@ def test_summary_tells_import_time_calls_from_calls_that_functions_and_loops_mak
     assert set(s.deep) >= {"cfg.DEFAULT", "loop.batches", "hooks.on_step", "steps.train_step"}
     assert not {"args", "args.parse", "train.run"} & set(s.deep)
     assert Summary.from_json(json.loads(json.dumps(s.to_json()))) == s
+
+
+def test_the_import_graph_is_stored_and_any_change_of_the_project_recomputes_it(
+        proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = ProjectIndex._needing_xla
+
+    def spy(self):
+        calls.append(1)
+        return real(self)
+
+    monkeypatch.setattr(ProjectIndex, "_needing_xla", spy)
+    expected = {"train.py", "engine.py", "metrics.py", "data.py", "utils.py"}
+    assert index_for(proj / "train.py").xla_code() == expected and len(calls) == 1
+    project.reset()
+    assert index_for(proj / "train.py").xla_code() == expected and len(calls) == 1  # stored
+    # a new module that train.py imports: the stored graph no longer applies
+    write(proj, {"extra.py": "def f():\n    return 1\n"})
+    (proj / "train.py").write_text(textwrap.dedent(TRAIN) + "import extra\n")
+    project.reset()
+    assert index_for(proj / "train.py").xla_code() == expected | {"extra.py"}
+    assert len(calls) == 2

@@ -56,6 +56,8 @@ MAX_FILES = 50_000
 #: The most modules whose facts the preconditions of one file read (see
 #: :meth:`ProjectIndex.reach`); past it every rule runs.
 MAX_REACH = 400
+#: The disk-cache record of the XLA-code set and the import graph (see :meth:`ProjectIndex.xla_code`).
+LAYOUT_RECORD = "layout"
 #: Files larger than this are not summarized (generated code, data).
 MAX_BYTES = 4_000_000
 #: An import statement that starts a line (a top-level one, or one in a string: the
@@ -155,6 +157,7 @@ class ProjectIndex:
         self._targets: dict[str, tuple[str, ...]] = {}
         self._xla: frozenset[str] | None = None
         self._programs: frozenset[str] = frozenset()
+        self._saved_targets = 0
         self._library: dict[str, bool] = {}
         self._reverse_maps: dict[str, dict[str, list[str]]] = {}
         self._lasts: dict[tuple[str, bool], frozenset[str]] = {}
@@ -554,6 +557,8 @@ class ProjectIndex:
         if self._xla is not None:
             return self._xla
         self.scan()
+        if self._load_layout():
+            return self._xla  # type: ignore[return-value]
         direct: set[str] = set()
         programs: list[str] = []
         for rel in self.files:
@@ -578,7 +583,42 @@ class ProjectIndex:
         self._programs = frozenset(programs)
         self._xla = frozenset(direct | reached)
         self.flush()
+        self._save_layout()
         return self._xla
+
+    def _layout_key(self) -> str:
+        from flake8_xla.project.results import tool_fingerprint
+        return f"{tool_fingerprint()}\0{self.fingerprint()}"
+
+    def _load_layout(self) -> bool:
+        """Take the XLA-code set, the programs and the modules' import targets from the
+        disk cache, when they were computed by this very linter over the project exactly
+        as it is listed now (:meth:`fingerprint`: every file's path and state); else
+        False. A malformed record is ignored (recomputed)."""
+        record = self._disk.load_record(LAYOUT_RECORD, self._layout_key())
+        try:
+            xla = frozenset(record["xla"])
+            programs = frozenset(record["programs"])
+            targets = {rel: tuple(t) for rel, t in record["targets"].items()}
+            if not all(isinstance(x, str) and x in self.files
+                       for x in xla | programs | set(targets) |
+                       {t for ts in targets.values() for t in ts}):
+                return False
+        except (TypeError, KeyError, AttributeError, ValueError):
+            return False
+        self._xla, self._programs = xla, programs
+        for rel, t in targets.items():
+            self._targets.setdefault(rel, t)
+        self._saved_targets = len(self._targets)
+        return True
+
+    def _save_layout(self) -> None:
+        if self._xla is None:
+            return
+        self._saved_targets = len(self._targets)
+        self._disk.save_record(LAYOUT_RECORD, self._layout_key(), {
+            "xla": sorted(self._xla), "programs": sorted(self._programs),
+            "targets": {rel: list(t) for rel, t in sorted(self._targets.items())}})
 
     def _needing_xla(self) -> set[str]:
         """Modules that cannot be imported without torch_xla: those that import it
@@ -665,6 +705,8 @@ class ProjectIndex:
                     found.setdefault(t, []).append(m)
             self._reverse_maps[key] = found
             self.flush()
+            if len(self._targets) > self._saved_targets:
+                self._save_layout()  # with the import targets of every XLA-code module
         return found
 
     def _last_names(self, rel: str, deep: bool = False) -> frozenset[str]:
