@@ -24,7 +24,7 @@ from astroid import nodes
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import ApiModel, Entry, model
 from flake8_xla.analysis.build import TreeRebuildError, build_module
-from flake8_xla.analysis.flows import Ctx, Evaluator
+from flake8_xla.analysis.flows import Ctx, Evaluator, syntax_cache
 from flake8_xla.analysis.names import (
     CUDA_WORDS,
     XLA_WORDS,
@@ -91,10 +91,10 @@ class Analyzer:
         self.ev = Evaluator(module, self.qualname, self.api)
         self.ev.module_nodes = self.module_nodes
         self.steps = Steps(self)
-        self._preorder: list[nodes.NodeNG] | None = None
-        self._buckets: dict[type, list[int]] = {}
-        self._by_class: dict[object, list[nodes.NodeNG]] = {}
-        self._calls_by_name: dict[str, list[nodes.Call]] | None = None
+        #: the walks below depend on the tree alone: shared by every analyzer of it
+        self._shared = syntax_cache(module)
+        self._by_class: dict[object, list[nodes.NodeNG]] = self._shared.setdefault(
+            "by_class", {})
         self._managed: bool | None = None
         #: the cross-module link (:class:`flake8_xla.project.link.Session`), or None
         self.link = None
@@ -104,7 +104,8 @@ class Analyzer:
         """The module's nodes of ``klass`` in pre-order (one walk, cached per class)."""
         found = self._by_class.get(klass)
         if found is None:
-            if self._preorder is None:
+            walked = self._shared.get("preorder")
+            if walked is None:
                 # One walk: every node's pre-order position, bucketed by its exact type.
                 order: list[nodes.NodeNG] = []
                 buckets: dict[type, list[int]] = {}
@@ -114,19 +115,20 @@ class Analyzer:
                     buckets.setdefault(type(node), []).append(len(order))
                     order.append(node)
                     stack.extend(reversed(list(node.get_children())))
-                self._preorder = order
-                self._buckets = buckets
-            wanted = [idx for t, idx in self._buckets.items() if issubclass(t, klass)]
+                walked = self._shared["preorder"] = (order, buckets)
+            order, buckets = walked
+            wanted = [idx for t, idx in buckets.items() if issubclass(t, klass)]
             if len(wanted) == 1:
-                found = [self._preorder[i] for i in wanted[0]]
+                found = [order[i] for i in wanted[0]]
             else:
-                found = [self._preorder[i] for i in sorted(i for idx in wanted for i in idx)]
+                found = [order[i] for i in sorted(i for idx in wanted for i in idx)]
             self._by_class[klass] = found
         return found
 
     def calls_named(self, name: str) -> list[nodes.Call]:
         """Every call in the module whose callee is ``name`` or ``<obj>.name``."""
-        if self._calls_by_name is None:
+        found = self._shared.get("calls_by_name")
+        if found is None:
             table: dict[str, list[nodes.Call]] = {}
             for call in self.module_nodes(nodes.Call):
                 f = call.func
@@ -134,8 +136,8 @@ class Analyzer:
                     f.attrname if isinstance(f, nodes.Attribute) else None)
                 if key:
                     table.setdefault(key, []).append(call)
-            self._calls_by_name = table
-        return self._calls_by_name.get(name, [])
+            found = self._shared["calls_by_name"] = table
+        return found.get(name, [])
 
     # ------------------------------------------------------------------ values
     def value(self, node: nodes.NodeNG | None, ctx: Ctx | None = None) -> frozenset[Value]:

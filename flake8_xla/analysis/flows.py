@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from astroid import nodes
 
@@ -117,6 +117,21 @@ class Ctx:
             if key == name:
                 return value
         return None
+
+
+_SYNTAX_ATTR = "_flake8_xla_syntax"
+
+
+def syntax_cache(module: nodes.Module) -> dict[str, Any]:
+    """Memo tables of ``module`` that depend on its tree alone (scope lookups, walks),
+    kept on the tree itself: every analyzer of the same tree (the sessions of a project
+    that each link a cached module) shares them, and they go with the tree. Never holds
+    anything that depends on a context, another module or the API model."""
+    found = module.__dict__.get(_SYNTAX_ATTR)
+    if found is None:
+        found = {}
+        setattr(module, _SYNTAX_ATTR, found)
+    return found
 
 
 class CallArgs(NamedTuple):
@@ -218,9 +233,13 @@ class Evaluator:
         self._tentative: dict[tuple[int, Ctx | None],
                               tuple[frozenset[Value], int, tuple[int, Ctx | None]]] = {}
         self._cycle_low = _NO_CYCLE
-        self._bindings: dict[int, list[nodes.NodeNG]] = {}
+        # Tables that depend on the tree alone (scope lookups, walks) are kept with the
+        # tree (see syntax_cache), so every session that analyses it shares them.
+        shared = syntax_cache(module)
+        self._bindings: dict[int, list[nodes.NodeNG]] = shared.setdefault("bindings", {})
         self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
-        self._class_attrs: dict[int, dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = {}
+        self._class_attrs: dict[int, dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = shared.setdefault(
+            "class_attrs", {})
         self._member_memo: dict[tuple[int, str], frozenset[Value]] = {}
         self._obj_attrs: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] | None = \
             None
@@ -233,10 +252,14 @@ class Evaluator:
                                 list[tuple[nodes.NodeNG, Ctx | None]]] = {}
         self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
         self._by_name: dict[str, list[nodes.NodeNG]] | None = None
-        self._frame_calls: dict[int, dict[object, list[nodes.NodeNG]]] = {}
-        self._uses: dict[int, dict[str, tuple[set[str], bool]]] = {}
-        self._called: dict[int, frozenset[str]] = {}
-        self._loop_names: dict[int, dict[str, list[nodes.AssignName]]] = {}
+        self._frame_calls: dict[int, dict[object, list[nodes.NodeNG]]] = shared.setdefault(
+            "frame_calls", {})
+        self._uses: dict[int, dict[str, tuple[set[str], bool]]] = shared.setdefault(
+            "uses", {})
+        self._called: dict[int, frozenset[str]] = shared.setdefault(
+            "called", {})
+        self._loop_names: dict[int, dict[str, list[nodes.AssignName]]] = shared.setdefault(
+            "loop_names", {})
         self._off_path: dict[tuple[int, tuple[type, ...]], bool] = {}
         self._branch_off: dict[tuple[int, tuple[type, ...]], bool] = {}
         self._func_off: dict[tuple[int, tuple[type, ...]], bool] = {}

@@ -25,6 +25,7 @@ Source: PyTorch/XLA "PyTorch on XLA Devices" (a step ends at ``torch_xla.sync()`
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -61,6 +62,7 @@ class Steps:
         self.an = an
         self.ev = an.ev
         self._memo: dict[tuple[str, int], bool] = {}
+        self._name_uses: Counter[str] | None = None
         self._region: list[tuple[nodes.NodeNG, Ctx | None, bool]] | None = None
         self._closures: set[int] | None = None
         self._compiled: dict[int, bool] = {}
@@ -589,11 +591,15 @@ class Steps:
     def _referenced_otherwise(self, func: nodes.FunctionDef, calls: int) -> bool:
         """The function's name is used more often than it is called (a callback, an
         export), syntax only."""
-        uses = sum(1 for n in self.an.module_nodes((nodes.Name, nodes.Attribute))
-                   if (n.name == func.name if isinstance(n, nodes.Name) else
-                       n.attrname == func.name and isinstance(n.expr, nodes.Name) and
-                       n.expr.name in ("self", "cls")))
-        return uses > calls
+        counts = self._name_uses
+        if counts is None:  # one walk per module: name -> its uses
+            counts = Counter(
+                n.name if isinstance(n, nodes.Name) else n.attrname
+                for n in self.an.module_nodes((nodes.Name, nodes.Attribute))
+                if isinstance(n, nodes.Name) or (isinstance(n.expr, nodes.Name) and
+                                                 n.expr.name in ("self", "cls")))
+            self._name_uses = counts
+        return counts[func.name] > calls
 
     def _names_update(self, call: nodes.Call) -> bool:
         """The call may step an optimizer: ``.step()``, ``optimizer_step``, or a call of a
