@@ -9,6 +9,7 @@ qualified names and never raw spellings, so aliases cannot hide a hazard.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 # Modules that were renamed or that re-export a public API under a shorter
 # path. The key is a prefix of a resolved name, the value what it stands for.
@@ -46,8 +47,10 @@ _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
 )
 
 
+@lru_cache(maxsize=8192)
 def canonical(name: str) -> str:
-    """Return the public spelling of a qualified name (first matching alias wins)."""
+    """Return the public spelling of a qualified name (first matching alias wins;
+    memoised: the same names recur in every file)."""
     for prefix, target in _PREFIX_ALIASES:
         if prefix.endswith("."):
             if name.startswith(prefix):
