@@ -862,6 +862,13 @@ def test_a_model_loaded_onto_the_xla_device_by_device_map(tmp_path: Path) -> Non
     assert lint(top / "run.py") == [(9, "XLA103")]
 
 
+def launcher(imports: str, replica_call: str, main: str) -> str:
+    """A launching script: ``imports``, a ``_mp_fn`` that runs ``replica_call``, and
+    ``main`` under ``if __name__ == "__main__":`` (lines of ``main`` indented by 4)."""
+    return (f"{imports}\n\n\ndef _mp_fn(index):\n    {replica_call}\n\n\n"
+            f"if __name__ == \"__main__\":\n    {main}\n")
+
+
 def test_code_that_a_launching_module_runs_in_its_replicas_is_multi_replica(
         tmp_path: Path) -> None:
     """``main.py`` runs ``xmp.spawn(_mp_fn)`` and ``_mp_fn`` calls ``run()`` of
@@ -871,21 +878,10 @@ def test_code_that_a_launching_module_runs_in_its_replicas_is_multi_replica(
     module the launcher calls only at its top level (in the launching process) is not."""
     top = write(tmp_path / "p", {
         "pyproject.toml": "",
-        "main.py": """\
-            import torch_xla.distributed.xla_multiprocessing as xmp
-
-            from prep import download
-            from trainer import run
-
-
-            def _mp_fn(index):
-                run()
-
-
-            if __name__ == "__main__":
-                download()
-                xmp.spawn(_mp_fn, args=())
-            """,
+        "main.py": launcher(
+            "import torch_xla.distributed.xla_multiprocessing as xmp\n\n"
+            "from prep import download\nfrom trainer import run", "run()",
+            "download()\n    xmp.spawn(_mp_fn, args=())"),
         "helpers.py": """\
             import torch_xla.core.xla_model as xm
 
@@ -948,18 +944,8 @@ def test_replicas_reach_a_module_two_imports_away_through_a_renamed_import(
     ``loop.fit()``: loop.py's bare ``optimizer.step()`` runs in every replica (XLA502)."""
     top = write(tmp_path / "p", {
         "pyproject.toml": "",
-        "launch.py": """\
-            import torch_xla
-            from train import run as go
-
-
-            def _mp_fn(index):
-                go()
-
-
-            if __name__ == "__main__":
-                torch_xla.launch(_mp_fn)
-            """,
+        "launch.py": launcher("import torch_xla\nfrom train import run as go", "go()",
+                              "torch_xla.launch(_mp_fn)"),
         "train.py": """\
             import loop
 
