@@ -1141,3 +1141,41 @@ def test_the_import_graph_is_stored_and_any_change_of_the_project_recomputes_it(
     project.reset()
     assert index_for(proj / "train.py").xla_code() == expected | {"extra.py"}
     assert len(calls) == 2
+
+
+def test_a_base_class_method_of_another_module_passed_the_optimizer_steps_the_loop(
+        tmp_path: Path) -> None:
+    """The loop's only update is ``self.update(opt, loss)``, a method of a base class in
+    another module: followed with the caller's context (the optimizer it is passed), the
+    loop trains, and it has no barrier (XLA301). A call passing only tensors, such as
+    ``self.check(loss)``, is followed without it."""
+    top = write(tmp_path / "b", {
+        "pyproject.toml": "",
+        "base.py": """\
+            class Base:
+                def update(self, opt, loss):
+                    loss.backward()
+                    opt.step()
+
+                def check(self, value):
+                    return value
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            from base import Base
+
+
+            class Trainer(Base):
+                def fit(self, ds):
+                    device = torch_xla.device()
+                    loader = torch.utils.data.DataLoader(ds, batch_size=8, drop_last=True)
+                    model = torch.nn.Linear(4, 2).to(device)
+                    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                    for x, y in loader:
+                        loss = torch.nn.functional.mse_loss(model(x.to(device)), y.to(device))
+                        self.check(loss)
+                        self.update(opt, loss)
+            """,
+    })
+    assert (12, "XLA301") in lint(top / "train.py")

@@ -282,11 +282,7 @@ class Steps:
         module's functions ``MAX_CALL_DEPTH`` deep, each with its context.
 
         A loop's or function's own list (``depth`` 0) is computed once: the step
-        questions (training, forward, barrier, CPU training) all walk it. A function of
-        another project module is followed without the caller's context, through that
-        module's own memoised list (its parameters then take the values its callers in
-        the project pass, :meth:`~flake8_xla.project.link.Session.param_values`): a
-        helper base class's methods, called from every test, are walked once per file.
+        questions (training, forward, barrier, CPU training) all walk it.
         """
         if depth == 0 and seen is None:
             key = (id(holder), ctx, into_loops)
@@ -318,10 +314,6 @@ class Steps:
                         isinstance(func, nodes.FunctionDef) and steps.is_compiled(func)):
                     continue
                 seen.add(id(func))
-                if steps is not self:
-                    # another module's function: its own memoised list, context-free
-                    yield from steps.calls_in(func, None, into_loops=into_loops)
-                    continue
                 yield from steps.calls_in(func, fctx, into_loops=into_loops, depth=depth + 1,
                                           seen=seen)
 
