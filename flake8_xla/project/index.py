@@ -299,8 +299,6 @@ class ProjectIndex:
         self.scan()
         if rel not in self.files:
             return None
-        found: Summary | None = None
-        facts: FileFacts | None = None
         e = self._entry(rel)
         if "sum" in e and not e.get("u"):
             try:
@@ -309,6 +307,25 @@ class ProjectIndex:
                 return found
             except ValueError:
                 pass  # corrupt: rebuilt below
+        return self._build(rel)[0]
+
+    def facts(self, rel: str) -> FileFacts | None:
+        """The module's :class:`~flake8_xla.filefacts.FileFacts` (stored with its summary);
+        None when it has no summary."""
+        if rel not in self._facts:
+            if self.summary(rel) is not None and rel not in self._facts:
+                # the summary came from the disk cache: so do its facts
+                try:
+                    self._facts[rel] = FileFacts.from_json(self._entry(rel).get("f"))
+                except ValueError:  # corrupt: rebuilt with the summary
+                    self._build(rel)
+            self._facts.setdefault(rel, None)
+        return self._facts[rel]
+
+    def _build(self, rel: str) -> tuple[Summary | None, FileFacts | None]:
+        """Read and parse the module once: its summary and facts, stored in its entry."""
+        found: Summary | None = None
+        facts: FileFacts | None = None
         try:
             with open(self.path(rel), "rb") as fh:
                 raw = fh.read(MAX_BYTES + 1)
@@ -319,35 +336,13 @@ class ProjectIndex:
                 facts = FileFacts(tree)
         except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
             found = facts = None
+        e = self._entry(rel)
         e["sum"] = found.to_json() if found is not None else None
         e["f"] = facts.to_json() if facts is not None else None
-        if facts is not None:
-            self._facts[rel] = facts
         self._changed.add(rel)
         self._summaries[rel] = found
-        return found
-
-    def facts(self, rel: str) -> FileFacts | None:
-        """The module's :class:`~flake8_xla.filefacts.FileFacts` (stored with its summary);
-        None when it has no summary."""
-        if rel in self._facts:
-            return self._facts[rel]
-        if self.summary(rel) is None:
-            self._facts[rel] = None
-            return None
-        if rel in self._facts:  # built with the summary just now
-            return self._facts[rel]
-        found: FileFacts | None = None
-        raw = self._entry(rel).get("f")
-        try:
-            found = FileFacts.from_json(raw)
-        except ValueError:  # corrupt, or stored without facts: rebuilt with the summary
-            self._summaries.pop(rel, None)
-            self._entry(rel).pop("sum", None)
-            self.summary(rel)
-            found = self._facts.get(rel)
-        self._facts[rel] = found
-        return found
+        self._facts[rel] = facts
+        return found, facts
 
     def reach(self, rel: str, *, every_module: bool = False) -> list[str] | None:
         """The modules whose code one check of ``rel`` may analyse through the project
@@ -372,7 +367,7 @@ class ProjectIndex:
                     queue.append(t)
             if len(out) > MAX_REACH:
                 return None
-        return sorted(out) if len(out) <= MAX_REACH else None
+        return sorted(out)
 
     def gate_facts(self, rel: str, own: FileFacts, *, every_module: bool = False
                    ) -> FileFacts | None:
@@ -383,15 +378,9 @@ class ProjectIndex:
         key = (rel, every_module)
         if key not in self._gate_facts:
             reach = self.reach(rel, every_module=every_module)
-            others: list[FileFacts] = []
-            trusted = reach is not None
-            for m in reach or ():
-                f = self.facts(m) if m != rel else None
-                if f is None and m != rel:
-                    trusted = False
-                    break
-                if f is not None:
-                    others.append(f)
+            found = [self.facts(m) for m in reach or () if m != rel]
+            others = [f for f in found if f is not None]
+            trusted = reach is not None and len(others) == len(found)
             self._gate_facts[key] = (trusted, FileFacts.merged(others) if others else None)
             self.flush()
         trusted, merged = self._gate_facts[key]
