@@ -102,10 +102,14 @@ class ModuleContext:
             return True
         if self.options.target == "file":
             return file_rule(self.tree, self.source, self.imports)
-        if mentions_xla(self.source) and shows_xla_use(self.tree, self.source, self.imports):
-            return True
+        # The project index first: its answer for the file on disk includes the file's own
+        # XLA use, read once per tree and kept in the cache, so that the module walk below
+        # runs only for a file the index does not know as XLA code (an unsaved buffer that
+        # adds XLA use, a file outside any project).
         index = self.project_index
-        return index is not None and index.is_xla_code(self.filename)
+        if index is not None and index.is_xla_code(self.filename):
+            return True
+        return mentions_xla(self.source) and shows_xla_use(self.tree, self.source, self.imports)
 
     @cached_property
     def project_index(self):  # -> ProjectIndex | None

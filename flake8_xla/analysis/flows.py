@@ -29,7 +29,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import ApiModel, Entry
-from flake8_xla.analysis.names import QualNames, const_str, keyword, source_key
+from flake8_xla.analysis.names import QualNames, const_str, keyword, lookup, runs_before, source_key
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 from flake8_xla.imports import canonical
 
@@ -51,6 +51,13 @@ HOST_TENSOR_ATTRS = frozenset({
     "is_xla", "is_sparse", "is_quantized", "is_meta", "grad_fn", "itemsize", "nbytes",
     "__class__", "__name__", "__len__"})
 SAME_TENSOR_ATTRS = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+#: tensor methods whose result has the dtype of their receiver: a boolean mask stays one
+#: through them (``mask.clone()``, ``mask.view(-1)``, ``mask.unsqueeze(0)``)
+DTYPE_KEEPING_METHODS = frozenset({
+    "clone", "detach", "contiguous", "view", "view_as", "reshape", "reshape_as", "squeeze",
+    "unsqueeze", "flatten", "expand", "expand_as", "repeat", "t", "permute", "transpose",
+    "flip", "roll", "narrow", "select", "index_select", "gather", "repeat_interleave",
+    "clone_", "detach_", "squeeze_", "unsqueeze_", "logical_not_"})
 HOST_MODULE_ATTRS = frozenset({"config", "training", "name_or_path", "num_labels", "dtype",
                                "__class__", "__name__", "generation_config",
                                "main_input_name"})
@@ -144,7 +151,6 @@ class CallArgs(NamedTuple):
     star_kwargs: bool
 
 
-_BLOCKS = ("body", "orelse", "finalbody")
 
 
 def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.NodeNG]:
@@ -157,17 +163,8 @@ def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.Nod
     for b in binds:
         if not isinstance(b, nodes.AssignName) or not isinstance(b.parent, nodes.Assign):
             continue
-        stmt = b.parent
-        cur = use
-        while cur is not None and cur is not frame:
-            parent = cur.parent
-            if parent is stmt.parent and parent is not None and any(
-                    any(x is stmt for x in getattr(parent, f, ())) and
-                    any(x is cur for x in getattr(parent, f, ())) for f in _BLOCKS) and \
-                    stmt.lineno < cur.lineno:
-                latest = max(latest, stmt.lineno)
-                break
-            cur = parent
+        if runs_before(b.parent, use, frame):
+            latest = max(latest, b.parent.lineno)
     if not latest:
         return binds
     return [b for b in binds if b.lineno is None or b.lineno >= latest]
@@ -451,8 +448,7 @@ class Evaluator:
         if cached is not None:
             return cached
         try:
-            _, assigns = name.lookup(name.name)
-            out = _undominated(list(assigns), name)
+            out = _undominated(lookup(name), name)
         except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
             out = []
         frame = name.frame()
@@ -1656,7 +1652,8 @@ class Evaluator:
                 if name == "items":
                     elem = one(Kind.TUPLE, elts=(V.host("str"), UNKNOWN_SET))
                 return one(Kind.ITERATOR, elem=elem)
-            return frozenset({v.with_(flags=v.flags - {"param", "bool"})})
+            kept = v.flags & {"bool"} if name in DTYPE_KEEPING_METHODS else frozenset()
+            return frozenset({v.with_(flags=v.flags - {"param", "bool"} | kept)})
         if k is Kind.MODULE and name not in ("__init__",):
             return self._unknown_call(call, ctx, d)
         if k is Kind.HOST:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from flake8_xla.analysis import values as V
+from flake8_xla.analysis.flows import is_staticmethod
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, one
 from flake8_xla.filefacts import HF_TRAINER_HOOKS, LIGHTNING_BATCH_HOOKS, LIGHTNING_STEP_HOOKS
 
@@ -97,10 +98,16 @@ TENSOR_METHODS = frozenset({
     "index_select", "gather", "scatter", "cumsum", "norm", "abs", "exp", "sigmoid", "tanh"})
 
 
-def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str) -> bool:
+def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: int = 0
+                    ) -> bool:
     """The body uses parameter ``name`` as a tensor: a tensor method or attribute on it,
-    or it is the input of a submodule (``self.layer(x)``) or of a torch function."""
+    or it is the input of a submodule (``self.layer(x)``) or of a torch function, or it
+    is handed to another method of the class that does so (``self.get_losses(out,
+    labels)``, followed two methods deep)."""
     for node in func.nodes_of_class((nodes.Attribute, nodes.Call)):
+        if isinstance(node, nodes.Call) and depth < 2 and _passed_to_method_as_tensor(
+                ev, func, node, name, depth):
+            return True
         if isinstance(node, nodes.Attribute):
             if isinstance(node.expr, nodes.Name) and node.expr.name == name and \
                     node.attrname in TENSOR_METHODS:
@@ -124,6 +131,35 @@ def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str) -> bool:
                     (ev.qualname(call.func) or "").startswith("torch."):
                 return True
     return False
+
+
+def _passed_to_method_as_tensor(ev: Evaluator, func: nodes.FunctionDef, call: nodes.Call,
+                                name: str, depth: int) -> bool:
+    """``call`` is ``self.<method>(..., name, ...)`` of a method that ``func``'s class
+    defines, and that method uses the parameter it binds ``name`` to as a tensor."""
+    f = call.func
+    if not (isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and
+            f.expr.name == "self"):
+        return False
+    klass = func.parent if isinstance(func.parent, nodes.ClassDef) else None
+    if klass is None:
+        return False
+    method = next((m for m in klass.body if isinstance(m, nodes.FunctionDef)
+                   and m.name == f.attrname), None)
+    if method is None or method is func or is_staticmethod(method):
+        return False
+    params = [p.name for p in (method.args.posonlyargs or []) + (method.args.args or [])][1:]
+    bound: list[str] = []
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, nodes.Starred):
+            break
+        if isinstance(arg, nodes.Name) and arg.name == name and i < len(params):
+            bound.append(params[i])
+    kwonly = {k.name for k in method.args.kwonlyargs or []}
+    bound += [kw.arg for kw in call.keywords or () if kw.arg is not None and
+              isinstance(kw.value, nodes.Name) and kw.value.name == name and
+              (kw.arg in params or kw.arg in kwonly)]
+    return any(_used_as_tensor(ev, method, p, depth + 1) for p in bound)
 
 
 def _callee_kind(ev: Evaluator, call: nodes.Call, d: int) -> tuple[str | None, Value | None]:

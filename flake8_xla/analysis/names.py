@@ -102,6 +102,50 @@ CUDA_WORDS = ("cuda", "gpu", "gpus", "nccl", "cudnn", "apex", "mps")
 #: Python's own builtins: a star import never shadows them in practice.
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
+#: the statement lists of a block (``try`` handlers are blocks of their own)
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def runs_before(stmt: nodes.NodeNG, use: nodes.NodeNG, frame: nodes.NodeNG) -> bool:
+    """``stmt`` sits earlier in a block that holds ``use`` (or a statement holding it):
+    every path from the frame's entry to ``use`` runs it."""
+    cur = use
+    while cur is not None and cur is not frame:
+        parent = cur.parent
+        if parent is stmt.parent and parent is not None and any(
+                any(x is stmt for x in getattr(parent, f, ())) and
+                any(x is cur for x in getattr(parent, f, ())) for f in _BLOCKS) and \
+                stmt.lineno < cur.lineno:
+            return True
+        cur = parent
+    return False
+
+
+def lookup(name: nodes.Name) -> list[nodes.NodeNG]:
+    """The statements binding ``name`` that may reach it: astroid's scope lookup, except
+    past a ``del`` that may be skipped. Raises what astroid's lookup raises on odd code.
+
+    astroid's lookup drops every earlier assignment at any ``del`` of the name, even one
+    in a branch that ends the iteration (``if bad: del out, loss; continue``), so the
+    use after the branch would resolve to nothing. A ``del`` that every path to the use
+    runs still kills (the use would raise ``NameError`` unless the name is bound again);
+    one in a branch that may be skipped does not.
+    """
+    scope = name.scope()
+    local = getattr(scope, "locals", {}).get(name.name, ())
+    if not any(isinstance(n, nodes.DelName) for n in local):
+        return list(name.lookup(name.name)[1])
+    frame = name.frame()
+    kept = [n for n in local if not isinstance(n, nodes.DelName)
+            or runs_before(n.statement(), name, frame)]
+    try:
+        from astroid.filter_statements import _filter_stmts
+        return list(_filter_stmts(name, kept, scope, 0))
+    except Exception:  # noqa: BLE001 - another astroid layout: its own lookup
+        return list(name.lookup(name.name)[1])
+
+
+
 
 def _import_fallback(node: nodes.NodeNG) -> bool:
     """A binding in an ``except ImportError`` / ``ModuleNotFoundError`` handler."""
@@ -138,7 +182,7 @@ class QualNames:
     def _qualname(self, node: nodes.NodeNG) -> str | None:
         if isinstance(node, nodes.Name):
             try:
-                _, assigns = node.lookup(node.name)
+                assigns = lookup(node)
             except Exception:  # noqa: BLE001 - astroid raises many kinds on odd code
                 return None
             if assigns and any(isinstance(a, (nodes.Import, nodes.ImportFrom)) for a in assigns):

@@ -791,6 +791,14 @@ function).
                 return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
                     node in node.parent.targets else "boolean-mask indexing"
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
+            if isinstance(index, nodes.Tuple) and any(
+                    not isinstance(part, (nodes.Slice, nodes.Const)) and
+                    (_bool_mask(an.value(part, ctx), True) or _named_mask(part)) and
+                    lazy(an.value(part, ctx)) for part in index.elts):
+                # ``x[:, mask]``, ``cost[mask, :]``: a mask in one dimension selects as many
+                # entries as it holds True values, as a whole-index mask does
+                return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
+                    node in node.parent.targets else "boolean-mask indexing"
             for part in parts:
                 if isinstance(part, nodes.Slice) and any(
                         b is not None and is_lazy(b) for b in (part.lower, part.upper)):

@@ -34,6 +34,27 @@ def train(model, loader, optimizer, k):
         optimizer.step()
 
 
+def match(loader, optimizer):
+    for cost, ious in pl.MpDeviceLoader(loader, device):
+        anchor = ious.sum(0) > 0
+        cols = cost[:, anchor]  # error: XLA104
+        rows = cost[anchor, :]  # error: XLA104
+        inline = cost[:, ious.sum(0) > 0]  # error: XLA104
+        copied = anchor.clone()
+        again = ious[copied]  # error: XLA104
+        flat = cost.view(-1)[anchor.view(-1)]  # error: XLA104
+        # Traps: integer and constant indices in a tuple keep the shape static.
+        best = ious.argmax(0)
+        picked = cost[:, best]
+        corner = cost[0, 1]
+        counts = anchor.long()
+        summed = cost[:, counts]
+        loss = (cols.sum() + rows.sum() + inline.sum() + again.sum() + flat.sum()
+                + picked.sum() + corner + summed.sum())
+        loss.backward()
+        optimizer.step()
+
+
 class Dataset:
     def __getitem__(self, i):
         # Trap: CPU tensors in a dataset.
