@@ -51,6 +51,9 @@ HOST_TENSOR_ATTRS = frozenset({
     "is_xla", "is_sparse", "is_quantized", "is_meta", "grad_fn", "itemsize", "nbytes",
     "__class__", "__name__", "__len__"})
 SAME_TENSOR_ATTRS = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+#: torch functions that join tensors along a dimension: the result has their dtype
+JOINING_FUNCTIONS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack",
+                               "dstack"})
 #: tensor methods whose result has the dtype of their receiver: a boolean mask stays one
 #: through them (``mask.clone()``, ``mask.view(-1)``, ``mask.unsqueeze(0)``)
 DTYPE_KEEPING_METHODS = frozenset({
@@ -1870,6 +1873,10 @@ class Evaluator:
             if not call.args or (V.is_known(args) and not V.any_kind(
                     args, Kind.TENSOR, Kind.LIST, Kind.TUPLE)):
                 return V.tensor("cpu")  # a new tensor on the default device
+            if deep and q.rsplit(".", 1)[-1] in JOINING_FUNCTIONS and all(
+                    v.has("bool") for v in deep):
+                # ``torch.cat(masks)``: joined boolean masks are a boolean mask
+                return V.tensor(V.tensor_device(deep), flags=frozenset({"bool"}))
             return V.tensor(V.tensor_device(deep))
         return self._unknown_call(call, ctx, d)
 

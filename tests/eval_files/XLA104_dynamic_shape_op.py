@@ -43,6 +43,11 @@ def match(loader, optimizer):
         copied = anchor.clone()
         again = ious[copied]  # error: XLA104
         flat = cost.view(-1)[anchor.view(-1)]  # error: XLA104
+        per_row = [ious[i] > 0 for i in range(2)]
+        joined = torch.cat(per_row, 0)
+        fg = cost.view(-1)[joined]  # error: XLA104
+        counted = torch.stack([ious.argmax(0), ious.argmin(0)])
+        rows_kept = cost[counted]  # trap: joined integer indices gather rows
         # Traps: integer and constant indices in a tuple keep the shape static.
         best = ious.argmax(0)
         picked = cost[:, best]
@@ -50,7 +55,7 @@ def match(loader, optimizer):
         counts = anchor.long()
         summed = cost[:, counts]
         loss = (cols.sum() + rows.sum() + inline.sum() + again.sum() + flat.sum()
-                + picked.sum() + corner + summed.sum())
+                + picked.sum() + corner + summed.sum() + fg.sum() + rows_kept.sum())
         loss.backward()
         optimizer.step()
 
