@@ -51,6 +51,20 @@ HOST_TENSOR_ATTRS = frozenset({
     "is_xla", "is_sparse", "is_quantized", "is_meta", "grad_fn", "itemsize", "nbytes",
     "__class__", "__name__", "__len__"})
 SAME_TENSOR_ATTRS = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+#: tokenizer methods that read token ids to the host (``[methods.tokenizer]``)
+TOKENIZER_READS = frozenset({"decode", "batch_decode", "convert_ids_to_tokens"})
+
+
+def _named_tokenizer(expr: nodes.NodeNG) -> bool:
+    """``tokenizer``, ``self.tokenizer``, ``src_tokenizer``, ``self.tok``: a receiver named as
+    a tokenizer (its kind is known only where it was built)."""
+    ident = expr.name if isinstance(expr, nodes.Name) else (
+        expr.attrname if isinstance(expr, nodes.Attribute) else "")
+    ident = ident.lower()
+    return ident in ("tokenizer", "tok", "processor") or ident.endswith(
+        ("_tokenizer", "tokenizer_")) or ident.startswith("tokenizer_")
+
+
 #: torch functions that join tensors along a dimension: the result has their dtype
 JOINING_FUNCTIONS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack",
                                "dstack"})
@@ -1560,6 +1574,12 @@ class Evaluator:
             return out
         if isinstance(func, nodes.Attribute):
             receivers = self.value(func.expr, ctx, d)
+            if func.attrname in TOKENIZER_READS and _named_tokenizer(func.expr) and all(
+                    v.kind is Kind.UNKNOWN for v in receivers):
+                # ``self.tokenizer.decode(ids)`` with the tokenizer handed in from elsewhere:
+                # decoding reads the token ids to the host (a VAE's ``decode`` is not named so)
+                e = self.api.method("tokenizer", func.attrname)
+                return [e] if e is not None else []
             for v in receivers:
                 e = self._method_entry(v, func.attrname)
                 if e is not None and e not in out:

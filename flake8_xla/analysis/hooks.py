@@ -98,19 +98,37 @@ TENSOR_METHODS = frozenset({
     "index_select", "gather", "scatter", "cumsum", "norm", "abs", "exp", "sigmoid", "tanh"})
 
 
+#: the tensor methods that a helper's parameter must be used with to count as a tensor:
+#: none of them is a method of ``str``, ``list``, ``dict`` or of a config object (unlike
+#: ``split``, ``dim``, ``size``, ``shape``, ``dtype``, ``device``)
+HELPER_TENSOR_METHODS = frozenset({
+    "view", "unsqueeze", "squeeze", "permute", "contiguous", "float", "half", "bfloat16",
+    "long", "bool", "masked_fill", "sum", "mean", "type_as", "flatten", "expand", "softmax",
+    "matmul", "narrow", "clone", "detach", "new_zeros", "new_ones", "to", "ne", "eq", "gt",
+    "lt", "argmax", "numel", "nonzero", "masked_select", "index_select", "gather", "scatter",
+    "cumsum", "sigmoid", "tanh"})
+
+
 def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: int = 0
                     ) -> bool:
     """The body uses parameter ``name`` as a tensor: a tensor method or attribute on it,
     or it is the input of a submodule (``self.layer(x)``) or of a torch function, or it
     is handed to another method of the class that does so (``self.get_losses(out,
-    labels)``, followed two methods deep)."""
+    labels)``, followed two methods deep).
+
+    In such a helper (``depth`` > 0) only stronger evidence counts: a method that no
+    string, list or config object has, the first argument of a torch function that
+    computes on tensors (not a factory such as ``torch.tensor(lengths)``), or the input
+    of a submodule (``self.head(x)``, not another method such as ``self.check(mode)``).
+    """
+    methods = TENSOR_METHODS if depth == 0 else HELPER_TENSOR_METHODS
     for node in func.nodes_of_class((nodes.Attribute, nodes.Call)):
         if isinstance(node, nodes.Call) and depth < 2 and _passed_to_method_as_tensor(
                 ev, func, node, name, depth):
             return True
         if isinstance(node, nodes.Attribute):
             if isinstance(node.expr, nodes.Name) and node.expr.name == name and \
-                    node.attrname in TENSOR_METHODS:
+                    node.attrname in methods:
                 return True
             continue
         if not node.args or not (isinstance(node.args[0], nodes.Name) and
@@ -119,10 +137,16 @@ def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: in
         f = node.func
         if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
                 f.expr.name == "self":
-            return True
+            if depth == 0 or _class_method(func, f.attrname) is None:
+                return True
+            continue
         q = ev.qualname(f) or ""
         if q.startswith("torch.") and not q.startswith(("torch.is_", "torch.cuda.")):
-            return True
+            entry = ev.api.call(q)
+            if depth == 0 or entry is None or entry.returns in ("tensor", "booltensor"):
+                return True
+    if depth > 0:
+        return False
     for call in func.nodes_of_class(nodes.Call):
         # Any argument of a torch function that is not a factory (whose arguments are sizes).
         if any(isinstance(a, nodes.Name) and a.name == name for a in call.args[1:]):
@@ -133,22 +157,43 @@ def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: in
     return False
 
 
+def _class_method(func: nodes.FunctionDef, name: str) -> nodes.FunctionDef | None:
+    """Method ``name`` of the class that defines ``func``, or of a base class the same
+    module defines (a mixin's loss helper); None for a submodule attribute."""
+    klass = func.parent if isinstance(func.parent, nodes.ClassDef) else None
+    seen: set[int] = set()
+    while klass is not None and id(klass) not in seen:
+        seen.add(id(klass))
+        for m in klass.body:
+            if isinstance(m, nodes.FunctionDef) and m.name == name:
+                return m
+        base = None
+        for b in klass.bases:
+            if isinstance(b, nodes.Name):
+                found = [n for n in klass.root().body
+                         if isinstance(n, nodes.ClassDef) and n.name == b.name]
+                if found:
+                    base = found[0]
+                    break
+        klass = base
+    return None
+
+
 def _passed_to_method_as_tensor(ev: Evaluator, func: nodes.FunctionDef, call: nodes.Call,
                                 name: str, depth: int) -> bool:
-    """``call`` is ``self.<method>(..., name, ...)`` of a method that ``func``'s class
-    defines, and that method uses the parameter it binds ``name`` to as a tensor."""
+    """``call`` is ``self.<method>(..., name, ...)`` of a method that ``func``'s class (or
+    a base class of the module) defines, and that method uses the parameter it binds
+    ``name`` to as a tensor."""
     f = call.func
     if not (isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and
             f.expr.name == "self"):
         return False
-    klass = func.parent if isinstance(func.parent, nodes.ClassDef) else None
-    if klass is None:
+    method = _class_method(func, f.attrname)
+    if method is None or method is func:
         return False
-    method = next((m for m in klass.body if isinstance(m, nodes.FunctionDef)
-                   and m.name == f.attrname), None)
-    if method is None or method is func or is_staticmethod(method):
-        return False
-    params = [p.name for p in (method.args.posonlyargs or []) + (method.args.args or [])][1:]
+    params = [p.name for p in (method.args.posonlyargs or []) + (method.args.args or [])]
+    if not is_staticmethod(method):
+        params = params[1:]  # the receiver
     bound: list[str] = []
     for i, arg in enumerate(call.args):
         if isinstance(arg, nodes.Starred):

@@ -121,23 +121,36 @@ def runs_before(stmt: nodes.NodeNG, use: nodes.NodeNG, frame: nodes.NodeNG) -> b
     return False
 
 
+def _jumps_after(stmt: nodes.NodeNG) -> bool:
+    """A ``continue``, ``break``, ``return`` or ``raise`` follows ``stmt`` in its block."""
+    parent = stmt.parent
+    for field in _BLOCKS + ("handlers",):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and any(x is stmt for x in block):
+            after = block[next(i for i, x in enumerate(block) if x is stmt) + 1:]
+            return any(isinstance(x, (nodes.Continue, nodes.Break, nodes.Return, nodes.Raise))
+                       for x in after)
+    return False
+
+
 def lookup(name: nodes.Name) -> list[nodes.NodeNG]:
     """The statements binding ``name`` that may reach it: astroid's scope lookup, except
     past a ``del`` that may be skipped. Raises what astroid's lookup raises on odd code.
 
     astroid's lookup drops every earlier assignment at any ``del`` of the name, even one
     in a branch that ends the iteration (``if bad: del out, loss; continue``), so the
-    use after the branch would resolve to nothing. A ``del`` that every path to the use
-    runs still kills (the use would raise ``NameError`` unless the name is bound again);
-    one in a branch that may be skipped does not.
+    use after the branch would resolve to nothing. A ``del`` followed in its block by a
+    jump (``continue``, ``break``, ``return``, ``raise``) is on a path that never reaches
+    code after that block, so it is ignored; any other ``del`` kills as astroid has it.
     """
     scope = name.scope()
     local = getattr(scope, "locals", {}).get(name.name, ())
     if not any(isinstance(n, nodes.DelName) for n in local):
         return list(name.lookup(name.name)[1])
-    frame = name.frame()
-    kept = [n for n in local if not isinstance(n, nodes.DelName)
-            or runs_before(n.statement(), name, frame)]
+    kept = [n for n in local if not (isinstance(n, nodes.DelName) and
+                                     _jumps_after(n.statement()))]
+    if len(kept) == len(local):
+        return list(name.lookup(name.name)[1])
     try:
         from astroid.filter_statements import _filter_stmts
         return list(_filter_stmts(name, kept, scope, 0))

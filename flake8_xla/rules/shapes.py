@@ -793,7 +793,7 @@ function).
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
             if isinstance(index, nodes.Tuple) and any(
                     not isinstance(part, (nodes.Slice, nodes.Const)) and
-                    (_bool_mask(an.value(part, ctx), True) or _named_mask(part)) and
+                    _bool_mask(an.value(part, ctx), True) and
                     lazy(an.value(part, ctx)) for part in index.elts):
                 # ``x[:, mask]``, ``cost[mask, :]``: a mask in one dimension selects as many
                 # entries as it holds True values, as a whole-index mask does

@@ -11,6 +11,7 @@ from astroid import nodes
 from flake8_xla.analysis import Ctx, Kind, const_str, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import model
+from flake8_xla.analysis.flows import TOKENIZER_READS
 from flake8_xla.analysis.paths import xla_truth
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, words
@@ -173,6 +174,12 @@ code off the XLA path, CPU tensors and Python numbers.
                 receiver_lazy = lazy(func.expr, ctx)
                 if receiver_lazy and syncs & {"scalar"}:
                     return f".{name}()", fix
+                if syncs & {"scalar"} and name in TOKENIZER_READS and node.args and \
+                        an.steps.is_training_loop_node(node) and holds(node.args[0], ctx):
+                    # ``tokenizer.decode(ids)`` in a training step: the token ids are read
+                    # back as Python ints (decoding what a sampling loop generated, once per
+                    # sample, is that loop's purpose, and is not reported)
+                    return f".{name}() of token ids", fix
                 if per_param:
                     return None
                 if receiver_lazy and syncs & {"transfer"}:

@@ -48,6 +48,8 @@ def match(loader, optimizer):
         fg = cost.view(-1)[joined]  # error: XLA104
         counted = torch.stack([ious.argmax(0), ious.argmin(0)])
         rows_kept = cost[counted]  # trap: joined integer indices gather rows
+        mask_idx = torch.randperm(4, device=device)[:2]
+        sampled = cost[:, mask_idx]  # trap: integer indices named like a mask
         # Traps: integer and constant indices in a tuple keep the shape static.
         best = ious.argmax(0)
         picked = cost[:, best]
@@ -55,7 +57,8 @@ def match(loader, optimizer):
         counts = anchor.long()
         summed = cost[:, counts]
         loss = (cols.sum() + rows.sum() + inline.sum() + again.sum() + flat.sum()
-                + picked.sum() + corner + summed.sum() + fg.sum() + rows_kept.sum())
+                + picked.sum() + corner + summed.sum() + fg.sum() + rows_kept.sum()
+                + sampled.sum())
         loss.backward()
         optimizer.step()
 

@@ -36,3 +36,27 @@ def train_then_host_copy(model, loader, criterion, optimizer):
         del loss
         loss = torch.zeros(1)  # a CPU tensor replaces the deleted lazy one
         print(loss.item())  # trap: a CPU tensor bound after the del
+
+
+def train_through_errors(model, loader, criterion, optimizer):
+    model.train()
+    for step, (inputs, labels) in enumerate(loader):
+        inputs, labels = inputs.to(device), labels.to(device)
+        try:
+            outputs = model(inputs)
+            loss = criterion(outputs, labels)
+        except RuntimeError:
+            del outputs, loss  # an out-of-memory batch is skipped
+            continue
+        loss.backward()
+        xm.optimizer_step(optimizer, barrier=True)
+        print(loss.item())  # error: XLA201
+        try:
+            summary = outputs.detach()
+        finally:
+            del outputs  # always runs: the lazy outputs are gone
+        if step % 10:
+            outputs = torch.zeros(4)
+        else:
+            outputs = torch.ones(4)
+        print(outputs.tolist(), summary.shape)  # trap: CPU tensors bound after the del

@@ -30,6 +30,47 @@ class DetectionHead(nn.Module):
         return picked.sum() + labels.float().mean()
 
 
+class LossMixin:
+    def mixin_loss(self, out, target):
+        print("target", target)  # error: XLA201
+        return out.sum() + target.float().sum()
+
+
+class ClassifierHead(LossMixin, nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 4)
+
+    def forward(self, feats, labels=None, num_classes=None, mode="train", size=None):
+        out = self.proj(feats)
+        self.check_mode(mode)
+        return (self.one_hot_loss(out, labels, num_classes) + self._static_loss(out, labels)
+                + self.mixin_loss(out, labels) + self.resize(out, size))
+
+    def check_mode(self, mode):
+        self._validate(mode)
+        print(f"mode={mode}")  # trap: a string, only handed to another method
+        if mode == "eval":  # trap: a string comparison
+            return None
+        return mode.split(",")
+
+    def _validate(self, mode):
+        assert mode in ("train", "eval")
+
+    def one_hot_loss(self, out, labels, num_classes):
+        print(f"num_classes={num_classes}")  # trap: an int, the second argument of one_hot
+        return (out - torch.nn.functional.one_hot(labels, num_classes)).sum()
+
+    @staticmethod
+    def _static_loss(out, labels):
+        print("static", labels)  # error: XLA201
+        return out.sum() + labels.float().sum()
+
+    def resize(self, out, size):
+        print(f"resizing to {size}")  # trap: a size tuple for interpolate
+        return torch.nn.functional.interpolate(out, size).sum()
+
+
 class Wrapper(nn.Module):
     def __init__(self):
         super().__init__()
@@ -46,10 +87,11 @@ class Wrapper(nn.Module):
 def train(loader):
     device = torch_xla.device()
     model = DetectionHead().to(device)
+    head = ClassifierHead().to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for feats, labels in loader:
         feats, labels = feats.to(device), labels.to(device)
-        loss = model(feats, labels)
+        loss = model(feats, labels) + head(feats, labels, num_classes=4)
         loss.backward()
         opt.step()
         torch_xla.sync()

@@ -1,0 +1,33 @@
+"""Eval file for XLA201: decoding token ids of the XLA device in the training step."""
+import torch
+import torch_xla
+
+device = torch_xla.device()
+
+
+class Trainer:
+    def __init__(self, model, tokenizer, vae):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.vae = vae
+
+    def train(self, loader, optimizer):
+        for step, batch in enumerate(loader):
+            ids = batch["input_ids"].to(device)
+            out = self.model(ids)
+            out.loss.backward()
+            optimizer.step()
+            torch_xla.sync()
+            if step % 50 == 0:
+                print(self.tokenizer.decode(ids[0]))  # error: XLA201
+                preds = out.logits.argmax(-1)
+                print(self.tokenizer.batch_decode(preds))  # error: XLA201
+                # Trap: a VAE's decode computes on the device, it reads nothing back.
+                image = self.vae.decode(out.logits)
+                print(image.shape)
+
+    def sample(self, prompts, generate):
+        # Trap: decoding what each generation produced is the sampling loop's purpose.
+        for prompt in prompts:
+            y = generate(self.model, prompt.to(device))
+            print(self.tokenizer.decode(y))
