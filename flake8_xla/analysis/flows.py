@@ -74,7 +74,7 @@ DTYPE_KEEPING_METHODS = frozenset({
     "clone", "detach", "contiguous", "view", "view_as", "reshape", "reshape_as", "squeeze",
     "unsqueeze", "flatten", "expand", "expand_as", "repeat", "t", "permute", "transpose",
     "flip", "roll", "narrow", "select", "index_select", "gather", "repeat_interleave",
-    "clone_", "detach_", "squeeze_", "unsqueeze_", "logical_not_"})
+    "detach_", "squeeze_", "unsqueeze_", "logical_not_"})
 HOST_MODULE_ATTRS = frozenset({"config", "training", "name_or_path", "num_labels", "dtype",
                                "__class__", "__name__", "generation_config",
                                "main_input_name"})
@@ -166,8 +166,6 @@ class CallArgs(NamedTuple):
     keywords: tuple[tuple[str, frozenset[Value]], ...]
     starred: bool
     star_kwargs: bool
-
-
 
 
 def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.NodeNG]:

@@ -137,7 +137,7 @@ def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: in
         f = node.func
         if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
                 f.expr.name == "self":
-            if depth == 0 or _class_method(func, f.attrname) is None:
+            if depth == 0 or _class_method(ev, func, f.attrname) is None:
                 return True
             continue
         q = ev.qualname(f) or ""
@@ -157,38 +157,25 @@ def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: in
     return False
 
 
-def _class_method(func: nodes.FunctionDef, name: str) -> nodes.FunctionDef | None:
-    """Method ``name`` of the class that defines ``func``, or of a base class the same
-    module defines (a mixin's loss helper); None for a submodule attribute."""
+def _class_method(ev: Evaluator, func: nodes.FunctionDef, name: str
+                  ) -> nodes.FunctionDef | None:
+    """Method ``name`` of the class that defines ``func`` or of its bases
+    (:meth:`Evaluator.method_of`: a mixin's loss helper too); None for a submodule
+    attribute, or when ``func`` is not a method."""
     klass = func.parent if isinstance(func.parent, nodes.ClassDef) else None
-    seen: set[int] = set()
-    while klass is not None and id(klass) not in seen:
-        seen.add(id(klass))
-        for m in klass.body:
-            if isinstance(m, nodes.FunctionDef) and m.name == name:
-                return m
-        base = None
-        for b in klass.bases:
-            if isinstance(b, nodes.Name):
-                found = [n for n in klass.root().body
-                         if isinstance(n, nodes.ClassDef) and n.name == b.name]
-                if found:
-                    base = found[0]
-                    break
-        klass = base
-    return None
+    return ev.method_of(klass, name) if klass is not None else None
 
 
 def _passed_to_method_as_tensor(ev: Evaluator, func: nodes.FunctionDef, call: nodes.Call,
                                 name: str, depth: int) -> bool:
     """``call`` is ``self.<method>(..., name, ...)`` of a method that ``func``'s class (or
-    a base class of the module) defines, and that method uses the parameter it binds
+    one of its bases) defines, and that method uses the parameter it binds
     ``name`` to as a tensor."""
     f = call.func
     if not (isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and
             f.expr.name == "self"):
         return False
-    method = _class_method(func, f.attrname)
+    method = _class_method(ev, func, f.attrname)
     if method is None or method is func:
         return False
     params = [p.name for p in (method.args.posonlyargs or []) + (method.args.args or [])]

@@ -158,8 +158,6 @@ def lookup(name: nodes.Name) -> list[nodes.NodeNG]:
         return list(name.lookup(name.name)[1])
 
 
-
-
 def _import_fallback(node: nodes.NodeNG) -> bool:
     """A binding in an ``except ImportError`` / ``ModuleNotFoundError`` handler."""
     cur = node.parent

@@ -786,19 +786,18 @@ function).
                 return None  # syntax first: constant indices and slices
             if not is_lazy(node.value):
                 return None
-            if (_bool_mask(an.value(index, ctx), True) or _named_mask(index)) and \
-                    lazy(an.value(index, ctx)):
+            whole = an.value(index, ctx)
+            # ``x[:, mask]``, ``cost[mask, :]``: a mask in one dimension selects as many
+            # entries as it holds True values, as a whole-index mask does (a dimension's
+            # mask counts by its dtype, not by its name)
+            if (_bool_mask(whole, True) or _named_mask(index)) and lazy(whole) or \
+                    isinstance(index, nodes.Tuple) and any(
+                        not isinstance(part, (nodes.Slice, nodes.Const)) and
+                        _bool_mask(vs := an.value(part, ctx), True) and lazy(vs)
+                        for part in index.elts):
                 return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
                     node in node.parent.targets else "boolean-mask indexing"
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
-            if isinstance(index, nodes.Tuple) and any(
-                    not isinstance(part, (nodes.Slice, nodes.Const)) and
-                    _bool_mask(an.value(part, ctx), True) and
-                    lazy(an.value(part, ctx)) for part in index.elts):
-                # ``x[:, mask]``, ``cost[mask, :]``: a mask in one dimension selects as many
-                # entries as it holds True values, as a whole-index mask does
-                return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
-                    node in node.parent.targets else "boolean-mask indexing"
             for part in parts:
                 if isinstance(part, nodes.Slice) and any(
                         b is not None and is_lazy(b) for b in (part.lower, part.upper)):
