@@ -26,13 +26,19 @@ Source: PyTorch/XLA "PyTorch on XLA Devices" (a step ends at ``torch_xla.sync()`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from astroid import nodes
 
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_class, enclosing_function
+from flake8_xla.analysis.flows import (
+    SCOPES,
+    Ctx,
+    enclosing_class,
+    enclosing_function,
+    syntax_cache,
+)
 from flake8_xla.analysis.names import keyword
 from flake8_xla.analysis.paths import off_xla_path, runs_once
 from flake8_xla.analysis.values import Kind
@@ -294,17 +300,26 @@ class Steps:
         return self._calls_in(holder, ctx, into_loops=into_loops, depth=depth,
                               seen=seen if seen is not None else set())
 
+    def _body_calls(self, holder: nodes.NodeNG, into_loops: bool) -> list[nodes.Call]:
+        """The calls of ``holder``'s body in order (see :meth:`_calls_in`): syntax alone, so
+        kept with the tree (a function of another module is followed from many call sites
+        and contexts, in many sessions)."""
+        table = syntax_cache(holder.root()).setdefault("body_calls", {})
+        key = (id(holder), into_loops)
+        found = table.get(key)
+        if found is None:
+            if isinstance(holder, LOOPS):
+                body: Iterable[nodes.NodeNG] = self.body_nodes(holder, into_loops=into_loops)
+            elif into_loops:
+                body = self.function_body(holder)
+            else:
+                body = self._body_outside_loops(holder)
+            found = table[key] = [n for n in body if isinstance(n, nodes.Call)]
+        return found
+
     def _calls_in(self, holder: nodes.NodeNG, ctx: Ctx | None, *, into_loops: bool,
                   depth: int, seen: set[int]) -> Iterator[tuple[nodes.Call, Ctx | None]]:
-        if isinstance(holder, LOOPS):
-            body = list(self.body_nodes(holder, into_loops=into_loops))
-        elif into_loops:
-            body = self.function_body(holder)
-        else:
-            body = self._body_outside_loops(holder)
-        for n in body:
-            if not isinstance(n, nodes.Call):
-                continue
+        for n in self._body_calls(holder, into_loops):
             yield n, ctx
             if depth >= MAX_CALL_DEPTH:
                 continue

@@ -683,6 +683,10 @@ class ProjectIndex:
         ``every_module``) imports it: values and step regions may cross into it."""
         return bool(self.import_targets(rel)) or bool(self._reverse(every_module).get(rel))
 
+    def imported(self, rel: str, *, every_module: bool = False) -> bool:
+        """A module that is XLA code (any module, with ``every_module``) imports ``rel``."""
+        return bool(self._reverse(every_module).get(rel))
+
     def _reverse(self, every_module: bool) -> dict[str, list[str]]:
         key = "all" if every_module else "xla"
         found = self._reverse_maps.get(key)

@@ -326,7 +326,11 @@ class Session:
             _TREES.move_to_end(key)
             return held[0]
         module = build_module(source, "flake8_xla_checked", tree, strict=strict)
-        _remember(key, (module, imports, source), self.rel)
+        if self.index.imported(self.rel, every_module=self.target == "all"):
+            # kept only for a module that others import (whose analyses may link it):
+            # a tree kept past its file survives the young collection and is scanned
+            # again by the older ones
+            _remember(key, (module, imports, source), self.rel)
         return module
 
     def _owner(self, node: nodes.NodeNG) -> tuple[str, Analyzer] | None:
