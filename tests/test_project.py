@@ -372,6 +372,129 @@ def test_a_loader_passed_on_through_two_modules_is_reported_where_it_is_built(
     assert lint(top / "run.py") == [] and lint(top / "loops.py") == []
 
 
+def test_a_loader_is_followed_past_many_model_modules_to_the_loop_that_runs_it(
+        tmp_path: Path) -> None:
+    """The modules asked where a loader goes are those that may loop over it: a data
+    module that imports ten model modules still reaches the training loop two modules
+    away (the neighbour budget is not spent on modules without a step loop)."""
+    models = {f"models/m{i}.py": f"""\
+        import torch
+
+
+        class Net{i}(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = torch.nn.ModuleList(
+                    [torch.nn.Linear(4, 4) for _ in range(2)])
+                for layer in self.layers:
+                    torch.nn.init.zeros_(layer.bias)
+
+            def forward(self, x):
+                return self.layers[1](self.layers[0](x))
+        """ for i in range(10)}
+    imports = "".join(f"from models.m{i} import Net{i}\n" for i in range(10))
+    top = write(tmp_path / "wide", {
+        "pyproject.toml": "",
+        "models/__init__.py": "",
+        **models,
+        "data.py": imports + textwrap.dedent(DATA) + "\n\nMODELS = [" + ", ".join(
+            f"Net{i}" for i in range(10)) + "]\n",
+        "loops.py": """\
+            import torch_xla
+
+
+            def fit(model, opt, loader, device):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x.to(device)).sum().backward()
+                    opt.step()
+                    torch_xla.sync()
+            """,
+        "run.py": """\
+            import torch
+            import torch_xla
+            import loops
+            from data import make_loader
+
+            if __name__ == "__main__":
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loops.fit(model, opt, make_loader(32), device)
+            """,
+    })
+    assert lint(top / "data.py") == [(17, "XLA102")]
+    [ragged] = messages(top / "data.py")
+    assert "loops.py:5" in ragged
+
+
+def test_a_function_only_modules_that_are_not_xla_code_call_is_off_the_xla_path(
+        tmp_path: Path) -> None:
+    """A helper module with a GPU builder beside the TPU one: the GPU builder, called only
+    by the GPU script, is not XLA code; a helper nobody calls still is (a latent hazard),
+    and so is one that names XLA itself."""
+    top = write(tmp_path / "both", {
+        "pyproject.toml": "",
+        "loaders.py": """\
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+
+            def _data():
+                return TensorDataset(torch.randn(100, 4), torch.randint(0, 2, (100,)))
+
+
+            def build_gpu(rank):
+                return DataLoader(_data(), batch_size=32), torch.device(f"cuda:{rank}")
+
+
+            def build_tpu():
+                return DataLoader(_data(), batch_size=32)
+
+
+            def unused(model):
+                return model.cuda()
+
+
+            def build_xla_gpu(rank):
+                import torch_xla.core.xla_model as xm
+                return xm.xla_device(), torch.device(f"cuda:{rank}")
+            """,
+        "train_tpu.py": """\
+            import torch
+            import torch_xla
+            from loaders import build_tpu
+
+            if __name__ == "__main__":
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in build_tpu():
+                    opt.zero_grad()
+                    model(x.to(device)).sum().backward()
+                    opt.step()
+                    torch_xla.sync()
+            """,
+        "train_gpu.py": """\
+            import torch
+            from loaders import build_gpu, build_xla_gpu
+
+            if __name__ == "__main__":
+                loader, device = build_gpu(0)
+                other = build_xla_gpu(0)
+                model = torch.nn.Linear(4, 2).to(device)
+                for x, y in loader:
+                    model(x.to(device)).sum().backward()
+            """,
+    })
+    found = lint(top / "loaders.py")
+    assert (14, "XLA102") in found  # the TPU builder's loader
+    assert (18, "XLA501") in found  # nobody calls it: still XLA code (latent)
+    assert (23, "XLA501") in found  # it uses torch_xla itself
+    assert not [f for f in found if f[0] == 10]  # the GPU builder: off the XLA path
+    assert lint(top / "loaders.py", target="all") != found  # everything is XLA code there
+
+
 def test_a_loader_of_a_module_that_is_not_xla_code_is_reported_where_it_enters(
         tmp_path: Path) -> None:
     # lib.py supports XLA optionally (not a program), so data.py, which only it imports,

@@ -369,9 +369,41 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
     from flake8_xla.analysis.hooks import callback_sites
 
     sites = ev.call_sites(func)
-    if not sites or callback_sites(ev).get(id(func)):
-        return False  # no call site, or also handed to something that may call it
-    return all(off_xla_path(call, ev, kinds) for call, _ in sites)
+    if callback_sites(ev).get(id(func)):
+        return False  # handed to something that may call it
+    if not sites:
+        # No call in its own module: off the path when only modules that are not XLA
+        # code call it (a GPU builder beside the TPU one in a shared helper module),
+        # nothing in its module names it, and it shows no XLA use of its own.
+        link = ev.link
+        return link is not None and link.only_off_xla(ev, func) and \
+            not _named_in_module(func, ev) and not _shows_xla_use(func, ev)
+    if not all(off_xla_path(call, ev, kinds) for call, _ in sites):
+        return False
+    # every call of its own module is off the path: so is the function, unless a module
+    # that is XLA code calls it too
+    return ev.link is None or not ev.link.called_from_xla_code(ev, func)
+
+
+def _named_in_module(func: nodes.NodeNG, ev: Evaluator) -> bool:
+    """Some name of ``func``'s module spells ``func``'s name (a reference, a re-export)."""
+    from flake8_xla.analysis.flows import syntax_cache
+    shared = syntax_cache(func.root())
+    names = shared.get("name_set")
+    if names is None:
+        names = shared["name_set"] = frozenset(n.name for n in ev.module_nodes(nodes.Name))
+    return getattr(func, "name", None) in names
+
+
+def _shows_xla_use(func: nodes.NodeNG, ev: Evaluator) -> bool:
+    """``func`` names a torch_xla API or an XLA device string."""
+    for n in func.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Const)):
+        if isinstance(n, nodes.Const):
+            if isinstance(n.value, str) and V.device_of_text(n.value) == "xla":
+                return True
+        elif (ev.qualname(n) or "").startswith(("torch_xla", "torch_xla_py")):
+            return True
+    return False
 
 
 def _branch_off_xla(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, ...]) -> bool:

@@ -683,6 +683,37 @@ class ProjectIndex:
         ``every_module``) imports it: values and step regions may cross into it."""
         return bool(self.import_targets(rel)) or bool(self._reverse(every_module).get(rel))
 
+    def used_by_xla_code(self, rel: str, name: str) -> bool:
+        """A module that is XLA code and imports ``rel`` spells ``name`` (or imports ``*``
+        from it)."""
+        for m in self._reverse(False).get(rel, ()):
+            other = self.summary(m)
+            if name in self._last_names(m) or other is None or any(
+                    "*" in names for _, _, names in other.imports):
+                return True
+        return False
+
+    def used_only_off_xla(self, rel: str, name: str) -> bool:
+        """``name``, a top-level definition of ``rel``, is used only by modules that are not
+        XLA code: no module that is XLA code and imports ``rel`` spells ``name`` (nor
+        imports ``*`` from it), and some other importer does (a ``build_loader_gpu``
+        beside the ``build_loader_tpu`` that the TPU script calls). Syntax facts only;
+        for ``--xla-target=auto`` (under ``all`` every module is XLA code)."""
+        xla = self.xla_code()
+        users = self._reverse(True).get(rel, ())
+        if not users:
+            return False
+        elsewhere = False
+        for m in users:
+            uses = name in self._last_names(m)
+            if m in xla:
+                other = self.summary(m)
+                if uses or other is None or any("*" in names for _, _, names in other.imports):
+                    return False
+            elif uses:
+                elsewhere = True
+        return elsewhere
+
     def imported(self, rel: str, *, every_module: bool = False) -> bool:
         """A module that is XLA code (any module, with ``every_module``) imports ``rel``."""
         return bool(self._reverse(every_module).get(rel))

@@ -41,13 +41,14 @@ from __future__ import annotations
 import ast
 import os
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, join, one
+from flake8_xla.filefacts import FileFacts
 from flake8_xla.imports import ImportTable
 from flake8_xla.project.index import MAX_BYTES, ProjectIndex, _decode
 
@@ -67,6 +68,8 @@ MAX_MODULE_BYTES = 80_000
 MAX_CALLERS = 6
 #: Modules around the checked file asked where its own values go, at most.
 MAX_NEIGHBOURS = 8
+#: Modules around the checked file looked at (their syntax facts) for that, at most.
+MAX_NEIGHBOUR_SCAN = 64
 #: Call sites in other modules joined for one parameter, at most (then unknown).
 MAX_REMOTE_SITES = 8
 #: astroid trees of other modules kept per process.
@@ -352,12 +355,20 @@ class Session:
         owner = self._owner(func)
         return owner[1].steps if owner is not None else None
 
-    def neighbour_analyzers(self, hops: int = 2) -> list[Analyzer]:
+    def neighbour_analyzers(self, hops: int = 2,
+                            wanted: Callable[[FileFacts], bool] | None = None
+                            ) -> list[Analyzer]:
         """Analyzers of the modules around the checked file, nearest first: those it imports
         or calls into and the XLA-code modules importing it, then theirs, up to ``hops``
         steps away (a loader built in ``data.py``, passed on by ``train.py`` to the loop of
         ``engine.py``); at most :data:`MAX_NEIGHBOURS`, within the session's module budget.
-        For questions about where the checked file's own values go."""
+        For questions about where the checked file's own values go.
+
+        ``wanted``: a necessary condition on a module's syntax facts for the question
+        (a loop to iterate a loader in); a module that fails it is passed through to the
+        next hop but not analyzed, so that a script importing many model modules does
+        not spend the budget before the module that runs its loop.
+        """
         every = self.target == "all"
         out: list[Analyzer] = []
         seen = {self.rel}
@@ -369,6 +380,13 @@ class Session:
                     if other in seen:
                         continue
                     seen.add(other)
+                    if len(seen) > MAX_NEIGHBOUR_SCAN:
+                        return out
+                    if wanted is not None:
+                        facts = self.index.facts(other)
+                        if facts is not None and not wanted(facts):
+                            nxt.append(other)
+                            continue
                     if len(out) >= MAX_NEIGHBOURS:
                         return out
                     an = self.analyzer(other)
@@ -385,6 +403,24 @@ class Session:
         if owner is None:
             return False
         return self.target == "all" or self.index.is_xla_code(self.index.path(owner[0]))
+
+    def called_from_xla_code(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
+        """``func``, a top-level function of ``ev``'s module, is named by another module
+        that is XLA code (so it runs on the XLA path whatever its own module does)."""
+        if self.target != "auto" or not isinstance(func, nodes.FunctionDef) or \
+                not isinstance(func.parent, nodes.Module):
+            return False
+        owner = self._by_module.get(id(ev.module))
+        return owner is not None and self.index.used_by_xla_code(owner[0], func.name)
+
+    def only_off_xla(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
+        """``func``, a top-level function of ``ev``'s module, is called only by modules that
+        are not XLA code (see :meth:`~flake8_xla.project.index.ProjectIndex.used_only_off_xla`)."""
+        if self.target != "auto" or not isinstance(func, nodes.FunctionDef) or \
+                not isinstance(func.parent, nodes.Module):
+            return False
+        owner = self._by_module.get(id(ev.module))
+        return owner is not None and self.index.used_only_off_xla(owner[0], func.name)
 
     def rel_of(self, an: Analyzer) -> str | None:
         """The index key of a linked analyzer's module."""

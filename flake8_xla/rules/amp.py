@@ -65,8 +65,11 @@ with torch.autocast("xla", dtype=torch.bfloat16):
     loss = model(x)
 ```
 Not reported: code off the XLA path (under `if torch.cuda.is_available():`, the
-`else` of `if use_tpu:`, a flag the script refuses on XLA), and `enabled=` switches
-that are false on XLA. apex is reported where it is switched on (`amp.initialize`).
+`else` of `if use_tpu:`, a flag the script refuses on XLA), `enabled=` switches that
+are false on XLA, and `enabled=` switches whose value is a setting of the run the
+linter cannot see (`autocast(enabled=args.amp)`, `enabled=scaler is not None`): such
+AMP is on only when the user turns it on. apex is reported where it is switched on
+(`amp.initialize`).
 """
     source = (
         "https://docs.pytorch.org/xla/master/perf/amp.html",
@@ -88,10 +91,23 @@ that are false on XLA. apex is reported where it is switched on (`amp.initialize
             what = self._kind(node, enables_apex)
             if not what or an.off_xla_path(node):
                 continue
-            if isinstance(node, nodes.Call) and an.switched_off(node):
+            if isinstance(node, nodes.Call) and (an.switched_off(node) or
+                                                 self._set_by_the_run(node)):
                 continue
             why = self.WHY_SCALER if "GradScaler" in what else self.WHY_AUTOCAST
             yield self.finding(node, what=what, why=why)
+
+    def _set_by_the_run(self, call: nodes.Call) -> bool:
+        """``autocast(enabled=args.amp)``, ``enabled=scaler is not None``: a switch whose value
+        the linter cannot see (a setting of the run). Such AMP is on only where the user
+        turns it on, as ``drop_last=args.drop_last`` (XLA902): unknown stays silent. A
+        GradScaler or apex set-up that such a setting guards is still reported where it is
+        created."""
+        flag = keyword(call, "enabled")
+        if flag is None or isinstance(flag, nodes.Const):
+            return False
+        vs = self.an.value(flag)
+        return not (vs and all(v.kind is Kind.HOST and v.text == "True" for v in vs))
 
     def _kind(self, node: nodes.NodeNG, enables_apex: bool) -> str | None:
         an = self.an

@@ -12,7 +12,7 @@ from flake8_xla.analysis import values as V
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.context import Finding
-from flake8_xla.filefacts import FileFacts, may_have_step_region
+from flake8_xla.filefacts import FileFacts, may_have_step_region, may_update, words
 from flake8_xla.rules.base import Rule
 
 TOKENIZER_METHODS = frozenset({"pad", "batch_encode_plus", "encode_plus", "prepare_seq2seq_batch",
@@ -378,7 +378,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 v.kind is Kind.LOADER and v.has("plain") and id(call) not in here
                 for call in an.calls_named("DataLoader") for v in an.value(call)):
             return  # every DataLoader built here reaches a loop here, or none is built
-        for other in an.link.neighbour_analyzers():
+        for other in an.link.neighbour_analyzers(wanted=_may_iterate_loader):
             for v, site in self._loaders_reaching(other):
                 if v.node is not None and v.node.root() is an.module:
                     yield v, site
@@ -420,6 +420,15 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
                 yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
+
+
+def _may_iterate_loader(facts: FileFacts) -> bool:
+    """A module that may hold a step loop over a loader, or wrap one in an XLA loader
+    (what :meth:`RaggedLastBatch._loaders_reaching` looks for)."""
+    if facts.has_for and (may_update(facts) or facts.ident_contains("loader") or
+                          facts.any_ident(words()["barrier"])):
+        return True  # a training loop, or a loop over something named as a loader
+    return any("loader" in name.lower() for name in facts.called_names | facts.call_attrs)
 
 
 class RaggedLastBatchFlag(RaggedLastBatch):

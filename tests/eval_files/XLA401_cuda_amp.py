@@ -50,3 +50,21 @@ def apex_path(model, optimizer):
 @torch.cuda.amp.autocast()  # error: XLA401
 def decorated(model, x):
     return model(x)
+
+
+def switched_by_settings(model, x, args, use_amp):
+    # The scaler's creation under a setting is reported where it is made ...
+    scaler = None
+    if args.amp:
+        scaler = torch.cuda.amp.GradScaler()  # error: XLA401
+    # ... and autocast switched by a setting the linter cannot see is on only when the
+    # user turns it on (traps, like drop_last=args.drop_last).
+    with torch.cuda.amp.autocast(enabled=scaler is not None):
+        a = model(x)
+    with torch.cuda.amp.autocast(enabled=use_amp):
+        b = model(x)
+    # A switch known to be on is no setting.
+    always = True
+    with torch.cuda.amp.autocast(enabled=always):  # error: XLA401
+        c = model(x)
+    return a, b, c
