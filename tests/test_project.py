@@ -495,6 +495,117 @@ def test_a_function_only_modules_that_are_not_xla_code_call_is_off_the_xla_path(
     assert lint(top / "loaders.py", target="all") != found  # everything is XLA code there
 
 
+def test_a_loader_handed_to_a_method_of_another_modules_class_reaches_its_loop(
+        tmp_path: Path) -> None:
+    """``fitter.fit(loader)`` on an instance of a trainer class of another module: the
+    method's parameter takes the loader the caller passes (objects a step runs with,
+    never per-step values: a meter's ``update(value)`` called with a tensor in one module
+    and with floats in another stays unknown there)."""
+    top = write(tmp_path / "fit", {
+        "pyproject.toml": "",
+        "meters.py": """\
+            class Meter:
+                def __init__(self):
+                    self.total = 0.0
+
+                def update(self, value):
+                    self.total = self.total + value
+                    print(f"{value}")
+            """,
+        "trainer.py": """\
+            import torch_xla.distributed.parallel_loader as pl
+
+            from meters import Meter
+
+
+            class Fitter:
+                def __init__(self, model, optimizer, device):
+                    self.model = model
+                    self.optimizer = optimizer
+                    self.device = device
+
+                def fit(self, train_loader):
+                    meter = Meter()
+                    for x, y in pl.MpDeviceLoader(train_loader, self.device):
+                        self.optimizer.zero_grad()
+                        loss = self.model(x).sum()
+                        loss.backward()
+                        self.optimizer.step()
+                        meter.update(1.0)
+            """,
+        "run.py": """\
+            import torch
+            import torch_xla
+            from torch.utils.data import DataLoader, TensorDataset
+
+            from meters import Meter
+            from trainer import Fitter
+
+
+            def main():
+                device = torch_xla.device()
+                ds = TensorDataset(torch.randn(100, 4), torch.randint(0, 2, (100,)))
+                loader = DataLoader(ds, batch_size=32, shuffle=True)
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                Fitter(model, opt, device).fit(loader)
+                Meter().update(torch.zeros(2, device=device))
+            """,
+    })
+    assert lint(top / "run.py") == [(12, "XLA102")]
+    [ragged] = messages(top / "run.py")
+    assert "trainer.py:14" in ragged
+    assert lint(top / "meters.py") == []
+
+
+def test_a_helper_that_a_data_loop_runs_is_a_step_even_when_a_model_loop_runs_it_too(
+        tmp_path: Path) -> None:
+    """Outputs copied out in a loop over models or settings are that loop's purpose, but
+    the same helper run by a step loop over data copies them out every step."""
+    top = write(tmp_path / "both_loops", {
+        "pyproject.toml": "",
+        "scores.py": """\
+            class Scores:
+                def __init__(self):
+                    self.preds = []
+
+                def add(self, logits):
+                    self.preds.append(logits.softmax(dim=1).cpu())
+            """,
+        "run.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from scores import Scores
+
+
+            def sweep(model, x, temperatures):
+                scores = Scores()
+                for t in temperatures:
+                    scores.add(model(x) / t)
+                return scores
+
+
+            def train(model, loader, optimizer, device):
+                scores = Scores()
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    optimizer.zero_grad()
+                    logits = model(x)
+                    logits.sum().backward()
+                    optimizer.step()
+                    scores.add(logits)
+
+
+            if __name__ == "__main__":
+                device = torch_xla.device()
+                net = torch.nn.Linear(4, 2).to(device)
+                sweep(net, torch.randn(8, 4, device=device), [0.5, 1.0, 2.0])
+            """,
+    })
+    assert lint(top / "scores.py") == [(6, "XLA201")]
+
+
 def test_a_loader_of_a_module_that_is_not_xla_code_is_reported_where_it_enters(
         tmp_path: Path) -> None:
     # lib.py supports XLA optionally (not a program), so data.py, which only it imports,

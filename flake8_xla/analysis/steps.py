@@ -75,6 +75,8 @@ class Steps:
         self._calls: dict[tuple[int, Ctx | None, bool],
                           list[tuple[nodes.Call, Ctx | None]]] = {}
         self.model_loop_nodes: set[int] = set()
+        #: region nodes that some step loop over data (or step function, forward) runs
+        self.data_step_nodes: set[int] = set()
         self.step_function_nodes: set[int] = set()
         self.training_nodes: set[int] = set()
         self.forward_nodes: set[int] = set()
@@ -699,7 +701,9 @@ class Steps:
                     # forces an execution (a graph break; full_graph=True raises)
                     before = len(region)
                     self._collect(self.function_body(func), func, None, 0, region, set())
-                    self.strong_nodes |= {id(n) for n, _, _ in region[before:]}
+                    added = {id(n) for n, _, _ in region[before:]}
+                    self.strong_nodes |= added
+                    self.data_step_nodes |= added
                     continue
                 if self.is_step_function(func):
                     before = len(region)
@@ -709,6 +713,7 @@ class Steps:
                     self.step_function_nodes |= added
                     self.training_nodes |= added
                     self.strong_nodes |= added
+                    self.data_step_nodes |= added
             for klass in self.an.module_nodes(nodes.ClassDef):
                 forward = next((m for m in klass.body if isinstance(m, nodes.FunctionDef)
                                 and m.name == "forward"), None)
@@ -764,6 +769,14 @@ class Steps:
             self.model_loop_nodes |= added
         elif kind == "forward":
             self.forward_nodes |= added
+        if kind != "model":
+            self.data_step_nodes |= added
+
+    def only_in_model_loops(self, node: nodes.NodeNG) -> bool:
+        """``node`` runs per iteration of loops over models or settings only, never per
+        step over data (a helper that a data loop calls too is a step of that loop)."""
+        self.step_region()
+        return id(node) in self.model_loop_nodes and id(node) not in self.data_step_nodes
 
     def is_training_loop_node(self, node: nodes.NodeNG) -> bool:
         """``node`` runs once per training step (a training loop's or step function's)."""

@@ -64,6 +64,9 @@ MAX_MODULES = 12
 #: that linting one file never builds and analyses most of its project.
 MAX_LINKED_BYTES = 240_000
 MAX_MODULE_BYTES = 80_000
+#: What a method's parameter takes from call sites in other modules (see
+#: :meth:`Session.param_values`): the objects a step runs with.
+_SETUP_KINDS = frozenset({Kind.LOADER, Kind.MODULE, Kind.DEVICE, Kind.OPTIMIZER})
 #: Callers (modules) consulted for one function's parameters or step roots, at most.
 MAX_CALLERS = 6
 #: Modules around the checked file asked where its own values go, at most.
@@ -552,42 +555,68 @@ class Session:
         found: list[frozenset[Value]] = []
         if owner is not None and exported is not None:
             name, bound_self = exported
+            method = bound_self and func.name != "__init__"
             sites = 0
             for caller in self._callers(owner[0], (name,)):
                 an = self.analyzer(caller)
                 if an is None:
                     continue
-                for call in an.calls_named(name):
-                    callee = func if not bound_self else func.parent
-                    if not any(v.node is callee for v in an.ev.value(call.func, None, d)
-                               if v.kind in (Kind.FUNCTION, Kind.CLASS)):
-                        continue
+                for call in an.calls_named(func.name if method else name):
+                    if method:
+                        # ``fitter.fit(loader)`` on an instance of the method's class
+                        if not isinstance(call.func, nodes.Attribute):
+                            continue
+                        receiver = an.ev.value(call.func.expr, None, d)
+                        if not any(v.kind is Kind.OBJECT and v.node is func.parent
+                                   for v in receiver):
+                            continue
+                        self_v = frozenset(v for v in receiver if v.kind is Kind.OBJECT and
+                                           v.node is func.parent)
+                    else:
+                        callee = func if not bound_self else func.parent
+                        if not any(v.node is callee for v in an.ev.value(call.func, None, d)
+                                   if v.kind in (Kind.FUNCTION, Kind.CLASS)):
+                            continue
+                        self_v = V.UNKNOWN_SET if bound_self else None
                     sites += 1
                     if sites > MAX_REMOTE_SITES:
                         break
                     passed = an.ev.call_arguments(call, None, d)
-                    self_v = V.UNKNOWN_SET if bound_self else None
                     bound = ev.ctx_for_values(func, passed, None, 1, d, self_v)
                     value = bound.arg(param.name)
-                    if value is not None:
+                    if value is not None and method:
+                        # Without the caller's context a method's parameters take what
+                        # every call site passes at once: only the objects a step runs
+                        # with are kept (a loader handed to ``fitter.fit``), never
+                        # per-step values (a meter's ``update(value)`` is called with
+                        # tensors at one site and floats at another)
+                        value = frozenset(v for v in value if v.kind in _SETUP_KINDS)
+                    if value:
                         found.append(value)
                         self._record(value, param)
                 if sites > MAX_REMOTE_SITES:
-                    found.append(UNKNOWN_SET)
+                    if not method:
+                        found.append(UNKNOWN_SET)
                     break
         self._params[key] = found
         return found
 
     @staticmethod
     def _exported(func: nodes.NodeNG) -> tuple[str, bool] | None:
-        """The module-level name callers use for ``func``, and whether ``self`` is bound."""
+        """The module-level name callers use for ``func`` (its class's, for a method), and
+        whether ``self`` is bound."""
         if not isinstance(func, nodes.FunctionDef):
             return None
         parent = func.parent
         if isinstance(parent, nodes.Module):
             return func.name, False
         if isinstance(parent, nodes.ClassDef) and isinstance(parent.parent, nodes.Module) and \
-                func.name == "__init__":
+                (func.name == "__init__" or not func.name.startswith("__")) and not any(
+                isinstance(dec, nodes.Name) and dec.name in ("staticmethod", "classmethod",
+                                                             "property")
+                for dec in (func.decorators.nodes if func.decorators else ())):
+            # ``__init__`` through calls of the class, a method through calls on its
+            # instances (``fitter.fit(loader)``)
             return parent.name, True
         return None
 

@@ -122,7 +122,7 @@ code off the XLA path, CPU tensors and Python numbers.
             if self.weak and HostSync._sync_kind(self._strict(), node, ctx, per_param):
                 continue  # XLA201's finding
             what, fix = found
-            if what in BULK_KINDS and id(node) in steps.model_loop_nodes:
+            if what in BULK_KINDS and steps.only_in_model_loops(node):
                 continue  # outputs copied out of an inference loop: the transfer is the point
             key = (node.lineno, node.col_offset)
             if key in reported:
