@@ -558,6 +558,92 @@ def test_a_loader_handed_to_a_method_of_another_modules_class_reaches_its_loop(
     assert lint(top / "meters.py") == []
 
 
+def test_a_loader_reaches_an_epoch_loop_whose_step_is_a_callable_of_another_module(
+        tmp_path: Path) -> None:
+    """A loop module without an update, a barrier or a loader-named value (its step is a
+    callable object of another module) is still asked where the loader goes, after the
+    modules more likely to loop over it; and a loader handed to a method that a subclass
+    inherits reaches that method's loop."""
+    top = write(tmp_path / "epoch", {
+        "pyproject.toml": "",
+        "data.py": DATA,
+        "epoch.py": """\
+            def run_epoch(step_fn, batches):
+                n = 0
+                for xb, yb in batches:
+                    step_fn(xb, yb)
+                    n += 1
+                return n
+            """,
+        "steps.py": """\
+            import torch
+            import torch_xla
+
+
+            class TrainStep:
+                def __init__(self, model):
+                    self.dev = torch_xla.device()
+                    self.model = model.to(self.dev)
+                    self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+                def __call__(self, xb, yb):
+                    self.opt.zero_grad()
+                    self.model(xb.to(self.dev)).sum().backward()
+                    self.opt.step()
+                    torch_xla.sync()
+            """,
+        "main.py": """\
+            import torch
+            from data import make_loader
+            from epoch import run_epoch
+            from steps import TrainStep
+
+            if __name__ == "__main__":
+                step_fn = TrainStep(torch.nn.Linear(4, 2))
+                for _ in range(10):
+                    run_epoch(step_fn, make_loader(32))
+            """,
+    })
+    assert lint(top / "data.py") == [(7, "XLA102")]
+    sub = write(tmp_path / "sub", {
+        "pyproject.toml": "",
+        "trainer.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            class Fitter:
+                def __init__(self, model, opt):
+                    self.dev = torch_xla.device()
+                    self.model = model.to(self.dev)
+                    self.opt = opt
+
+                def fit(self, loader):
+                    for x, y in pl.MpDeviceLoader(loader, self.dev):
+                        self.opt.zero_grad()
+                        self.model(x).sum().backward()
+                        self.opt.step()
+
+
+            class EMAFitter(Fitter):
+                pass
+            """,
+        "run.py": """\
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+            from trainer import EMAFitter
+
+
+            def go(model, opt):
+                ds = TensorDataset(torch.randn(100, 4), torch.randint(0, 2, (100,)))
+                EMAFitter(model, opt).fit(DataLoader(ds, batch_size=32))
+            """,
+    })
+    assert lint(sub / "run.py") == [(9, "XLA102")]
+
+
 def test_a_helper_that_a_data_loop_runs_is_a_step_even_when_a_model_loop_runs_it_too(
         tmp_path: Path) -> None:
     """Outputs copied out in a loop over models or settings are that loop's purpose, but

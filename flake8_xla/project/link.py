@@ -359,7 +359,7 @@ class Session:
         return owner[1].steps if owner is not None else None
 
     def neighbour_analyzers(self, hops: int = 2,
-                            wanted: Callable[[FileFacts], bool] | None = None
+                            rank: Callable[[FileFacts], int | None] | None = None
                             ) -> list[Analyzer]:
         """Analyzers of the modules around the checked file, nearest first: those it imports
         or calls into and the XLA-code modules importing it, then theirs, up to ``hops``
@@ -367,16 +367,17 @@ class Session:
         ``engine.py``); at most :data:`MAX_NEIGHBOURS`, within the session's module budget.
         For questions about where the checked file's own values go.
 
-        ``wanted``: a necessary condition on a module's syntax facts for the question
-        (a loop to iterate a loader in); a module that fails it is passed through to the
-        next hop but not analyzed, so that a script importing many model modules does
-        not spend the budget before the module that runs its loop.
+        ``rank``: how likely a module's syntax facts make it to matter for the question
+        (0 first, then 1, ...; None: it cannot matter). The modules within reach are
+        ordered by rank, then by distance, so that a script importing many model modules
+        does not spend the budget before the module that runs its loop; a module that
+        cannot matter is passed through to the next hop but not analyzed.
         """
         every = self.target == "all"
-        out: list[Analyzer] = []
+        found: list[tuple[int, int, int, str]] = []
         seen = {self.rel}
         frontier = [self.rel]
-        for _ in range(hops):
+        for hop in range(hops):
             nxt: list[str] = []
             for rel in frontier:
                 for other in self.index.neighbours(rel, every_module=every):
@@ -384,19 +385,22 @@ class Session:
                         continue
                     seen.add(other)
                     if len(seen) > MAX_NEIGHBOUR_SCAN:
-                        return out
-                    if wanted is not None:
+                        break
+                    nxt.append(other)
+                    level: int | None = 0
+                    if rank is not None:
                         facts = self.index.facts(other)
-                        if facts is not None and not wanted(facts):
-                            nxt.append(other)
-                            continue
-                    if len(out) >= MAX_NEIGHBOURS:
-                        return out
-                    an = self.analyzer(other)
-                    if an is not None:
-                        out.append(an)
-                        nxt.append(other)
+                        level = rank(facts) if facts is not None else 0
+                    if level is not None:
+                        found.append((level, hop, len(found), other))
             frontier = nxt
+        out: list[Analyzer] = []
+        for _, _, _, other in sorted(found):
+            if len(out) >= MAX_NEIGHBOURS:
+                break
+            an = self.analyzer(other)
+            if an is not None:
+                out.append(an)
         return out
 
     def home_is_xla_code(self, node: nodes.NodeNG) -> bool:
@@ -557,7 +561,15 @@ class Session:
             name, bound_self = exported
             method = bound_self and func.name != "__init__"
             sites = 0
-            for caller in self._callers(owner[0], (name,)):
+            names = (name,)
+            if method:
+                # callers may hold an instance of a subclass (of the same module) that
+                # inherits the method
+                names += tuple(c.name for c in ev.module_nodes(nodes.ClassDef)
+                               if func.name not in c.locals and any(
+                                   isinstance(b, nodes.Name) and b.name == name
+                                   for b in c.bases))
+            for caller in self._callers(owner[0], names):
                 an = self.analyzer(caller)
                 if an is None:
                     continue
@@ -566,12 +578,14 @@ class Session:
                         # ``fitter.fit(loader)`` on an instance of the method's class
                         if not isinstance(call.func, nodes.Attribute):
                             continue
-                        receiver = an.ev.value(call.func.expr, None, d)
-                        if not any(v.kind is Kind.OBJECT and v.node is func.parent
-                                   for v in receiver):
-                            continue
-                        self_v = frozenset(v for v in receiver if v.kind is Kind.OBJECT and
-                                           v.node is func.parent)
+                        self_v = frozenset(
+                            v for v in an.ev.value(call.func.expr, None, d)
+                            if v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef)
+                            and (v.node is func.parent or
+                                 an.ev.method_of(v.node, func.name) is func))
+                        if not self_v:
+                            continue  # (an instance of the class, or of a subclass
+                            # that inherits the method)
                     else:
                         callee = func if not bound_self else func.parent
                         if not any(v.node is callee for v in an.ev.value(call.func, None, d)

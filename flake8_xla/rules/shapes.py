@@ -378,7 +378,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 v.kind is Kind.LOADER and v.has("plain") and id(call) not in here
                 for call in an.calls_named("DataLoader") for v in an.value(call)):
             return  # every DataLoader built here reaches a loop here, or none is built
-        for other in an.link.neighbour_analyzers(wanted=_may_iterate_loader):
+        for other in an.link.neighbour_analyzers(rank=_loader_rank):
             for v, site in self._loaders_reaching(other):
                 if v.node is not None and v.node.root() is an.module:
                     yield v, site
@@ -422,13 +422,20 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
 
 
-def _may_iterate_loader(facts: FileFacts) -> bool:
-    """A module that may hold a step loop over a loader, or wrap one in an XLA loader
-    (what :meth:`RaggedLastBatch._loaders_reaching` looks for)."""
-    if facts.has_for and (may_update(facts) or facts.ident_contains("loader") or
-                          facts.any_ident(words()["barrier"])):
-        return True  # a training loop, or a loop over something named as a loader
-    return any("loader" in name.lower() for name in facts.called_names | facts.call_attrs)
+def _loader_rank(facts: FileFacts) -> int | None:
+    """How likely a module is to hold a step loop over a loader, or to wrap one in an XLA
+    loader (what :meth:`RaggedLastBatch._loaders_reaching` looks for): 0 for a ``for``
+    loop with an update, a barrier or something named as a loader, or a call whose name
+    has ``loader`` in it; 1 for any other ``for`` loop (its step may be a function of
+    another module); None for a module without either."""
+    if any("loader" in name.lower() for name in facts.called_names | facts.call_attrs):
+        return 0
+    if not facts.has_for:
+        return None
+    if may_update(facts) or facts.ident_contains("loader") or \
+            facts.any_ident(words()["barrier"]):
+        return 0
+    return 1
 
 
 class RaggedLastBatchFlag(RaggedLastBatch):
