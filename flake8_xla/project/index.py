@@ -161,6 +161,7 @@ class ProjectIndex:
         self._library: dict[str, bool] = {}
         self._reverse_maps: dict[str, dict[str, list[str]]] = {}
         self._lasts: dict[tuple[str, bool], frozenset[str]] = {}
+        self._hints: dict[str, list[str]] | None = None
         self._facts: dict[str, FileFacts | None] = {}
         self._gate_facts: dict[tuple[str, bool], tuple[bool, FileFacts | None]] = {}
 
@@ -699,20 +700,27 @@ class ProjectIndex:
         imports ``*`` from it), and some other importer does (a ``build_loader_gpu``
         beside the ``build_loader_tpu`` that the TPU script calls). Syntax facts only;
         for ``--xla-target=auto`` (under ``all`` every module is XLA code)."""
-        xla = self.xla_code()
-        users = self._reverse(True).get(rel, ())
-        if not users:
+        if self.used_by_xla_code(rel, name):
             return False
-        elsewhere = False
-        for m in users:
-            uses = name in self._last_names(m)
-            if m in xla:
-                other = self.summary(m)
-                if uses or other is None or any("*" in names for _, _, names in other.imports):
-                    return False
-            elif uses:
-                elsewhere = True
-        return elsewhere
+        # Evidence that another module uses it: the modules whose import lines spell the
+        # module's name (the scan's words, so only those few are summarised; an
+        # importer missed here only keeps the function on the XLA path).
+        xla = self.xla_code()
+        for m in self._by_hint().get(_stem(rel), ()):
+            if m != rel and m not in xla and not self.is_library(m) and \
+                    rel in self.import_targets(m) and name in self._last_names(m):
+                return True
+        return False
+
+    def _by_hint(self) -> dict[str, list[str]]:
+        """Import-line word -> the modules whose import lines spell it (from the scan)."""
+        if self._hints is None:
+            table: dict[str, list[str]] = {}
+            for rel in self.files:
+                for w in self._entry(rel)["h"]:
+                    table.setdefault(w, []).append(rel)
+            self._hints = table
+        return self._hints
 
     def imported(self, rel: str, *, every_module: bool = False) -> bool:
         """A module that is XLA code (any module, with ``every_module``) imports ``rel``."""
