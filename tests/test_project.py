@@ -337,34 +337,39 @@ def test_findings_whose_cause_is_in_another_module(proj: Path) -> None:
     assert lint(proj / "train.py", "file") == []
 
 
+#: A training loop in its own module, and the script that hands it a loader from data.py.
+LOOPS = """\
+    import torch_xla
+
+
+    def fit(model, opt, loader, device):
+        for x, y in loader:
+            opt.zero_grad()
+            model(x.to(device)).sum().backward()
+            opt.step()
+            torch_xla.sync()
+    """
+RUN_LOOPS = """\
+    import torch
+    import torch_xla
+    import loops
+    from data import make_loader
+
+    if __name__ == "__main__":
+        device = torch_xla.device()
+        model = torch.nn.Linear(4, 2).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        loops.fit(model, opt, make_loader(32), device)
+    """
+
+
 def test_a_loader_passed_on_through_two_modules_is_reported_where_it_is_built(
         tmp_path: Path) -> None:
     top = write(tmp_path / "chain", {
         "pyproject.toml": "",
         "data.py": DATA,
-        "loops.py": """\
-            import torch_xla
-
-
-            def fit(model, opt, loader, device):
-                for x, y in loader:
-                    opt.zero_grad()
-                    model(x.to(device)).sum().backward()
-                    opt.step()
-                    torch_xla.sync()
-            """,
-        "run.py": """\
-            import torch
-            import torch_xla
-            import loops
-            from data import make_loader
-
-            if __name__ == "__main__":
-                device = torch_xla.device()
-                model = torch.nn.Linear(4, 2).to(device)
-                opt = torch.optim.SGD(model.parameters(), lr=0.1)
-                loops.fit(model, opt, make_loader(32), device)
-            """,
+        "loops.py": LOOPS,
+        "run.py": RUN_LOOPS,
     })
     assert lint(top / "data.py") == [(7, "XLA102")]
     [ragged] = messages(top / "data.py")
@@ -399,29 +404,8 @@ def test_a_loader_is_followed_past_many_model_modules_to_the_loop_that_runs_it(
         **models,
         "data.py": imports + textwrap.dedent(DATA) + "\n\nMODELS = [" + ", ".join(
             f"Net{i}" for i in range(10)) + "]\n",
-        "loops.py": """\
-            import torch_xla
-
-
-            def fit(model, opt, loader, device):
-                for x, y in loader:
-                    opt.zero_grad()
-                    model(x.to(device)).sum().backward()
-                    opt.step()
-                    torch_xla.sync()
-            """,
-        "run.py": """\
-            import torch
-            import torch_xla
-            import loops
-            from data import make_loader
-
-            if __name__ == "__main__":
-                device = torch_xla.device()
-                model = torch.nn.Linear(4, 2).to(device)
-                opt = torch.optim.SGD(model.parameters(), lr=0.1)
-                loops.fit(model, opt, make_loader(32), device)
-            """,
+        "loops.py": LOOPS,
+        "run.py": RUN_LOOPS,
     })
     assert lint(top / "data.py") == [(17, "XLA102")]
     [ragged] = messages(top / "data.py")
