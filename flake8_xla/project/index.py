@@ -625,10 +625,7 @@ class ProjectIndex:
                     needing.add(rel)
         if not needing:
             return needing
-        by_word: dict[str, list[str]] = {}
-        for rel in self.files:
-            for w in self._entry(rel)["h"]:
-                by_word.setdefault(w, []).append(rel)
+        by_word = self._by_hint()
         queue = deque(sorted(needing))
         while queue:
             target = queue.popleft()

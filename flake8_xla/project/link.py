@@ -414,20 +414,23 @@ class Session:
     def called_from_xla_code(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
         """``func``, a top-level function of ``ev``'s module, is named by another module
         that is XLA code (so it runs on the XLA path whatever its own module does)."""
-        if self.target != "auto" or not isinstance(func, nodes.FunctionDef) or \
-                not isinstance(func.parent, nodes.Module):
-            return False
-        owner = self._by_module.get(id(ev.module))
-        return owner is not None and self.index.used_by_xla_code(owner[0], func.name)
+        rel = self._top_level_home(ev, func)
+        return rel is not None and self.index.used_by_xla_code(rel, func.name)
 
     def only_off_xla(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
         """``func``, a top-level function of ``ev``'s module, is called only by modules that
         are not XLA code (see :meth:`~flake8_xla.project.index.ProjectIndex.used_only_off_xla`)."""
+        rel = self._top_level_home(ev, func)
+        return rel is not None and self.index.used_only_off_xla(rel, func.name)
+
+    def _top_level_home(self, ev: Evaluator, func: nodes.NodeNG) -> str | None:
+        """The index key of ``ev``'s module when ``func`` is one of its top-level functions
+        and the project decides what is XLA code (``auto``), else None."""
         if self.target != "auto" or not isinstance(func, nodes.FunctionDef) or \
                 not isinstance(func.parent, nodes.Module):
-            return False
+            return None
         owner = self._by_module.get(id(ev.module))
-        return owner is not None and self.index.used_only_off_xla(owner[0], func.name)
+        return owner[0] if owner is not None else None
 
     def rel_of(self, an: Analyzer) -> str | None:
         """The index key of a linked analyzer's module."""
