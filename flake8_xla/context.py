@@ -143,6 +143,26 @@ class ModuleContext:
                 return True
         return False
 
+    def stored_facts(self) -> FileFacts | None:
+        """The file's :class:`~flake8_xla.filefacts.FileFacts` as the project index holds them
+        (``auto``/``all``), when the file on disk is ``source``: read from the index's disk
+        cache instead of walking the tree again. None otherwise (the caller computes them)."""
+        if self.options.target == "file":
+            return None
+        try:
+            session = self._session_or_none()
+            if session is None:
+                return None
+            index = session.index
+            facts = index.stored_facts(session.rel)
+            if facts is None or not index.holds_text(session.rel, self.source):
+                return None
+            return facts
+        except Exception:  # the facts only save time: computed from the tree instead
+            if self.strict:
+                raise
+            return None
+
     @cached_property
     def analyzer(self):  # -> Analyzer | None (import kept lazy: astroid is costly to load)
         """The astroid-backed :class:`~flake8_xla.analysis.Analyzer`, or None if astroid fails."""

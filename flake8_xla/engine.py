@@ -150,16 +150,17 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     ctx = ModuleContext(tree, source, filename, options, strict=strict)
     facts: FileFacts | None = None
 
-    def file_facts() -> FileFacts | None:
+    def file_facts(ctx: ModuleContext) -> FileFacts | None:
         try:
-            return FileFacts(tree)
+            # (the project index's, stored on disk, when it holds them for this text)
+            return ctx.stored_facts() or FileFacts(tree)
         except Exception:  # the gates only save time: run every rule instead
             if strict:
                 raise
             return None
 
     if gates and (options.target == "all" or mentions_xla(source)):
-        facts = file_facts()
+        facts = file_facts(ctx)
     torchtpu_only = False
     try:
         if not ctx.is_xla_code:
@@ -173,7 +174,7 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
             raise
         return []
     if gates and facts is None:
-        facts = file_facts()  # XLA code by its project: a helper that never names XLA
+        facts = file_facts(ctx)  # XLA code by its project: a helper that never names XLA
     if facts is not None and ctx.crosses_modules:
         # values and step regions cross into this file: the preconditions read the
         # facts of every module its check may analyse (None: run every rule)

@@ -542,6 +542,80 @@ def test_a_loader_handed_to_a_method_of_another_modules_class_reaches_its_loop(
     assert lint(top / "meters.py") == []
 
 
+def test_a_callback_handed_to_a_method_of_another_modules_class_is_followed(
+        tmp_path: Path) -> None:
+    """``trainer.eval(evaluate, ...)``: the method's parameter takes the function the caller
+    passes, so what the callback returns (an accuracy tensor on the XLA device) is known
+    in the loop that formats it; the module moved to the device in one method is the
+    module another method saves."""
+    top = write(tmp_path / "cb", {
+        "pyproject.toml": "",
+        "utils.py": """\
+            import torch_xla.core.xla_model as xm
+
+
+            def get_device():
+                return xm.xla_device()
+            """,
+        "train.py": """\
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model, data_iter, device):
+                    self.model = model
+                    self.data_iter = data_iter
+                    self.device = device
+
+                def save(self, path):
+                    torch.save(self.model.state_dict(), path)
+
+                def eval(self, evaluate):
+                    model = self.model.to(self.device)
+                    results = []
+                    for batch in self.data_iter:
+                        batch = [t.to(self.device) for t in batch]
+                        accuracy, result = evaluate(model, batch)
+                        results.append(result)
+                        print("acc=%5.3f" % accuracy)
+                    self.save("model.pt")
+                    return results
+            """,
+        "glue.py": """\
+            import torch
+            from torch.utils.data import DataLoader
+
+            import train
+            from utils import get_device
+
+
+            class Classifier(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = torch.nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.fc(x)
+
+
+            def main(dataset):
+                loader = DataLoader(dataset, batch_size=16, drop_last=True)
+                trainer = train.Trainer(Classifier(), loader, get_device())
+
+                def evaluate(model, batch):
+                    x, y = batch
+                    logits = model(x)
+                    result = (logits.argmax(-1) == y).float()
+                    return result.mean(), result
+
+                trainer.eval(evaluate)
+            """,
+    })
+    found = lint(top / "train.py")
+    assert (11, "XLA503") in found
+    assert (20, "XLA201") in found
+
+
 def test_a_loader_reaches_an_epoch_loop_whose_step_is_a_callable_of_another_module(
         tmp_path: Path) -> None:
     """A loop module without an update, a barrier or a loader-named value (its step is a
@@ -1347,6 +1421,30 @@ def test_facts_missing_from_a_cache_entry_are_rebuilt(proj: Path) -> None:
     again = index_for(proj / "train.py")
     facts = again.facts("engine.py")
     assert facts is not None and "backward" in facts.call_attrs
+
+
+def test_the_checked_files_facts_come_from_the_index_only_for_its_text_on_disk(
+        proj: Path) -> None:
+    """A warm run reads a checked file's facts from the index instead of walking its tree
+    again; an editor's unsaved buffer (other text) gets facts of its own."""
+    from flake8_xla.context import ModuleContext
+    from flake8_xla.filefacts import FileFacts
+
+    index = index_for(proj / "engine.py")
+    assert index.facts("engine.py") is not None
+    index.flush()
+    project.reset()
+    text = (proj / "engine.py").read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    ctx = ModuleContext(tree, text, str(proj / "engine.py"), Options(target="auto"))
+    stored = ctx.stored_facts()
+    assert stored is not None and stored.to_json() == FileFacts(tree).to_json()
+    edited = text + "\nprint(1)\n"
+    other = ModuleContext(ast.parse(edited), edited, str(proj / "engine.py"),
+                          Options(target="auto"))
+    assert other.stored_facts() is None
+    assert ModuleContext(tree, text, str(proj / "engine.py"),
+                         Options(target="file")).stored_facts() is None
 
 
 def test_step_calls_are_stored_on_disk_and_rebuilt_when_stale_or_corrupt(

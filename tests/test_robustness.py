@@ -701,3 +701,41 @@ def test_a_failed_rebuild_falls_back_to_parsing_and_is_an_error_when_strict(
     assert lint_source(source, strict=False) == expected
     with pytest.raises(analysis.TreeRebuildError):
         lint_source(source, strict=True)
+
+
+def test_a_helper_called_from_many_places_is_followed_with_few_contexts() -> None:
+    """k-limited context sensitivity: a helper that many loops call with different
+    arguments (a test case's ``assertEqual``, a ``train_step``) is followed with at most
+    ``MAX_FOLLOWED_CONTEXTS`` contexts of its own, then without one; each loop's answer
+    stays what the helper does (every loop below trains)."""
+    from flake8_xla.analysis.steps import MAX_FOLLOWED_CONTEXTS
+    from flake8_xla.context import ModuleContext
+
+    loops = "\n".join(
+        f"    for x in data_{i}:\n        step(model, opt, x * {i}, {i})\n" for i in range(12))
+    source = textwrap.dedent("""\
+        import torch
+        import torch_xla
+
+
+        def step(model, opt, x, scale):
+            loss = model(x).sum() * scale
+            loss.backward()
+            opt.step()
+
+
+        def train(data_0, data_1, data_2, data_3, data_4, data_5, data_6, data_7, data_8,
+                  data_9, data_10, data_11):
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 2).to(device)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        """) + loops
+    ctx = ModuleContext(ast.parse(source), source, "many.py", Options(target="file"))
+    an = ctx.analyzer
+    assert an is not None
+    an.steps.step_region()
+    assert an.steps._followed
+    assert max(len(seen) for seen in an.steps._followed.values()) <= MAX_FOLLOWED_CONTEXTS
+    from astroid import nodes
+    loops = an.module_nodes(nodes.For)
+    assert len(loops) == 12 and all(an.steps.is_training_loop(lp) for lp in loops)

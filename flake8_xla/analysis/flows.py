@@ -252,6 +252,8 @@ class Evaluator:
         self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
         self._class_attrs: dict[int, dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = shared.setdefault(
             "class_attrs", {})
+        self._attr_moves: dict[int, dict[str, list[nodes.Call]]] = shared.setdefault(
+            "attr_moves", {})
         self._member_memo: dict[tuple[int, str], frozenset[Value]] = {}
         self._obj_attrs: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] | None = \
             None
@@ -533,19 +535,25 @@ class Evaluator:
                                   for v in value)
         return value
 
-    def _inplace_move(self, use: nodes.Name, ctx: Ctx | None, d: int
+    def _inplace_move(self, use: nodes.Name | nodes.Attribute, ctx: Ctx | None, d: int
                       ) -> tuple[str | None] | None:
-        """The device of the last ``name.to(dev)``/``.cpu()`` statement before ``use``.
+        """The device of the last ``name.to(dev)``/``.cpu()`` statement before ``use``
+        (a name, or a dotted attribute such as ``self.model``) in its function.
 
         ``nn.Module.to()`` moves the module in place, so a statement moves the object
         that every name bound to it refers to.
         """
+        key = use.name if isinstance(use, nodes.Name) else source_key(use)
+        if key is None:
+            return None
         frame = use.frame()
         best: tuple[int, str | None] | None = None
         for call in self.module_calls_in(frame):
             f = call.func
-            if not (isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and
-                    f.expr.name == use.name and f.attrname in ("to", "cpu", "cuda", "xla")):
+            if not (isinstance(f, nodes.Attribute) and
+                    f.attrname in ("to", "cpu", "cuda", "xla") and
+                    isinstance(f.expr, (nodes.Name, nodes.Attribute)) and
+                    source_key(f.expr) == key):
                 continue
             if not isinstance(call.parent, nodes.Expr) or call.lineno >= use.lineno:
                 continue
@@ -1265,6 +1273,11 @@ class Evaluator:
             used = self._usage_kind(node.frame(), key) if key else None
             if used is not None:
                 result = used
+        if isinstance(node, nodes.Attribute) and V.any_kind(result, Kind.MODULE):
+            moved = self._inplace_move(node, ctx, d)  # ``self.model.cpu()`` before the use
+            if moved is not None:
+                result = frozenset(v.with_(device=moved[0]) if v.kind is Kind.MODULE else v
+                                   for v in result)
         return result
 
     def _assigned_attr(self, node: nodes.NodeNG, attr: str, d: int
@@ -1400,12 +1413,68 @@ class Evaluator:
         found = join(*(self.binding_value(target, None, None, d)
                        if isinstance(target, (nodes.AssignName, nodes.AssignAttr))
                        else self.value(target, None, d) for target, _ in targets))
+        if V.any_kind(found, Kind.MODULE):
+            moved = self._attr_moved(klass, attr, d)
+            if moved is not None:
+                found = frozenset(v.with_(device=moved[0]) if v.kind is Kind.MODULE else v
+                                  for v in found)
+        elif not V.is_known(found):
+            # ``self.model.to(device)`` as a statement: only a module moves in place (a
+            # tensor's ``.to()`` returns a copy), so the attribute holds a module
+            moved = self._attr_moved(klass, attr, d, statements=True)
+            if moved is not None:
+                found = one(Kind.MODULE, device=moved[0])
         inner_low = self._cycle_low
         if inner_low >= len(self._busy) and not self.spent:
             self._member_memo[key] = found
             inner_low = _NO_CYCLE
         self._cycle_low = min(outer_low, inner_low)
         return found
+
+    def _attr_moved(self, klass: nodes.ClassDef, attr: str, d: int, *,
+                    statements: bool = False) -> tuple[str | None] | None:
+        """The device that ``self.attr.to(dev)`` / ``.cuda()`` / ``.cpu()`` calls in the class's
+        methods move a module attribute to, or None (no such call, or calls that disagree;
+        ``statements``: also None when no such call is a statement of its own).
+
+        ``nn.Module.to()`` moves the module in place (and returns it), so
+        ``model = self.model.to(self.device)`` in ``train()`` also moves the module that
+        ``save()`` later reads as ``self.model``. Flow-insensitive over the class: moves to
+        different devices (to the CPU for saving) leave the device unknown.
+        """
+        devices: set[str | None] = set()
+        calls = self._self_attr_calls(klass).get(attr, [])
+        if statements and not any(isinstance(c.parent, nodes.Expr) for c in calls):
+            return None
+        for call in calls:
+            name = call.func.attrname
+            if name == "to":
+                from flake8_xla.analysis.specs import device_value
+                dev_node = keyword(call, "device") or (call.args[0] if call.args else None)
+                is_dev, dev = device_value(self, dev_node, None, d)
+                if not is_dev:
+                    continue  # ``.to(torch.bfloat16)``: a dtype
+                devices.add(dev)
+            else:
+                devices.add(name)
+        if len(devices) != 1:
+            return None
+        return (devices.pop(),)
+
+    def _self_attr_calls(self, klass: nodes.ClassDef) -> dict[str, list[nodes.Call]]:
+        """``attr -> [self.attr.to(...) / .cuda() / .cpu() calls]`` in the class's methods."""
+        table = self._attr_moves.get(id(klass))
+        if table is None:
+            table = {}
+            for method in klass.mymethods():
+                for call in method.nodes_of_class(nodes.Call):
+                    f = call.func
+                    if isinstance(f, nodes.Attribute) and f.attrname in ("to", "cuda", "cpu") \
+                            and isinstance(f.expr, nodes.Attribute) and \
+                            isinstance(f.expr.expr, nodes.Name) and f.expr.expr.name == "self":
+                        table.setdefault(f.expr.attrname, []).append(call)
+            self._attr_moves[id(klass)] = table
+        return table
 
     def bind_self(self, method: nodes.FunctionDef, self_v: Value, ctx: Ctx | None) -> Ctx:
         """A context for ``method`` with its first parameter bound to ``self_v``."""

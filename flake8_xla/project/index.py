@@ -163,6 +163,7 @@ class ProjectIndex:
         self._lasts: dict[tuple[str, bool], frozenset[str]] = {}
         self._hints: dict[str, list[str]] | None = None
         self._facts: dict[str, FileFacts | None] = {}
+        self._holds: tuple[str, str, bool] | None = None
         self._gate_facts: dict[tuple[str, bool], tuple[bool, FileFacts | None]] = {}
 
     # ------------------------------------------------------------------ files
@@ -322,6 +323,34 @@ class ProjectIndex:
                     self._build(rel)
             self._facts.setdefault(rel, None)
         return self._facts[rel]
+
+    def holds_text(self, rel: str, source: str) -> bool:
+        """The file of ``rel`` on disk decodes to ``source`` (False for an editor's unsaved
+        buffer, or a file that cannot be read). The last answer is kept for the same
+        ``source`` object: every question about one checked file reads it once."""
+        held = self._holds
+        if held is not None and held[0] == rel and held[1] is source:
+            return held[2]
+        try:
+            with open(self.path(rel), "rb") as fh:
+                raw = fh.read(MAX_BYTES + 1)
+            same = len(raw) <= MAX_BYTES and _decode(raw) == source
+        except (OSError, ValueError):
+            same = False
+        self._holds = (rel, source, same)
+        return same
+
+    def stored_facts(self, rel: str) -> FileFacts | None:
+        """The module's facts when this index already holds them (computed in this process
+        or read from the disk cache for the file as it is now), without reading or parsing
+        the file; else None."""
+        if rel in self._facts:
+            return self._facts[rel]
+        e = self._entries.get(rel)
+        if e is None or rel not in self.files or (e.get("s"), e.get("m")) != self.files[rel] \
+                or e.get("u") or not e.get("f") or "sum" not in e:
+            return None
+        return self.facts(rel)
 
     def _build(self, rel: str) -> tuple[Summary | None, FileFacts | None]:
         """Read and parse the module once: its summary and facts, stored in its entry."""

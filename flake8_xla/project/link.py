@@ -66,7 +66,8 @@ MAX_LINKED_BYTES = 240_000
 MAX_MODULE_BYTES = 80_000
 #: What a method's parameter takes from call sites in other modules (see
 #: :meth:`Session.param_values`): the objects a step runs with.
-_SETUP_KINDS = frozenset({Kind.LOADER, Kind.MODULE, Kind.DEVICE, Kind.OPTIMIZER})
+_SETUP_KINDS = frozenset({Kind.LOADER, Kind.MODULE, Kind.DEVICE, Kind.OPTIMIZER,
+                          Kind.FUNCTION})
 #: Callers (modules) consulted for one function's parameters or step roots, at most.
 MAX_CALLERS = 6
 #: Modules around the checked file asked where its own values go, at most.
@@ -319,12 +320,7 @@ class Session:
         unsaved buffer): the caller then builds a tree of its own."""
         from flake8_xla.analysis.build import build_module
 
-        try:
-            with open(self.index.path(self.rel), "rb") as fh:
-                raw = fh.read(MAX_BYTES + 1)
-            if len(raw) > MAX_BYTES or _decode(raw) != source:
-                return None
-        except (OSError, ValueError):
+        if not self.index.holds_text(self.rel, source):
             return None
         key = _tree_key(self.index, self.rel)
         held = _TREES.get(key)

@@ -54,3 +54,74 @@ def save_converted_dict(model, path):
     # Trap: every tensor is moved to the CPU first.
     state = {k: v.cpu() if isinstance(v, torch.Tensor) else v for k, v in model.state_dict().items()}
     torch.save(state, path)
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Trainer:
+    """``self.model.to(...)`` in one method moves the module that another method saves."""
+
+    def __init__(self, model, loader, device):
+        self.model = model
+        self.loader = loader
+        self.device = device
+
+    def save(self, path):
+        torch.save(self.model.state_dict(), path)  # error: XLA503
+
+    def train(self):
+        model = self.model.to(self.device)
+        for x in self.loader:
+            model(x).sum().backward()
+            torch_xla.sync()
+        self.save("last.pt")
+
+
+class StatementMove:
+    """An attribute of unknown value moved in place by a statement holds a module."""
+
+    def __init__(self, net):
+        self.net = net
+
+    def fit(self):
+        self.net.to(device)
+
+    def save(self, path):
+        torch.save(self.net, path)  # error: XLA503
+
+
+class MovedBackForSaving:
+    # Trap: moved to the XLA device in one method and to the CPU in another: the
+    # device at the save is not known.
+    def __init__(self, model):
+        self.model = model
+
+    def fit(self):
+        self.model.to(device)
+
+    def save(self, path):
+        self.model.cpu()
+        torch.save(self.model.state_dict(), path)
+
+
+class CastOnly:
+    # Trap: a dtype cast is not a move; the module stays where it was built.
+    def __init__(self):
+        self.model = Net()
+
+    def fit(self):
+        self.model.to(torch.bfloat16)
+
+    def save(self, path):
+        torch.save(self.model.state_dict(), path)
+
+
+def run_trainer(loader):
+    Trainer(Net(), loader, torch_xla.device()).train()
