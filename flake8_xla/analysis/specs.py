@@ -148,12 +148,67 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
         bv = ev.value(batch, ctx, d)
         if bv and all(v.kind is Kind.HOST and v.text is not None for v in bv) and len(bv) == 1:
             text = next(iter(bv)).text
+        elif _is_one(option_default(ev, batch, ctx, d)):
+            # ``batch_size=args.batch_size`` with ``default=1``: one sample per batch in
+            # the default run (a larger default may or may not divide the dataset in the
+            # run that sets it, so it stays unknown)
+            text = "1"
     sizes = {v.text for v in ds if v.kind is Kind.DATASET and v.text}
     if sampler_count is not None:
         sizes = {sampler_count}
     return one(Kind.LOADER, node=call, qual=q or "torch.utils.data.DataLoader",
                text=text, flags=frozenset(flags), elem=_collated(ev, call, ctx, d),
                bound=frozenset({Value(Kind.HOST, text=s) for s in sizes}) if sizes else None)
+
+
+def _is_one(x: object) -> bool:
+    return type(x) is int and x == 1
+
+
+def option_default(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int) -> object:
+    """The literal ``default=`` of the command-line option that ``node`` reads
+    (``args.batch_size``, where ``args = parser.parse_args()`` and the module calls
+    ``parser.add_argument("--batch_size", type=int, default=1)``), else None: no such
+    option, several, or a default that is not a literal (argparse's own rules for the
+    attribute name: ``dest=``, else the first long option with ``-`` as ``_``)."""
+    if not isinstance(node, nodes.Attribute):
+        return None
+    vs = ev.value(node.expr, ctx, d)
+    if not vs or not all(v.kind is Kind.HOST and v.qual == "namespace" and
+                         isinstance(v.node, nodes.Call) for v in vs):
+        return None
+    parsers = set()
+    homes = {id(v.node.root()): v.node.root() for v in vs}
+    for v in vs:
+        f = v.node.func
+        if not (isinstance(f, nodes.Attribute) and f.attrname in ("parse_args",
+                                                                  "parse_known_args")):
+            return None
+        parsers.add(f.expr.as_string())
+    if len(homes) != 1:
+        return None
+    home = next(iter(homes.values()))
+    calls = ev.module_nodes(nodes.Call) if home is ev.module else \
+        home.nodes_of_class(nodes.Call)  # the parser of another module
+    found: list[object] = []
+    for call in calls:
+        f = call.func
+        if not (isinstance(f, nodes.Attribute) and f.attrname == "add_argument" and
+                f.expr.as_string() in parsers):
+            continue
+        dest = const_str(keyword(call, "dest"))
+        if dest is None:
+            flags = [const_str(a) for a in call.args]
+            longs = [x for x in flags if x and x.startswith("--")]
+            name = longs[0] if longs else (flags[0] if flags and flags[0] else None)
+            dest = name.lstrip("-").replace("-", "_") if name else None
+        if dest != node.attrname:
+            continue
+        default = keyword(call, "default")
+        if not isinstance(default, nodes.Const):
+            return None
+        found.append(default.value)
+    return found[0] if len(found) == 1 else None
 
 
 #: DataLoader keywords that decide the size of the last batch.

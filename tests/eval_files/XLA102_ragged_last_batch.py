@@ -1,4 +1,7 @@
 """Eval file for XLA102 (ragged last batch)."""
+import argparse
+
+import torch
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
 from torch.utils.data import DataLoader
@@ -42,3 +45,23 @@ def hf_args():
     b = TrainingArguments("out", optim="adamw_torch_xla", dataloader_num_workers=4,
                           dataloader_drop_last=True)
     return a, b
+
+
+def from_the_command_line(dataset):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch_size", type=int, default=1)
+    parser.add_argument("--eval-batch-size", type=int, default=16)
+    parser.add_argument("--micro", dest="micro_batch", default=1)
+    args = parser.parse_args()
+    model = torch.nn.Linear(4, 2).to(device)
+    # Trap: the option's default is one sample per batch.
+    single = DataLoader(dataset, batch_size=args.batch_size, shuffle=True)
+    for x in pl.MpDeviceLoader(single, device):
+        model(x)
+    micro = DataLoader(dataset, batch_size=args.micro_batch)
+    for x in pl.MpDeviceLoader(micro, device):
+        model(x)
+    # A larger default may leave a remainder.
+    evaluation = DataLoader(dataset, batch_size=args.eval_batch_size)  # error: XLA102
+    for x in pl.MpDeviceLoader(evaluation, device):
+        model(x)

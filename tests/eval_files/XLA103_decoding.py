@@ -51,3 +51,11 @@ def translate(batch):
     model = AutoModelForSeq2SeqLM.from_pretrained("m").to(device)
     # generate() of a model on the XLA device decodes token by token, even once.
     return model.generate(**batch)  # error: XLA103
+
+
+def summarize(batch):
+    # A model class imported from its own transformers submodule is a module too.
+    from transformers.models.bart import BartForConditionalGeneration
+    model = BartForConditionalGeneration.from_pretrained("m")
+    model = model.to(device)
+    return model.generate(batch.to(device), num_beams=5)  # error: XLA103
