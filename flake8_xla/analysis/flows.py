@@ -79,9 +79,6 @@ HOST_MODULE_ATTRS = frozenset({"config", "training", "name_or_path", "num_labels
                                "__class__", "__name__", "generation_config",
                                "main_input_name"})
 TENSOR_MODULE_ATTRS = frozenset({"weight", "bias"})
-MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "modules",
-                         "named_modules", "children", "load_state_dict", "requires_grad_",
-                         "buffers", "named_buffers", "zero_grad"})
 OPTIMIZER_USES = frozenset({"param_groups", "add_param_group"})
 #: Attributes that only a tensor has among the values the analysis tracks.
 TENSOR_ONLY_ATTRS = frozenset({"item", "detach", "cpu", "numpy", "tolist"})
@@ -1273,12 +1270,49 @@ class Evaluator:
             used = self._usage_kind(node.frame(), key) if key else None
             if used is not None:
                 result = used
+        if isinstance(node, nodes.Attribute):
+            local = self._local_attr_assignment(node)
+            if local is not None:
+                # ``self.model = Net()`` earlier in the same function: that object, not
+                # what the class's other methods store or move
+                result = self.binding_value(local, None, ctx, d)
         if isinstance(node, nodes.Attribute) and V.any_kind(result, Kind.MODULE):
             moved = self._inplace_move(node, ctx, d)  # ``self.model.cpu()`` before the use
             if moved is not None:
                 result = frozenset(v.with_(device=moved[0]) if v.kind is Kind.MODULE else v
                                    for v in result)
         return result
+
+    def _local_attr_assignment(self, use: nodes.Attribute) -> nodes.AssignAttr | None:
+        """The ``self.attr = value`` target that every path to ``use`` passes last in its
+        own function: a statement of the function's body itself (not in a branch or a
+        loop) before ``use``'s statement, with no other assignment of the attribute in
+        between; else None."""
+        if not isinstance(use.expr, nodes.Name):
+            return None
+        frame = use.frame()
+        if not isinstance(frame, nodes.FunctionDef):
+            return None
+        key = source_key(use)
+        stmt = use.statement()
+        found: nodes.AssignAttr | None = None
+        for top in frame.body:
+            if top.fromlineno >= stmt.fromlineno or top is stmt or top.parent_of(use):
+                break
+            if isinstance(top, nodes.Assign) and any(
+                    isinstance(t, nodes.AssignAttr) and source_key(t) == key
+                    for t in top.targets):
+                found = next(t for t in top.targets if isinstance(t, nodes.AssignAttr) and
+                             source_key(t) == key)
+            elif found is not None and any(source_key(t) == key for t in
+                                           top.nodes_of_class(nodes.AssignAttr)):
+                return None  # reassigned in a branch or loop after it
+        if found is None:
+            return None
+        between = [t for t in self.own_nodes(frame, nodes.AssignAttr)
+                   if t is not found and source_key(t) == key and
+                   found.lineno < t.lineno < stmt.fromlineno]
+        return None if between else found
 
     def _assigned_attr(self, node: nodes.NodeNG, attr: str, d: int
                        ) -> frozenset[Value] | None:
@@ -1418,9 +1452,10 @@ class Evaluator:
             if moved is not None:
                 found = frozenset(v.with_(device=moved[0]) if v.kind is Kind.MODULE else v
                                   for v in found)
-        elif not V.is_known(found):
-            # ``self.model.to(device)`` as a statement: only a module moves in place (a
-            # tensor's ``.to()`` returns a copy), so the attribute holds a module
+        elif not V.is_known(found) and self._used_as_module(klass, attr):
+            # ``self.model.to(device)`` as a statement, and ``self.model(x)`` or
+            # ``self.model.parameters()`` in the class: only a module moves in place (a
+            # tensor's ``.to()`` returns a copy, so the statement is a no-op bug there)
             moved = self._attr_moved(klass, attr, d, statements=True)
             if moved is not None:
                 found = one(Kind.MODULE, device=moved[0])
@@ -1460,6 +1495,14 @@ class Evaluator:
         if len(devices) != 1:
             return None
         return (devices.pop(),)
+
+    def _used_as_module(self, klass: nodes.ClassDef, attr: str) -> bool:
+        """A method of the class calls ``self.attr(...)`` or a module method on it
+        (``self.attr.parameters()``, ``.state_dict()``, ``.train()``)."""
+        key = f"self.{attr}"
+        return any(key in self._called_keys(m) or
+                   self._attribute_uses(m).get(key, (set(), False))[0] & MODULE_USES
+                   for m in klass.mymethods())
 
     def _self_attr_calls(self, klass: nodes.ClassDef) -> dict[str, list[nodes.Call]]:
         """``attr -> [self.attr.to(...) / .cuda() / .cpu() calls]`` in the class's methods."""

@@ -47,9 +47,6 @@ if TYPE_CHECKING:
     from flake8_xla.analysis import Analyzer
 
 MAX_CALL_DEPTH = 3
-#: Contexts one function is followed with per module analysis before it is followed
-#: without one (see :meth:`Steps._widen`).
-MAX_FOLLOWED_CONTEXTS = 4
 #: Last name parts of every update call of the API model (backward, optimizer and scaler
 #: steps); ``tests/test_robustness.py`` checks the model against it.
 UPDATE_NAMES = frozenset({"backward", "step", "optimizer_step"})
@@ -77,8 +74,6 @@ class Steps:
         self._compiled: dict[int, bool] = {}
         self._calls: dict[tuple[int, Ctx | None, bool],
                           list[tuple[nodes.Call, Ctx | None]]] = {}
-        #: contexts each function of this module was followed with (see :meth:`_calls_in`)
-        self._followed: dict[int, set[Ctx | None]] = {}
         self.model_loop_nodes: set[int] = set()
         #: region nodes that some step loop over data (or step function, forward) runs
         self.data_step_nodes: set[int] = set()
@@ -336,20 +331,8 @@ class Steps:
                         isinstance(func, nodes.FunctionDef) and steps.is_compiled(func)):
                     continue
                 seen.add(id(func))
-                fctx = steps._widen(func, fctx)
                 yield from steps.calls_in(func, fctx, into_loops=into_loops, depth=depth + 1,
                                           seen=seen)
-
-    def _widen(self, func: nodes.NodeNG, ctx: Ctx | None) -> Ctx | None:
-        """The context to follow ``func`` with: ``ctx``, unless the function was already
-        followed with :data:`MAX_FOLLOWED_CONTEXTS` others (a helper called from many places,
-        such as a test case's ``assertEqual``): then none, so that what it runs is computed
-        once rather than once per call site (k-limited context sensitivity)."""
-        seen = self._followed.setdefault(id(func), set())
-        if ctx in seen or len(seen) < MAX_FOLLOWED_CONTEXTS:
-            seen.add(ctx)
-            return ctx
-        return None
 
     def steps_for(self, func: nodes.NodeNG) -> Steps | None:
         """The Steps of the module that defines ``func``: this one, or (through the project

@@ -85,16 +85,45 @@ class Trainer:
 
 
 class StatementMove:
-    """An attribute of unknown value moved in place by a statement holds a module."""
+    """An attribute of unknown value that the class uses as a module and moves in place
+    by a statement holds a module."""
 
     def __init__(self, net):
         self.net = net
 
     def fit(self):
         self.net.to(device)
+        self.net.train()
 
     def save(self, path):
         torch.save(self.net, path)  # error: XLA503
+
+
+class TensorAttribute:
+    # Trap: a tensor's .to() as a statement is a no-op (it returns a copy); the attribute
+    # is not used as a module, so it is no module moved to the device.
+    def __init__(self, class_weights):
+        self.class_weights = class_weights
+
+    def setup(self):
+        self.class_weights.to(device)
+
+    def save(self, path):
+        torch.save(self.class_weights, path)
+
+
+class FreshModel:
+    def __init__(self, model, device):
+        self.model = model
+        self.device = device
+
+    def train(self):
+        self.model.to(self.device)
+
+    def reset(self, path):
+        # Trap: the module saved is the CPU one just built in this function.
+        self.model = Net()
+        torch.save(self.model.state_dict(), path)
 
 
 class MovedBackForSaving:
