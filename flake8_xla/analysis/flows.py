@@ -251,6 +251,8 @@ class Evaluator:
             "class_attrs", {})
         self._attr_moves: dict[int, dict[str, list[nodes.Call]]] = shared.setdefault(
             "attr_moves", {})
+        self._local_attrs: dict[int, nodes.AssignAttr | None] = shared.setdefault(
+            "local_attrs", {})
         self._member_memo: dict[tuple[int, str], frozenset[Value]] = {}
         self._obj_attrs: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] | None = \
             None
@@ -1285,11 +1287,18 @@ class Evaluator:
 
     def _local_attr_assignment(self, use: nodes.Attribute) -> nodes.AssignAttr | None:
         """The ``self.attr = value`` target that every path to ``use`` passes last in its
-        own function: a statement of the function's body itself (not in a branch or a
-        loop) before ``use``'s statement, with no other assignment of the attribute in
-        between; else None."""
-        if not isinstance(use.expr, nodes.Name):
+        own method: a statement of the method's body itself (not in a branch or a loop)
+        before ``use``'s statement, with no other assignment of the attribute in between;
+        else None (syntax only: memoised with the tree)."""
+        if not isinstance(use.expr, nodes.Name) or use.expr.name != "self":
             return None
+        table = self._local_attrs
+        if id(use) in table:
+            return table[id(use)]
+        table[id(use)] = found = self._find_local_attr_assignment(use)
+        return found
+
+    def _find_local_attr_assignment(self, use: nodes.Attribute) -> nodes.AssignAttr | None:
         frame = use.frame()
         if not isinstance(frame, nodes.FunctionDef):
             return None
