@@ -616,6 +616,64 @@ def test_a_callback_handed_to_a_method_of_another_modules_class_is_followed(
     assert (20, "XLA201") in found
 
 
+def test_a_callback_handed_to_another_modules_loop_is_a_step_where_it_is_written(
+        tmp_path: Path) -> None:
+    """``Engine(...).fit(step_fn)`` and ``engine.fit(step_fn)``: the loop that runs the
+    callback per batch is in ``engine.py``, which never imports the module that defines
+    it; the callback's own host read is reported in its module, naming that loop."""
+    top = write(tmp_path / "hand", {
+        "pyproject.toml": "",
+        "engine.py": """\
+            import torch_xla
+
+
+            class Engine:
+                def __init__(self, model, loader, device):
+                    self.model = model
+                    self.loader = loader
+                    self.device = device
+
+                def fit(self, step_fn, opt):
+                    for x, y in self.loader:
+                        x, y = x.to(self.device), y.to(self.device)
+                        loss = step_fn(self.model, x, y)
+                        loss.backward()
+                        opt.step()
+                        torch_xla.sync()
+            """,
+        "run.py": """\
+            import torch
+            import torch.nn.functional as F
+            import torch_xla
+            from torch.utils.data import DataLoader
+
+            from engine import Engine
+
+
+            def main(dataset):
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+
+                def step(model, x, y):
+                    loss = F.cross_entropy(model(x), y)
+                    print("loss", loss.item())
+                    return loss
+
+                def quiet(model, x, y):
+                    return F.cross_entropy(model(x), y)
+
+                Engine(model, loader, device).fit(step, opt)
+                Engine(model, loader, device).fit(quiet, opt)
+            """,
+    })
+    assert lint(top / "run.py") == [(17, "XLA201")]
+    [msg] = messages(top / "run.py")
+    assert "engine.py" in msg
+    assert lint(top / "engine.py") == []
+
+
 def test_a_loader_reaches_an_epoch_loop_whose_step_is_a_callable_of_another_module(
         tmp_path: Path) -> None:
     """A loop module without an update, a barrier or a loader-named value (its step is a

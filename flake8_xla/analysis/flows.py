@@ -986,8 +986,13 @@ class Evaluator:
 
     def _constructed_classes(self, node: nodes.NodeNG) -> list[nodes.ClassDef]:
         """Module classes whose constructor call every binding of ``node`` (a name, or
-        ``self.attr``) assigns; empty when any binding is something else."""
+        ``self.attr``) assigns, or that ``node`` itself constructs (``Engine(...)``); empty
+        when any binding is something else."""
         stmts: list[nodes.NodeNG] = []
+        if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name):
+            # ``Engine(model, loader).fit(step_fn)``: the receiver is the construction
+            classes = [b for b in self.bindings(node.func) if isinstance(b, nodes.ClassDef)]
+            return classes if len(classes) == 1 else []
         if isinstance(node, nodes.Name):
             binds = self.bindings(node)
             if not binds or not all(isinstance(b, nodes.AssignName) for b in binds):

@@ -241,6 +241,29 @@ def _walk_values(vs: Iterable[Value], depth: int = 0) -> Iterable[Value]:
             yield from _walk_values(part, depth + 1)
 
 
+def _hands_over_functions(an: Analyzer) -> bool:
+    """A call of the module passes one of the module's own functions as an argument: a
+    callback that another module's loop may run (memoised with the tree; a lambda, such
+    as a test's ``lambda x: x + 1`` handed to an assertion helper, is not looked for)."""
+    from flake8_xla.analysis.flows import syntax_cache
+
+    table = syntax_cache(an.module)
+    found = table.get("hands_over_functions")
+    if found is None:
+        found = False
+        defined = {f.name for f in an.module_nodes(nodes.FunctionDef)}
+        for call in an.module_nodes(nodes.Call) if defined else ():
+            for arg in (*call.args, *(k.value for k in call.keywords or ())):
+                if isinstance(arg, nodes.Name) and arg.name in defined and any(
+                        isinstance(b, nodes.FunctionDef) for b in an.ev.bindings(arg)):
+                    found = True
+                    break
+            if found:
+                break
+        table["hands_over_functions"] = found
+    return found
+
+
 class Session:
     """The project modules one checked file's analysis reaches (see the module docstring).
 
@@ -659,7 +682,15 @@ class Session:
             spent = 0
             # (a step region calls from a loop or a function: an import-time call, such
             # as ``FLAGS = args_parse.parse_common_options()``, is never in one)
-            for caller in self._callers(rel, defs, deep=True):
+            callers = self._callers(rel, defs, deep=True)
+            if _hands_over_functions(an):
+                # ``trainer.eval(evaluate)``: a function of this module handed to one it
+                # imports runs in that module's step loop
+                xla = self.index.xla_code()
+                callers += [m for m in self.index.import_targets(rel)
+                            if m not in callers and (self.target == "all" or m in xla)
+                            ][:MAX_CALLERS]
+            for caller in callers:
                 size = self.index.files.get(caller, (0, 0))[0]
                 if size > MAX_MODULE_BYTES or spent + size > MAX_LINKED_BYTES:
                     continue  # a large caller's step region stays unknown (bounded cost)

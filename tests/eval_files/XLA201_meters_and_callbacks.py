@@ -69,3 +69,33 @@ def ignite_training(model, optimizer, loader):
         print(f"loss {engine.state.output}")  # error: XLA201
 
     trainer.run(loader, max_epochs=1)
+
+
+class Runner:
+    def __init__(self, model, loader, device):
+        self.model = model
+        self.loader = loader
+        self.device = device
+
+    def fit(self, step_fn, opt):
+        for x, y in self.loader:
+            loss = step_fn(self.model, x.to(self.device), y.to(self.device))
+            loss.backward()
+            opt.step()
+            torch_xla.sync()
+
+
+def run_engine(model, loader, opt):
+    # A callback handed to a method of an instance built in the same expression runs
+    # in that method's step loop.
+    def step_with_item(model, x, y):
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        print("loss", loss.item())  # error: XLA201
+        return loss
+
+    def step_quiet(model, x, y):
+        return torch.nn.functional.cross_entropy(model(x), y)
+
+    device = torch_xla.device()
+    Runner(model.to(device), loader, device).fit(step_with_item, opt)
+    Runner(model.to(device), loader, device).fit(step_quiet, opt)
