@@ -1518,6 +1518,19 @@ class Evaluator:
                    self._attribute_uses(m).get(key, (set(), False))[0] & MODULE_USES
                    for m in klass.mymethods())
 
+    def _stored_callable(self, f: nodes.Attribute) -> bool:
+        """``self.eval_fn`` is stored from something other than a constructor call (a
+        parameter such as ``eval_fn=evaluate``, a function, a lambda): a callback whose
+        function may be the module's, unlike a submodule (``self.fc = nn.Linear(...)``)."""
+        method = f.frame()
+        klass = enclosing_class(method) if isinstance(method, nodes.FunctionDef) else None
+        if klass is None:
+            return False
+        stmts = [stmt for _, stmt in self.class_attrs(klass).get(f.attrname, [])]
+        return bool(stmts) and any(
+            isinstance(stmt, nodes.Assign) and not isinstance(stmt.value, nodes.Call)
+            for stmt in stmts)
+
     def _self_attr_calls(self, klass: nodes.ClassDef) -> dict[str, list[nodes.Call]]:
         """``attr -> [self.attr.to(...) / .cuda() / .cpu() calls]`` in the class's methods."""
         table = self._attr_moves.get(id(klass))
@@ -2080,10 +2093,13 @@ class Evaluator:
                         yield method, self.ctx_for_call(method, call, ctx, 0, frozenset({v}))
             return
         f = call.func
+        stored = isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
+            f.expr.name == "self" and not seen and self._stored_callable(f)
         if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
-                f.expr.name == "self" and not seen:
+                f.expr.name == "self" and not seen and not stored:
             return  # self.<attribute>(...) that is not a method: a submodule's forward
-        if isinstance(f, nodes.Attribute) and f.attrname not in self._method_names() and \
+        if isinstance(f, nodes.Attribute) and not stored and \
+                f.attrname not in self._method_names() and \
                 f.attrname != "__call__" and not (self.link is not None and (
                     self.qualname(f) or self._foreign_method(f, ctx))):
             return  # x.name(...): no class of the module (nor module of the project) defines it
