@@ -1439,9 +1439,13 @@ class Evaluator:
         if attr in table:
             found = self._class_attr_value(klass, attr, table[attr], d)
             if v.kind is Kind.MODULE:
-                # Parameters and buffers move with the module (module.to(device)).
-                found = frozenset(x.with_(device=v.device) if x.kind is Kind.TENSOR and
-                                  x.device != "xla" else x for x in found)
+                # Parameters, buffers and submodules move with the module
+                # (module.to(device)): ``model.encoder.state_dict()`` of a model on the
+                # XLA device holds XLA tensors.
+                found = frozenset(
+                    x.with_(device=v.device) if (x.kind is Kind.TENSOR and x.device != "xla")
+                    or (x.kind is Kind.MODULE and v.device is not None) else x
+                    for x in found)
             return found
         return None
 

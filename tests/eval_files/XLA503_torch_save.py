@@ -154,3 +154,22 @@ class CastOnly:
 
 def run_trainer(loader):
     Trainer(Net(), loader, torch_xla.device()).train()
+
+
+class EncoderNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
+        self.head = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.head(self.encoder(x))
+
+
+def save_encoder(path):
+    # A submodule moves with its module: its state holds XLA tensors too.
+    model = EncoderNet().to(device)
+    torch.save(model.encoder.state_dict(), path)  # error: XLA503
+    # Trap: a module left on the CPU.
+    cpu_model = EncoderNet()
+    torch.save(cpu_model.encoder.state_dict(), path)
