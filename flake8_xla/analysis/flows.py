@@ -1536,10 +1536,12 @@ class Evaluator:
             for stmt in stmts)
 
     def _self_attr_calls(self, klass: nodes.ClassDef) -> dict[str, list[nodes.Call]]:
-        """``attr -> [self.attr.to(...) / .cuda() / .cpu() calls]`` in the class's methods."""
+        """``attr -> [self.attr.to(...) / .cuda() / .cpu() calls]`` in the class's methods
+        and those of its base classes in the module (a ``Base.train`` that moves the model
+        a ``Sub.save`` saves)."""
         table = self._attr_moves.get(id(klass))
         if table is None:
-            table = {}
+            table = self._attr_moves[id(klass)] = {}  # (a cycle of bases adds nothing)
             for method in klass.mymethods():
                 for call in method.nodes_of_class(nodes.Call):
                     f = call.func
@@ -1547,7 +1549,13 @@ class Evaluator:
                             and isinstance(f.expr, nodes.Attribute) and \
                             isinstance(f.expr.expr, nodes.Name) and f.expr.expr.name == "self":
                         table.setdefault(f.expr.attrname, []).append(call)
-            self._attr_moves[id(klass)] = table
+            for base in klass.bases:
+                if isinstance(base, nodes.Name):
+                    for b in self.bindings(base):
+                        if isinstance(b, nodes.ClassDef) and b is not klass:
+                            for attr, calls in self._self_attr_calls(b).items():
+                                table.setdefault(attr, []).extend(
+                                    c for c in calls if c not in table.get(attr, []))
         return table
 
     def bind_self(self, method: nodes.FunctionDef, self_v: Value, ctx: Ctx | None) -> Ctx:

@@ -173,3 +173,21 @@ def save_encoder(path):
     # Trap: a module left on the CPU.
     cpu_model = EncoderNet()
     torch.save(cpu_model.encoder.state_dict(), path)
+
+
+class BaseLoop:
+    def __init__(self, loader):
+        self.model = Net()
+        self.loader = loader
+
+    def fit(self):
+        self.model.to(device)
+        for x in self.loader:
+            self.model(x).sum().backward()
+            torch_xla.sync()
+
+
+class CheckpointingLoop(BaseLoop):
+    def save(self, path):
+        # The base class's fit moved the module this subclass saves.
+        torch.save(self.model.state_dict(), path)  # error: XLA503
