@@ -1538,17 +1538,29 @@ class Evaluator:
     def _self_attr_calls(self, klass: nodes.ClassDef) -> dict[str, list[nodes.Call]]:
         """``attr -> [self.attr.to(...) / .cuda() / .cpu() calls]`` in the class's methods
         and those of its base classes in the module (a ``Base.train`` that moves the model
-        a ``Sub.save`` saves)."""
+        a ``Sub.save`` saves), including a statement move of a local alias
+        (``model = self.model`` then ``model.to(device)``)."""
         table = self._attr_moves.get(id(klass))
         if table is None:
             table = self._attr_moves[id(klass)] = {}  # (a cycle of bases adds nothing)
             for method in klass.mymethods():
+                # ``model = self.model`` then ``model.to(device)``: the same module
+                aliases = {a.targets[0].name: a.value.attrname
+                           for a in method.nodes_of_class(nodes.Assign)
+                           if len(a.targets) == 1 and isinstance(a.targets[0], nodes.AssignName)
+                           and isinstance(a.value, nodes.Attribute) and
+                           isinstance(a.value.expr, nodes.Name) and a.value.expr.name == "self"}
                 for call in method.nodes_of_class(nodes.Call):
                     f = call.func
-                    if isinstance(f, nodes.Attribute) and f.attrname in ("to", "cuda", "cpu") \
-                            and isinstance(f.expr, nodes.Attribute) and \
+                    if not (isinstance(f, nodes.Attribute) and
+                            f.attrname in ("to", "cuda", "cpu")):
+                        continue
+                    if isinstance(f.expr, nodes.Attribute) and \
                             isinstance(f.expr.expr, nodes.Name) and f.expr.expr.name == "self":
                         table.setdefault(f.expr.attrname, []).append(call)
+                    elif isinstance(f.expr, nodes.Name) and f.expr.name in aliases and \
+                            isinstance(call.parent, nodes.Expr):
+                        table.setdefault(aliases[f.expr.name], []).append(call)
             for base in klass.bases:
                 if isinstance(base, nodes.Name):
                     for b in self.bindings(base):

@@ -191,3 +191,20 @@ class CheckpointingLoop(BaseLoop):
     def save(self, path):
         # The base class's fit moved the module this subclass saves.
         torch.save(self.model.state_dict(), path)  # error: XLA503
+
+
+class AliasMove:
+    def __init__(self, loader):
+        self.model = Net()
+        self.loader = loader
+
+    def fit(self):
+        # A local alias of the attribute moves the same module.
+        model = self.model
+        model.to(device)
+        for x in self.loader:
+            model(x).sum().backward()
+            torch_xla.sync()
+
+    def save(self, path):
+        torch.save(self.model.state_dict(), path)  # error: XLA503
