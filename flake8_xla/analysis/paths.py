@@ -521,7 +521,10 @@ def switched_off(call: nodes.Call, ev: Evaluator | None = None) -> bool:
 
 def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluator | None
                              ) -> bool:
-    """``batch_idx == 1`` (or ``and``-ed with it): the loop's own counter at one value."""
+    """``batch_idx == 1`` (or ``and``-ed with it): the loop's own counter at one value; or
+    ``it % (len(loader) // 2) == 0``: the counter modulo a fraction of the epoch's
+    length (``len(...)``, optionally divided by a constant), true a fixed number of times
+    per epoch whatever the dataset's size."""
     if isinstance(test, nodes.BoolOp) and test.op == "and":
         return any(_counter_equals_constant(v, loop, ev) for v in test.values)
     if not (isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] == "=="):
@@ -529,10 +532,29 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
     if not isinstance(loop, nodes.For):
         return False
     counters = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+
+    def counter(a: nodes.NodeNG) -> bool:
+        return isinstance(a, nodes.Name) and a.name in counters and ev is not None and \
+            V.is_host_only(ev.value(a))
+
     sides = [test.left, test.ops[0][1]]
-    return any(isinstance(a, nodes.Name) and a.name in counters and ev is not None and
-               V.is_host_only(ev.value(a)) for a in sides) and any(
-        isinstance(b, nodes.Const) and isinstance(b.value, int) for b in sides)
+    if any(isinstance(b, nodes.Const) and isinstance(b.value, int) for b in sides):
+        if any(counter(a) for a in sides):
+            return True
+        return any(isinstance(a, nodes.BinOp) and a.op == "%" and counter(a.left) and
+                   _epoch_fraction(a.right) for a in sides)
+    return False
+
+
+def _epoch_fraction(node: nodes.NodeNG) -> bool:
+    """``len(x)`` or ``len(x) // k`` (``k`` a constant up to 10): a large fraction of an
+    epoch's length, so the guarded block runs at most ``k`` times per epoch."""
+    if isinstance(node, nodes.BinOp) and node.op == "//" and \
+            isinstance(node.right, nodes.Const) and type(node.right.value) is int and \
+            1 <= node.right.value <= 10:
+        node = node.left
+    return isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
+        node.func.name == "len" and len(node.args) == 1
 
 
 def runs_once(node: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluator | None = None) -> bool:

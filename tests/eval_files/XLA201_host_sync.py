@@ -135,3 +135,17 @@ def sample_images(model, z, n):
     for _ in range(n):
         images.append(model(z).cpu())
     return images
+
+
+def train_with_image_logging(model, loader, optimizer, writer):
+    for it, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if it % 100 == 0:
+            print(loss.item())  # error: XLA201
+        # Traps: a fixed number of times per epoch whatever the dataset's size.
+        if it % (len(loader) // 2) == 0:
+            writer.add_image("recon", model(x).detach().cpu())
+        if it % len(loader) == 0:
+            print(loss.item())
