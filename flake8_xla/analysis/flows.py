@@ -1526,6 +1526,8 @@ class Evaluator:
         """``self.eval_fn`` is stored from something other than a constructor call (a
         parameter such as ``eval_fn=evaluate``, a function, a lambda): a callback whose
         function may be the module's, unlike a submodule (``self.fc = nn.Linear(...)``)."""
+        if f.attrname not in self._self_assigned_names():
+            return False  # (syntax first: no ``self.<name> = ...`` in the module)
         method = f.frame()
         klass = enclosing_class(method) if isinstance(method, nodes.FunctionDef) else None
         if klass is None:
@@ -1534,6 +1536,17 @@ class Evaluator:
         return bool(stmts) and any(
             isinstance(stmt, nodes.Assign) and not isinstance(stmt.value, nodes.Call)
             for stmt in stmts)
+
+    def _self_assigned_names(self) -> frozenset[str]:
+        """Names ``X`` of every ``self.X = ...`` target in the module (memoised with the
+        tree)."""
+        table = syntax_cache(self.module)
+        found = table.get("self_assigned")
+        if found is None:
+            found = table["self_assigned"] = frozenset(
+                aa.attrname for aa in self.module_nodes(nodes.AssignAttr)
+                if isinstance(aa.expr, nodes.Name) and aa.expr.name == "self")
+        return found
 
     def _self_attr_calls(self, klass: nodes.ClassDef) -> dict[str, list[nodes.Call]]:
         """``attr -> [self.attr.to(...) / .cuda() / .cpu() calls]`` in the class's methods
