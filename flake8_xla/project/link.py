@@ -23,7 +23,9 @@ the session:
   :class:`~flake8_xla.analysis.steps.Steps`. A step region never takes in another
   module's nodes; it records the calls instead, and the called module makes those
   functions step-region roots of its own (:meth:`Session.step_roots`), so a hazard is
-  reported in the file where it is written.
+  reported in the file where it is written. The modules asked are those that import the
+  module and name its functions, and, for a module that hands one of its functions to
+  another (a callback: ``trainer.eval(evaluate)``), the modules it imports.
 - **Findings.** A finding whose node lies in another module (a loader built there) is
   placed on the line of this module through which the value came (:meth:`Session.place`),
   and its message names the other module's line.
@@ -65,7 +67,8 @@ MAX_MODULES = 12
 MAX_LINKED_BYTES = 240_000
 MAX_MODULE_BYTES = 80_000
 #: What a method's parameter takes from call sites in other modules (see
-#: :meth:`Session.param_values`): the objects a step runs with.
+#: :meth:`Session.param_values`): the objects a step runs with, and the callbacks it
+#: calls (``trainer.eval(evaluate)``).
 _SETUP_KINDS = frozenset({Kind.LOADER, Kind.MODULE, Kind.DEVICE, Kind.OPTIMIZER,
                           Kind.FUNCTION})
 #: Callers (modules) consulted for one function's parameters or step roots, at most.
