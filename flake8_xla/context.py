@@ -109,7 +109,15 @@ class ModuleContext:
         index = self.project_index
         if index is not None and index.is_xla_code(self.filename):
             return True
-        return mentions_xla(self.source) and shows_xla_use(self.tree, self.source, self.imports)
+        if not mentions_xla(self.source):
+            return False
+        if index is not None:
+            rel = index.rel(self.filename)
+            if rel is not None and index.holds_text(rel, self.source):
+                # the index summarised this very text: its answer already weighs the
+                # file's own XLA use (a walk of a long test file costs ~10 ms)
+                return False
+        return shows_xla_use(self.tree, self.source, self.imports)
 
     @cached_property
     def project_index(self):  # -> ProjectIndex | None

@@ -1639,3 +1639,87 @@ def test_a_base_class_method_of_another_module_passed_the_optimizer_steps_the_lo
             """,
     })
     assert (12, "XLA301") in lint(top / "train.py")
+
+
+def test_an_object_handed_over_by_the_module_that_builds_it_is_followed(
+        tmp_path: Path) -> None:
+    """``train.py`` builds the model (``model.py``) and the evaluator (``evaluator.py``) and
+    hands both to the trainer (``trainer.py``); neither the trainer nor the evaluator imports
+    the other modules. The evaluator's loop, one step per example with a barrier, runs the
+    model's decode method: its early stop on a token of the XLA model is reported in
+    ``model.py``, and the evaluator's own host read of the output in ``evaluator.py``."""
+    top = write(tmp_path / "inject", {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/model.py": """\
+            import torch
+            from torch import nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.emb = nn.Embedding(10, 4)
+                    self.head = nn.Linear(4, 10)
+
+                def decode(self, ids, max_new_tokens=8, eos_id=1):
+                    out = [ids]
+                    tok = ids
+                    for _ in range(max_new_tokens):
+                        tok = self.head(self.emb(tok)).argmax(dim=-1)
+                        if (tok == eos_id).all():
+                            break
+                        out.append(tok)
+                    return torch.cat(out, dim=1)
+            """,
+        "pkg/evaluator.py": """\
+            import torch
+
+
+            class Evaluator:
+                def __init__(self, device):
+                    self.device = device
+                    import torch_xla.core.xla_model as xm
+                    self._xm = xm
+
+                def evaluate(self, model, dataset):
+                    correct = 0
+                    for item in dataset:
+                        ids = torch.tensor(item).to(self.device)
+                        out = model.decode(ids)
+                        self._xm.mark_step()
+                        correct += int(out[0, -1] == 1)
+                    return correct
+            """,
+        "pkg/trainer.py": """\
+            import torch_xla.core.xla_model as xm
+
+
+            class Trainer:
+                def __init__(self, model, evaluator):
+                    self.device = xm.xla_device()
+                    self.model = model.to(self.device)
+                    self.evaluator = evaluator
+
+                def train(self, data):
+                    for batch in data:
+                        loss = self.model(batch.to(self.device)).sum()
+                        loss.backward()
+                        xm.mark_step()
+                    self.evaluator.evaluate(self.model, data)
+            """,
+        "pkg/train.py": """\
+            import torch_xla.core.xla_model as xm
+
+            from pkg.evaluator import Evaluator
+            from pkg.model import Net
+            from pkg.trainer import Trainer
+
+
+            def main(data):
+                evaluator = Evaluator(xm.xla_device())
+                Trainer(Net(), evaluator).train(data)
+            """,
+    })
+    assert (16, "XLA103") in lint(top / "pkg" / "model.py")
+    assert (16, "XLA201") in lint(top / "pkg" / "evaluator.py")

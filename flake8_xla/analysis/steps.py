@@ -409,7 +409,7 @@ class Steps:
                                 for c, cx in self.calls_in(lp, into_loops=False)):
                 # A barrier after ``train_one_epoch(...)``: an epoch loop, whose steps are
                 # the inner loops; else a step loop of its own.
-                step = not self._drives_step_loops(lp)
+                step = not self._memo_q("drives_steps", lp, self._drives_own_steps)
             return step and not off_xla_path(lp, self.ev) and not self.cpu_training(lp)
         return self._memo_q("step", loop, compute)
 
@@ -452,6 +452,26 @@ class Steps:
         for holder in holders:
             for inner in holder.nodes_of_class(LOOPS):
                 if inner is not loop and self.is_step_loop(inner):
+                    return True
+        return False
+
+    def _drives_own_steps(self, loop: nodes.NodeNG) -> bool:
+        """An inner loop of ``loop``, or of a function it calls, is a step of its own: a
+        step loop that iterates data, trains or runs a barrier (``train_one_epoch(...)``
+        before the barrier of an epoch loop). A decode or layer loop that only runs forward
+        passes inside the iteration (``model.generate(ids)`` per example, then the
+        barrier) is part of the outer loop's step."""
+        holders: list[nodes.NodeNG] = [loop]
+        for call, ctx in self.calls_in(loop, into_loops=False):
+            holders.extend(func for func, _ in self.ev.functions_called(call, ctx))
+        for holder in holders:
+            steps = self.steps_for(holder) if holder is not loop else self
+            if steps is None:
+                continue
+            for inner in holder.nodes_of_class(LOOPS):
+                if inner is not loop and steps.is_step_loop(inner) and (
+                        steps._iterates_data(inner) or steps.is_training_loop(inner) or
+                        steps.has_barrier(inner)):
                     return True
         return False
 

@@ -697,6 +697,28 @@ class ProjectIndex:
         wanted = set(names)
         return [m for m in table.get(rel, ()) if self._last_names(m, deep) & wanted]
 
+    def method_callers(self, rel: str, methods: Iterable[str], *,
+                       every_module: bool = False) -> list[str]:
+        """Modules that may call methods of ``rel``'s objects without importing ``rel``:
+        the other modules that a module importing ``rel`` also imports (the composition
+        root ``train.py`` builds the model of ``model.py`` and hands it to the evaluator of
+        ``evaluator.py``), that call an attribute named one of ``methods``
+        (``gen_model.generate(...)``). XLA code only, or with ``every_module`` any module;
+        sorted, without ``rel``'s importers (see :meth:`callers`)."""
+        table = self._reverse(every_module)
+        importers = table.get(rel, [])
+        wanted = set(methods)
+        out: set[str] = set()
+        xla = None if every_module else self.xla_code()
+        for parent in importers:
+            for m in self.import_targets(parent):
+                if m == rel or m in out or m in importers or (xla is not None and m not in xla):
+                    continue
+                facts = self.facts(m)
+                if facts is not None and facts.call_attrs & wanted:
+                    out.add(m)
+        return sorted(out)
+
     def neighbours(self, rel: str, *, every_module: bool = False) -> list[str]:
         """The project modules ``rel`` imports or calls into, then those that import it
         and are XLA code (any module, with ``every_module``): sorted within each group,

@@ -594,7 +594,11 @@ class Session:
                                if func.name not in c.locals and any(
                                    isinstance(b, nodes.Name) and b.name == name
                                    for b in c.bases))
-            for caller in self._callers(owner[0], names):
+            callers = self._callers(owner[0], names)
+            if method:
+                # an object handed over by the module that builds it (dependency injection)
+                callers += self._method_callers(owner[0], [func.name], callers)
+            for caller in callers:
                 an = self.analyzer(caller)
                 if an is None:
                     continue
@@ -659,6 +663,14 @@ class Session:
             return parent.name, True
         return None
 
+    def _method_callers(self, rel: str, methods: Iterable[str], known: list[str]
+                        ) -> list[str]:
+        """Modules beside ``rel`` that may call methods of its objects handed to them
+        (:meth:`~flake8_xla.project.index.ProjectIndex.method_callers`), less ``known``;
+        bounded, sorted."""
+        found = self.index.method_callers(rel, methods, every_module=self.target == "all")
+        return [m for m in found if m not in known][:MAX_CALLERS]
+
     def _callers(self, rel: str, names: Iterable[str], deep: bool = False) -> list[str]:
         """XLA-code modules that import ``rel`` and spell one of ``names`` (sorted, bounded;
         ``deep``: see :meth:`~flake8_xla.project.index.ProjectIndex.callers`)."""
@@ -686,6 +698,12 @@ class Session:
             # (a step region calls from a loop or a function: an import-time call, such
             # as ``FLAGS = args_parse.parse_common_options()``, is never in one)
             callers = self._callers(rel, defs, deep=True)
+            methods = {m.name for klass in an.module.body if isinstance(klass, nodes.ClassDef)
+                       for m in klass.mymethods() if not m.name.startswith("__")}
+            if methods:
+                # an object of this module handed to another module's step (a model built
+                # by ``train.py`` and run by the loop of ``evaluator.py``)
+                callers += self._method_callers(rel, methods, callers)
             if _hands_over_functions(an):
                 # ``trainer.eval(evaluate)``: a function of this module handed to one it
                 # imports runs in that module's step loop

@@ -149,6 +149,27 @@ code off the XLA path, CPU tensors and Python numbers.
             strict = self.__dict__["_strict_rule"] = HostSync(self.ctx)
         return strict
 
+    def _writes_checkpoint(self, node: nodes.NodeNG) -> bool:
+        """``node`` (a copy to the host) is in a function that saves a checkpoint
+        (``torch.save``, ``save_pretrained``), outside the function's loops:
+        ``{k: v.cpu() for k, v in sd.items()}`` is the checkpoint's write, and the copy
+        XLA503 asks for, not a read mid-step."""
+        an = self.an
+        func = node.parent
+        while func is not None and not isinstance(func, (nodes.FunctionDef, nodes.Module)):
+            if isinstance(func, (nodes.For, nodes.While)):
+                return False  # a loop of the function (a ``main()`` that also saves)
+            func = func.parent
+        if not isinstance(func, nodes.FunctionDef):
+            return False
+        memo = self.__dict__.setdefault("_checkpoint_writers", {})
+        found = memo.get(id(func))
+        if found is None:
+            found = memo[id(func)] = any(
+                an.does(call, "save") or an.does(call, "xla_save")
+                for call in an.ev.own_nodes(func, nodes.Call))
+        return found
+
     def _sync_kind(self, node: nodes.NodeNG, ctx: Ctx | None, per_param: bool
                    ) -> tuple[str, str] | None:
         an = self.an
@@ -182,9 +203,10 @@ code off the XLA path, CPU tensors and Python numbers.
                     return f".{name}() of token ids", fix
                 if per_param:
                     return None
-                if receiver_lazy and syncs & {"transfer"}:
+                if receiver_lazy and syncs & {"transfer"} and not self._writes_checkpoint(node):
                     return f".{name}()", fix
-                if name == "to" and receiver_lazy and node.args and self._to_cpu(node, ctx):
+                if name == "to" and receiver_lazy and node.args and self._to_cpu(node, ctx) \
+                        and not self._writes_checkpoint(node):
                     return ".to('cpu')", fix
                 if name == "copy_" and node.args and lazy(node.args[0], ctx) and any(
                         v.kind is Kind.TENSOR and v.device == "cpu"

@@ -149,3 +149,35 @@ def train_with_image_logging(model, loader, optimizer, writer):
             writer.add_image("recon", model(x).detach().cpu())
         if it % len(loader) == 0:
             print(loss.item())
+
+
+def save_checkpoint(path, model, optimizer, step):
+    state = {"model": {k: v.detach().cpu() for k, v in model.state_dict().items()},  # trap: the checkpoint's write
+             "optim": optimizer.state_dict(), "step": step}
+    torch.save(state, path)
+
+
+def log_weights(model):
+    return {k: v.detach().cpu() for k, v in model.state_dict().items()}  # error: XLA201
+
+
+def train_with_checkpoints(model, loader, optimizer):
+    model = model.to(device)
+    for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        if step % 1000 == 0:
+            save_checkpoint("ckpt.pt", model, optimizer, step)
+            log_weights(model)
+
+
+def train_and_save(model, loader, optimizer):
+    model = model.to(device)
+    for x, y in pl.MpDeviceLoader(loader, device):
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        preds = model(x).argmax(-1).cpu()  # error: XLA201
+        logger.info("%s", preds)
+    torch.save({k: v.cpu() for k, v in model.state_dict().items()}, "final.pt")
