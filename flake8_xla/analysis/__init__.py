@@ -110,11 +110,18 @@ class Analyzer:
                 order: list[nodes.NodeNG] = []
                 buckets: dict[type, list[int]] = {}
                 stack: list[nodes.NodeNG] = [self.module]
+                pop, push, add = stack.pop, stack.extend, order.append
                 while stack:
-                    node = stack.pop()
-                    buckets.setdefault(type(node), []).append(len(order))
-                    order.append(node)
-                    stack.extend(reversed(list(node.get_children())))
+                    node = pop()
+                    bucket = buckets.get(type(node))
+                    if bucket is None:
+                        bucket = buckets[type(node)] = []
+                    bucket.append(len(order))
+                    add(node)
+                    children = list(node.get_children())
+                    if children:
+                        children.reverse()
+                        push(children)
                 walked = self._shared["preorder"] = (order, buckets)
             order, buckets = walked
             wanted = [idx for t, idx in buckets.items() if issubclass(t, klass)]

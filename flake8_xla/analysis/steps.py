@@ -557,6 +557,19 @@ class Steps:
         return any(self.is_step_loop(lp) for lp in func.nodes_of_class(LOOPS, skip_klass=(
             nodes.FunctionDef, nodes.ClassDef)))
 
+    def runs_own_steps(self, func: nodes.NodeNG) -> bool:
+        """A callee whose step loops are steps of their own (an ``evaluate()`` over a
+        loader, a training loop, a loop with a barrier), not a decode or layer loop run
+        inside the caller's step (``model.generate(ids)``: its tokens are part of the step
+        of the loop that calls it)."""
+        if not isinstance(func, nodes.FunctionDef):
+            return False
+        return self._memo_q("own_steps", func, lambda fn: any(
+            self.is_step_loop(lp) and (self._iterates_data(lp) or self.is_training_loop(lp)
+                                       or self.has_barrier(lp))
+            for lp in fn.nodes_of_class(LOOPS, skip_klass=(nodes.FunctionDef,
+                                                           nodes.ClassDef))))
+
     def is_step_function(self, func: nodes.NodeNG) -> bool:
         """A function that runs one training step without a loop, or a framework step hook."""
         def compute(fn: nodes.NodeNG) -> bool:
@@ -859,7 +872,7 @@ class Steps:
                         self.foreign_calls.append((func, fctx, self._kind))
                         continue
                     if isinstance(func, nodes.FunctionDef) and (
-                            self.is_compiled(func) or self.has_own_step_loop(func)):
+                            self.is_compiled(func) or self.runs_own_steps(func)):
                         continue
                     seen.add(hash(key))
                     self._collect(self.function_body(func), func, fctx, depth + 1, out, seen)
