@@ -1723,3 +1723,126 @@ def test_an_object_handed_over_by_the_module_that_builds_it_is_followed(
     })
     assert (16, "XLA103") in lint(top / "pkg" / "model.py")
     assert (16, "XLA201") in lint(top / "pkg" / "evaluator.py")
+
+
+def test_the_checked_files_own_call_sites_come_first(tmp_path: Path) -> None:
+    """A helper that many scripts call with their loaders: the call sites consulted for its
+    parameters are bounded, and the checked script's own come first, so its ragged
+    evaluation loader is found however many other scripts sort before it."""
+    script = """\
+        import torch
+        import torch_xla
+        from torch.utils.data import DataLoader, TensorDataset
+
+        from engine import evaluate
+
+
+        def main(model, batch_size):
+            device = torch_xla.device()
+            ds = TensorDataset(torch.randn(100, 4), torch.randint(0, 2, (100,)))
+            {loader}
+            for _ in range(3):
+                evaluate(model, test_loader, device)
+                evaluate(model, test_loader, device)
+                evaluate(model, test_loader, device)
+        """
+    files = {
+        "pyproject.toml": "",
+        "engine.py": """\
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def evaluate(model, loader, device):
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    model(x)
+            """,
+    }
+    for name in ("a_run.py", "b_run.py", "c_run.py"):
+        files[name] = script.format(
+            loader="test_loader = DataLoader(ds, batch_size=batch_size, drop_last=True)")
+    files["z_main.py"] = script.format(
+        loader="test_loader = DataLoader(ds, batch_size=batch_size)")
+    top = write(tmp_path / "many", files)
+    assert lint(top / "z_main.py") == [(11, "XLA102")]
+    assert lint(top / "a_run.py") == []
+
+
+def test_a_model_left_on_the_cpu_stays_there_when_an_xla_step_calls_it(
+        tmp_path: Path) -> None:
+    """A teacher model that is never moved, run by the trainer of another module on CPU
+    batches inside the XLA training step: its decode loop's early stop reads a CPU tensor,
+    while the same loop of the model that the trainer moved to the XLA device is reported
+    (under the context the evaluator passes, even though the loop's own entry without a
+    context reads nothing)."""
+    lm = """\
+        import torch
+        from torch import nn
+
+
+        class {name}(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(100, 8)
+                self.head = nn.Linear(8, 100)
+
+            def forward(self, ids):
+                return self.head(self.emb(ids))
+
+            def generate(self, ids, max_new_tokens=8, eos_id=2):
+                for _ in range(max_new_tokens):
+                    tok = self(ids)[:, -1].argmax(-1, keepdim=True)
+                    ids = torch.cat([ids, tok], dim=1)
+                    if (tok == eos_id).all():
+                        break
+                return ids
+        """
+    top = write(tmp_path / "teach", {
+        "pyproject.toml": "",
+        "teacher.py": lm.format(name="Teacher"),
+        "student.py": lm.format(name="Student"),
+        "trainer.py": """\
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, teacher, optimizer, loader, device):
+                    self.model = model
+                    self.teacher = teacher
+                    self.optimizer = optimizer
+                    self.loader = loader
+                    self.device = device
+
+                def fit(self, epochs):
+                    for epoch in range(epochs):
+                        for x, y in self.loader:
+                            pseudo = self.teacher.generate(x[:, :4])
+                            x = pseudo.to(self.device)
+                            loss = self.model(x).sum()
+                            loss.backward()
+                            self.optimizer.step()
+                            torch_xla.sync()
+                        for ids in [x[:1], x[1:2]]:
+                            self.model.generate(ids)
+                            torch_xla.sync()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            from torch.utils.data import DataLoader, TensorDataset
+
+            from student import Student
+            from teacher import Teacher
+            from trainer import Trainer
+
+
+            def main():
+                device = torch_xla.device()
+                model = Student().to(device)
+                opt = torch.optim.AdamW(model.parameters())
+                ds = TensorDataset(torch.randint(0, 100, (64, 16)), torch.randint(0, 100, (64,)))
+                loader = DataLoader(ds, batch_size=8, drop_last=True)
+                Trainer(model, Teacher(), opt, loader, device).fit(3)
+            """,
+    })
+    assert lint(top / "teacher.py") == []
+    assert lint(top / "student.py") == [(18, "XLA103")]

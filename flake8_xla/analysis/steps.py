@@ -81,6 +81,9 @@ class Steps:
         self.training_nodes: set[int] = set()
         self.forward_nodes: set[int] = set()
         self.strong_nodes: set[int] = set()
+        #: strong nodes that only another module's step with a context made strong (see
+        #: is_strong_in)
+        self._ctx_strong_only: set[int] = set()
         self._defined_names: frozenset[str] | None = None
         #: functions of other project modules the step region calls: ``(func, ctx, kind)``
         #: with kind ``"training"``, ``"barrier"`` (a step loop with a barrier), ``"step"``,
@@ -760,17 +763,27 @@ class Steps:
             if self.ev.link is not None:
                 # Functions of this module that other modules' step regions call: their
                 # bodies run per step too, with the values those callers pass.
+                # A node this module's own loops already hold without a context (a decode
+                # loop of a model's method) is strong there only when a caller's step
+                # reaches it with no context either: the caller's values carry devices (a
+                # teacher model left on the CPU stays there), see is_strong_in.
+                own = {id(n) for n, _, _ in region}
                 for func, fctx, kind in self.ev.link.step_roots(self.an):
                     before = len(region)
                     self._kind = kind
                     self._collect(self.function_body(func), func, fctx, 1, region, set())
-                    added = {id(n) for n, _, _ in region[before:]}
+                    reached = {id(n) for n, _, _ in region[before:]}
+                    weak_before = (reached & own) - self.strong_nodes
                     if kind == "training":
-                        self.step_function_nodes |= added
-                    self._mark(kind, added)
+                        self.step_function_nodes |= reached
+                    self._mark(kind, reached)
+                    if fctx is None:
+                        self._ctx_strong_only -= reached
+                    else:
+                        self._ctx_strong_only |= weak_before & self.strong_nodes
                     caller = self.ev.link.root_callers.get(id(func))
                     if caller is not None:
-                        for key in added:
+                        for key in reached:
                             self.root_origin.setdefault(key, caller)
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
                 if not self.iterates_parameters(holder.iter):
@@ -785,6 +798,12 @@ class Steps:
                 region.extend((n, None, True) for n in body if not self.in_step_closure(n))
             self._region = region
         return self._region
+
+    def is_strong_in(self, node: nodes.NodeNG, ctx: Ctx | None) -> bool:
+        """:meth:`is_strong` for ``node`` read under ``ctx``: a node that only another
+        module's step with its caller's values makes strong is not strong when read
+        without those values (its own loop's entry, with no context)."""
+        return self.is_strong(node) and not (ctx is None and id(node) in self._ctx_strong_only)
 
     def is_strong(self, node: nodes.NodeNG) -> bool:
         """``node`` runs in a step with XLA evidence: a loop with a barrier or an XLA

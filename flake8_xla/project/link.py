@@ -673,9 +673,13 @@ class Session:
 
     def _callers(self, rel: str, names: Iterable[str], deep: bool = False) -> list[str]:
         """XLA-code modules that import ``rel`` and spell one of ``names`` (sorted, bounded;
-        ``deep``: see :meth:`~flake8_xla.project.index.ProjectIndex.callers`)."""
-        return self.index.callers(rel, names, every_module=self.target == "all",
-                                  deep=deep)[:MAX_CALLERS]
+        ``deep``: see :meth:`~flake8_xla.project.index.ProjectIndex.callers`). The checked
+        file comes first when it is one of them: its own call sites are never cut by the
+        bounds (a helper that ten scripts call with their loaders)."""
+        found = self.index.callers(rel, names, every_module=self.target == "all", deep=deep)
+        if self.rel in found:
+            found = [self.rel] + [m for m in found if m != self.rel]
+        return found[:MAX_CALLERS]
 
     # ------------------------------------------------------------------ steps
     def step_roots(self, an: Analyzer) -> list[tuple[nodes.NodeNG, Ctx | None, str]]:

@@ -621,7 +621,7 @@ function compiled with `torch_xla.compile` (there the read breaks the graph, and
                                                    f"{node.iter.as_string()[:40]}")
             elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
                     node.func.attrname == "generate" and id(node) not in seen and \
-                    an.steps.is_forward_call(node, ctx):
+                    an.steps.is_forward_call(node, ctx) and not self._own_code(node, ctx):
                 seen.add(id(node))
                 yield Finding(node.lineno, node.col_offset, self.code,
                               f"{self.code} " + self.GENERATE.format(
@@ -634,18 +634,29 @@ function compiled with `torch_xla.compile` (there the read breaks the graph, and
             if id(node) in seen or not isinstance(node.func, nodes.Attribute):
                 continue
             if any(v.kind is Kind.MODULE and v.device == "xla"
-                   for v in an.value(node.func.expr)) and not an.off_xla_path(node):
+                   for v in an.value(node.func.expr)) and not an.off_xla_path(node) and \
+                    not self._own_code(node, None):
                 seen.add(id(node))
                 yield Finding(node.lineno, node.col_offset, self.code,
                               f"{self.code} " + self.GENERATE.format(
                                   what=f"{node.func.as_string()[:40]}()"))
         for test, ctx, kind in tests:
             if id(test) in seen:
-                continue
-            seen.add(id(test))
-            if self._reads_value(test, ctx, an.steps.is_strong(test)):
+                continue  # (reported once, under the first context that reads a value)
+            if self._reads_value(test, ctx, an.steps.is_strong_in(test, ctx)):
+                seen.add(id(test))
                 word = kind if kind == "a conditional" else f"`{kind}`"
                 yield self.finding(test, what=f"{word} on {test.as_string()[:40]}")
+
+    def _own_code(self, call: nodes.Call, ctx: Ctx | None) -> bool:
+        """``model.generate(...)`` runs a method of the project, not transformers': its
+        body is analysed where it is written (an EOS test there is reported on its line, a
+        fixed-length decode is not a hazard)."""
+        try:
+            return any(isinstance(f, nodes.FunctionDef)
+                       for f, _ in self.an.ev.functions_called(call, ctx))
+        except Exception:  # noqa: BLE001 - unknown: the transformers reading stays
+            return False
 
     def _reads_value(self, test: nodes.NodeNG, ctx: Ctx | None, strong: bool = False) -> bool:
         an = self.an

@@ -11,7 +11,7 @@ from astroid import nodes
 from flake8_xla.analysis import Ctx, Kind, const_str, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import model
-from flake8_xla.analysis.flows import TOKENIZER_READS
+from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function
 from flake8_xla.analysis.paths import xla_truth
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, words
@@ -150,30 +150,74 @@ code off the XLA path, CPU tensors and Python numbers.
         return strict
 
     def _writes_checkpoint(self, node: nodes.NodeNG) -> bool:
-        """``node`` (a copy to the host) is in a function that saves a checkpoint
-        (``torch.save``, ``save_pretrained``), outside the function's loops:
-        ``{k: v.cpu() for k, v in sd.items()}`` is the checkpoint's write, and the copy
-        XLA503 asks for, not a read mid-step."""
-        an = self.an
-        func = node.parent
-        while func is not None and not isinstance(func, (nodes.FunctionDef, nodes.Module)):
-            if isinstance(func, (nodes.For, nodes.While)):
-                return False  # a loop of the function (a ``main()`` that also saves)
-            func = func.parent
+        """``node`` (a copy to the host) builds what a checkpoint save writes: it lies in
+        the object handed to ``torch.save``/``xm.save``/``save_pretrained`` in its function,
+        in the value of a name that object reads (``state = {k: v.cpu() ...}``, or
+        ``state[k] = v.cpu()`` in a loop), or in what a helper returns when every call of
+        the helper is in such an object (``torch.save(to_cpu(sd), path)``). That copy is
+        the checkpoint's write, the one XLA503 asks for, not a read mid-step; a copy
+        beside an unrelated save (a metric appended each step) is still one."""
+        func = enclosing_function(node)
         if not isinstance(func, nodes.FunctionDef):
             return False
-        memo = self.__dict__.setdefault("_checkpoint_writers", {})
+        if id(node) in self._saved_nodes(func):
+            return True
+        if not self._returned(node, func):
+            return False
+        sites = self.an.ev.call_sites(func)
+        return bool(sites) and all(
+            isinstance(caller := enclosing_function(call), nodes.FunctionDef) and
+            id(call) in self._saved_nodes(caller) for call, _ in sites)
+
+    def _saved_nodes(self, func: nodes.FunctionDef) -> set[int]:
+        """ids of the nodes of ``func`` that make up an object it saves (memoised)."""
+        memo = self.__dict__.setdefault("_saved", {})
         found = memo.get(id(func))
-        if found is None:
-            found = memo[id(func)] = any(
-                an.does(call, "save") or an.does(call, "xla_save")
-                for call in an.ev.own_nodes(func, nodes.Call))
+        if found is not None:
+            return found
+        an = self.an
+        found = memo[id(func)] = set()
+        work: list[nodes.NodeNG] = []
+        for call in an.ev.own_nodes(func, nodes.Call):
+            if an.does(call, "save") or an.does(call, "xla_save"):
+                obj = call.args[0] if call.args else keyword(call, "obj")
+                if obj is None and isinstance(call.func, nodes.Attribute):
+                    obj = call.func.expr  # ``model.save_pretrained(path)``
+                if obj is not None:
+                    work.append(obj)
+        names: set[str] = set()
+        while work and len(found) < 5000:
+            expr = work.pop()
+            for n in expr.nodes_of_class(nodes.NodeNG):
+                found.add(id(n))
+                if isinstance(n, nodes.Name) and n.name not in names:
+                    names.add(n.name)
+                    for b in an.ev.bindings(n):
+                        stmt = b.statement() if isinstance(b, nodes.AssignName) else None
+                        if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) and \
+                                stmt.value is not None and enclosing_function(stmt) is func:
+                            work.append(stmt.value)
+        for stmt in an.ev.own_nodes(func, nodes.Assign):
+            # ``state[k] = v.cpu()`` into a saved name
+            if any(isinstance(t, nodes.Subscript) and isinstance(t.value, nodes.Name) and
+                   t.value.name in names for t in stmt.targets):
+                found.update(id(n) for n in stmt.value.nodes_of_class(nodes.NodeNG))
         return found
+
+    @staticmethod
+    def _returned(node: nodes.NodeNG, func: nodes.FunctionDef) -> bool:
+        """``node`` lies in what ``func`` returns (a ``return`` expression of its own)."""
+        cur = node.parent
+        while cur is not None and cur is not func:
+            if isinstance(cur, nodes.Return):
+                return enclosing_function(cur) is func
+            cur = cur.parent
+        return False
 
     def _sync_kind(self, node: nodes.NodeNG, ctx: Ctx | None, per_param: bool
                    ) -> tuple[str, str] | None:
         an = self.an
-        strong = self.weak or an.steps.is_strong(node)
+        strong = self.weak or an.steps.is_strong_in(node, ctx)
 
         def lazy(expr: nodes.NodeNG, cx: Ctx | None) -> bool:
             return an.is_lazy(expr, cx, strong)

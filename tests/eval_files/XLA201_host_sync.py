@@ -181,3 +181,35 @@ def train_and_save(model, loader, optimizer):
         preds = model(x).argmax(-1).cpu()  # error: XLA201
         logger.info("%s", preds)
     torch.save({k: v.cpu() for k, v in model.state_dict().items()}, "final.pt")
+
+
+def save_loop_copy(model, path):
+    cpu_state = {}
+    for k, v in model.state_dict().items():
+        cpu_state[k] = v.cpu()  # trap: copied into the saved dict
+    torch.save(cpu_state, path)
+
+
+def _to_cpu(state):
+    return {k: v.cpu() for k, v in state.items()}  # trap: every caller saves what it returns
+
+
+def save_with_helper(model, path):
+    torch.save({"model": _to_cpu(model.state_dict())}, path)
+
+
+def save_config_and_metric(cfg, acc, path, metrics):
+    torch.save(cfg, path)
+    metrics.append(acc.cpu())  # error: XLA201
+
+
+def train_with_helpers(model, loader, optimizer, cfg, metrics):
+    model = model.to(device)
+    for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        save_config_and_metric(cfg, loss, "cfg.pt", metrics)
+        if step % 1000 == 0:
+            save_loop_copy(model, "a.pt")
+            save_with_helper(model, "b.pt")
