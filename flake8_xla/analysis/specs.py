@@ -493,8 +493,12 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
     if spec == "zip":
         if any(isinstance(a, nodes.Starred) for a in call.args):
             return one(Kind.ITERATOR, elem=UNKNOWN_SET)
-        parts = tuple(ev.iterate(ev.value(a, ctx, d), d) for a in call.args)
-        return one(Kind.ITERATOR, elem=one(Kind.TUPLE, elts=parts))
+        iterables = [ev.value(a, ctx, d) for a in call.args]
+        parts = tuple(ev.iterate(vs, d) for vs in iterables)
+        # the zipped iterables are its bound: each iteration takes one item of every one
+        # (a batch of the XLA loader in ``zip(range(n), cycle(device_loader))``)
+        return one(Kind.ITERATOR, elem=one(Kind.TUPLE, elts=parts),
+                   bound=join(*iterables) if iterables else None, flags=frozenset({"zip"}))
     if head == "list":
         if not call.args:
             return one(Kind.LIST, elts=())

@@ -209,6 +209,9 @@ class Steps:
             return None
         if k in (Kind.PROGRESS, Kind.ITERATOR) and v.bound is not None:
             inner = {self._loader_kind_of(b, depth + 1) for b in v.bound}
+            if v.has("zip") and inner & {"xla", "managed"}:
+                # every iteration of a zip takes the next batch of the XLA loader in it
+                return "managed" if "managed" in inner else "xla"
             return inner.pop() if len(inner) == 1 else None
         if k in (Kind.PROGRESS, Kind.ITERATOR) and v.elem is not None and not v.bound:
             return "plain" if not V.is_lazy(v.elem) else None

@@ -149,3 +149,23 @@ def next_of_device_loader(model, loader, optimizer, steps):
     for _ in range(steps):
         model(next(it)).backward()
         optimizer.step()
+
+
+def zipped_device_loader(model, dataset, optimizer, iterations):
+    import itertools
+
+    loader = DataLoader(dataset, batch_size=8, drop_last=True)
+    device_loader = pl.MpDeviceLoader(loader, device)
+    for i, (x, y) in zip(range(iterations), itertools.cycle(device_loader)):  # trap: each iteration takes a batch of the XLA loader
+        loss = model(x, y)
+        loss.backward()
+        optimizer.step()
+
+
+def zipped_plain_loaders(model, dataset, optimizer):
+    a = DataLoader(dataset, batch_size=8, drop_last=True)
+    b = DataLoader(dataset, batch_size=8, drop_last=True)
+    for (x, y), (u, v) in zip(a, b):  # error: XLA301
+        loss = model(x.to(device), y.to(device)) + model(u.to(device), v.to(device))
+        loss.backward()
+        optimizer.step()
