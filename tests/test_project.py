@@ -1846,3 +1846,51 @@ def test_a_model_left_on_the_cpu_stays_there_when_an_xla_step_calls_it(
     })
     assert lint(top / "teacher.py") == []
     assert lint(top / "student.py") == [(18, "XLA103")]
+
+
+def test_a_package_that_re_exports_a_module_leads_its_importers_there(
+        tmp_path: Path) -> None:
+    """``from models import Net`` with ``models/__init__.py`` re-exporting ``from .net import
+    Net``: the training script that imports the package runs ``Net.train_step`` per batch,
+    so the method's host read is reported in ``models/net.py``."""
+    top = write(tmp_path / "reexport", {
+        "pyproject.toml": "",
+        "models/__init__.py": "from .net import Net\n",
+        "models/net.py": """\
+            from torch import nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.lin(x)
+
+                def train_step(self, batch, opt):
+                    loss = self(batch).sum()
+                    loss.backward()
+                    opt.step()
+                    print("loss", loss.item())
+                    return loss
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from models import Net
+
+
+            def main(dataset):
+                device = torch_xla.device()
+                model = Net().to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                for batch in pl.MpDeviceLoader(loader, device):
+                    model.train_step(batch, opt)
+            """,
+    })
+    assert lint(top / "models" / "net.py") == [(16, "XLA201")]

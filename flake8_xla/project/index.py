@@ -695,7 +695,17 @@ class ProjectIndex:
         functions or loops may run those names."""
         table = self._reverse(every_module)
         wanted = set(names)
-        return [m for m in table.get(rel, ()) if self._last_names(m, deep) & wanted]
+        return [m for m in table.get(rel, ()) if self._last_names(m, deep) & wanted or
+                self._star_spells(m, wanted)]
+
+    def _star_spells(self, rel: str, wanted: set[str]) -> bool:
+        """``rel`` star-imports a module (``from onsets_and_frames import *``) and spells one
+        of ``wanted`` somewhere: star-imported names are not in its summary's references."""
+        s = self.summary(rel)
+        if s is None or not any("*" in names for _, _, names in s.imports):
+            return False
+        facts = self.facts(rel)
+        return facts is not None and bool(facts.idents & wanted)
 
     def method_callers(self, rel: str, methods: Iterable[str], *,
                        every_module: bool = False) -> list[str]:
@@ -783,6 +793,24 @@ class ProjectIndex:
             for m in sorted(among):
                 for t in self.import_targets(m):
                     found.setdefault(t, []).append(m)
+            # ``from models import Net`` with ``models/__init__.py`` re-exporting
+            # ``from .net import Net``: the importers of a package reach the modules its
+            # ``__init__`` imports (through nested packages too)
+            for _ in range(4):
+                grew = False
+                for init in sorted(t for t in found if t.endswith("__init__.py")):
+                    for t in self.import_targets(init):
+                        if t == init:
+                            continue
+                        into = found.setdefault(t, [])
+                        for m in found[init]:
+                            if m != t and m not in into:
+                                into.append(m)
+                                grew = True
+                if not grew:
+                    break
+            for importers in found.values():
+                importers.sort()
             self._reverse_maps[key] = found
             self.flush()
             if len(self._targets) > self._saved_targets:
