@@ -1894,3 +1894,50 @@ def test_a_package_that_re_exports_a_module_leads_its_importers_there(
             """,
     })
     assert lint(top / "models" / "net.py") == [(16, "XLA201")]
+
+
+def test_a_star_import_of_a_project_package_resolves_its_names(tmp_path: Path) -> None:
+    """``from models import *`` of a project package that re-exports ``Net``: the script's
+    ``Net`` is that class, so the model it builds and moves is known, and its per-batch
+    method is a step of the script's loop (reported in ``models/net.py``)."""
+    top = write(tmp_path / "star", {
+        "pyproject.toml": "",
+        "models/__init__.py": "from .net import Net\n",
+        "models/net.py": """\
+            from torch import nn
+
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 2)
+
+                def forward(self, x):
+                    return self.lin(x)
+
+                def train_step(self, batch, opt):
+                    loss = self(batch).sum()
+                    loss.backward()
+                    opt.step()
+                    print("loss", loss.item())
+                    return loss
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from models import *
+
+
+            def main(dataset):
+                device = torch_xla.device()
+                model = Net().to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                for batch in pl.MpDeviceLoader(loader, device):
+                    model.train_step(batch, opt)
+            """,
+    })
+    assert lint(top / "models" / "net.py") == [(16, "XLA201")]

@@ -220,6 +220,10 @@ class QualNames:
                 for module in self.imports.star_modules:
                     if module.startswith(("torch_xla", "torch")):
                         return canonical(f"{module}.{node.name}")
+                if self.link is not None and self.module is not None:
+                    # ``from onsets_and_frames import *`` of a project package
+                    return self.link.star_name(self.module, self.imports.star_modules,
+                                               node.name)
             if all(a.root().name == "builtins" for a in assigns):
                 return node.name  # an unshadowed builtin (astroid's stub or unknown)
             return None

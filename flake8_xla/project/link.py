@@ -545,6 +545,25 @@ class Session:
                         break
         return join(*out) if out else None
 
+    def star_name(self, module: nodes.Module, stars: Iterable[str], name: str) -> str | None:
+        """The qualified name a free ``name`` of ``module`` has when one of its star imports
+        (``stars``, as its import table spells them) is a project module that binds it at
+        its top level, or re-exports it from a module of its own (``pkg/__init__.py``:
+        ``from .transcriber import OnsetsAndFrames``); else None."""
+        owner = self._by_module.get(id(module))
+        if owner is None:
+            return None
+        for star in stars:
+            hit = self.index.resolve_name(owner[0], star)
+            if hit is None or hit[1] or self.index.is_library(hit[0]) or \
+                    not hit[0].endswith(".py"):
+                continue
+            s = self.index.summary(hit[0])
+            if s is not None and (name in s.defs or any(
+                    name in names for _, _, names in s.imports)):
+                return f"{star}.{name}"
+        return None
+
     def call(self, ev: Evaluator, q: str, call: nodes.Call, ctx: Ctx | None, d: int
              ) -> frozenset[Value] | None:
         """The value a call of the project name ``q`` returns, or None (not a project name)."""
