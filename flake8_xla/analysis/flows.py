@@ -177,9 +177,32 @@ def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.Nod
             continue
         if runs_before(b.parent, use, frame):
             latest = max(latest, b.parent.lineno)
+        branch = b.parent.parent
+        if isinstance(branch, nodes.If) and branch.orelse and \
+                runs_before(branch, use, frame) and _assigns_on_every_path(
+                    branch.body, b.name) and _assigns_on_every_path(branch.orelse, b.name):
+            # ``if c: y = f(y) else: y = g(y)``: every branch rebinds the name
+            latest = max(latest, branch.lineno)
     if not latest:
         return binds
     return [b for b in binds if b.lineno is None or b.lineno >= latest]
+
+
+def _assigns_on_every_path(block: list[nodes.NodeNG], name: str) -> bool:
+    """Every path through ``block`` assigns ``name`` (a plain assignment at its top level,
+    or an ``if``/``else`` whose branches all do) or leaves it (``return``, ``raise``,
+    ``continue``, ``break``)."""
+    for stmt in block:
+        if isinstance(stmt, nodes.Assign) and any(
+                isinstance(t, nodes.AssignName) and t.name == name for t in stmt.targets):
+            return True
+        if isinstance(stmt, (nodes.Return, nodes.Raise, nodes.Continue, nodes.Break)):
+            return True
+        if isinstance(stmt, nodes.If) and stmt.orelse and \
+                _assigns_on_every_path(stmt.body, name) and \
+                _assigns_on_every_path(stmt.orelse, name):
+            return True
+    return False
 
 
 def enclosing_function(node: nodes.NodeNG) -> nodes.NodeNG | None:

@@ -213,3 +213,26 @@ def train_with_helpers(model, loader, optimizer, cfg, metrics):
         if step % 1000 == 0:
             save_loop_copy(model, "a.pt")
             save_with_helper(model, "b.pt")
+
+
+class AucMeter:
+    def __init__(self, smooth):
+        self.smooth = smooth
+        self.y = []
+
+    def update(self, y_true):
+        if self.smooth:
+            y_true = y_true.cpu().numpy().argmax(axis=1)  # error: XLA201
+        else:
+            y_true = y_true.cpu().numpy()  # error: XLA201
+        self.y.extend(y_true.tolist())  # trap: every branch rebound it to a host array
+
+
+def train_with_meter(model, loader, optimizer):
+    model = model.to(device)
+    meter = AucMeter(smooth=False)
+    for x, y in pl.MpDeviceLoader(loader, device):
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        meter.update(y)
