@@ -1941,3 +1941,55 @@ def test_a_star_import_of_a_project_package_resolves_its_names(tmp_path: Path) -
             """,
     })
     assert lint(top / "models" / "net.py") == [(16, "XLA201")]
+
+
+def test_the_last_star_import_that_binds_a_name_wins(tmp_path: Path) -> None:
+    """``from models_a import *`` then ``from models_b import *``, both binding ``Net``:
+    Python keeps the later one, so the hazard of ``models_b.Net`` is reported and the
+    clean ``models_a.Net`` is not; a name no star import binds stays unknown."""
+    net = """\
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 2)
+
+            def forward(self, x):
+                return self.lin(x)
+
+            def compute_loss(self, batch):
+                loss = self(batch).sum()
+                {log}
+                return loss
+        """
+    top = write(tmp_path / "stars", {
+        "pyproject.toml": "",
+        "models_a/__init__.py": "from .net import Net\n",
+        "models_a/net.py": net.format(log="pass"),
+        "models_b/__init__.py": "from .net import *\n",
+        "models_b/net.py": net.format(log='print("loss", loss.item())'),
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from models_a import *
+            from models_b import *
+
+
+            def main(dataset):
+                device = torch_xla.device()
+                model = Net().to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                for batch in pl.MpDeviceLoader(loader, device):
+                    loss = model.compute_loss(batch)
+                    loss.backward()
+                    opt.step()
+            """,
+    })
+    assert lint(top / "models_b" / "net.py") == [(14, "XLA201")]
+    assert lint(top / "models_a" / "net.py") == []

@@ -167,40 +167,96 @@ class CallArgs(NamedTuple):
 
 def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.NodeNG]:
     """Drop the bindings that a later, unconditional assignment on the way to ``use``
-    replaces (``x = a`` / ``if c: x = b`` / ``x = f(x)`` / use: only the last reaches)."""
+    replaces (``x = a`` / ``if c: x = b`` / ``x = f(x)`` / use: only the last reaches).
+
+    An assignment counts as unconditional when the statement holding it runs before
+    ``use`` on every path: the assignment itself, a ``with`` block around it, or a
+    compound statement (``if``/``else``, ``try``/``except``, ``match`` with a ``case _``)
+    every path through which assigns the name or leaves."""
     if len(binds) < 2:
         return binds
     frame = use.frame()
     latest = 0
     for b in binds:
-        if not isinstance(b, nodes.AssignName) or not isinstance(b.parent, nodes.Assign):
+        if not isinstance(b, nodes.AssignName):
             continue
-        if runs_before(b.parent, use, frame):
-            latest = max(latest, b.parent.lineno)
-        branch = b.parent.parent
-        if isinstance(branch, nodes.If) and branch.orelse and \
-                runs_before(branch, use, frame) and _assigns_on_every_path(
-                    branch.body, b.name) and _assigns_on_every_path(branch.orelse, b.name):
-            # ``if c: y = f(y) else: y = g(y)``: every branch rebinds the name
+        stmt = b.statement()
+        if not isinstance(stmt, nodes.Assign):
+            continue
+        if runs_before(stmt, use, frame):
+            latest = max(latest, stmt.lineno)
+            continue
+        holder: nodes.NodeNG = stmt
+        while isinstance(holder.parent, nodes.With) and \
+                any(x is holder for x in holder.parent.body) and \
+                not _holds(holder.parent, use):
+            holder = holder.parent  # ``with torch.no_grad(): y = y.cpu()`` before the use
+        if holder is not stmt and runs_before(holder, use, frame):
+            latest = max(latest, stmt.lineno)
+        branch = _branching_parent(holder)
+        while branch is not None and not runs_before(branch, use, frame):
+            branch = _branching_parent(branch)
+        if branch is not None and _assigns_on_every_path([branch], b.name):
+            # ``if c: y = f(y) else: y = g(y)``: every path rebinds the name
             latest = max(latest, branch.lineno)
     if not latest:
         return binds
     return [b for b in binds if b.lineno is None or b.lineno >= latest]
 
 
+_BRANCHING = (nodes.If, nodes.Try, nodes.Match, nodes.With)
+
+
+def _holds(outer: nodes.NodeNG, node: nodes.NodeNG) -> bool:
+    """``node`` lies inside ``outer``."""
+    cur = node.parent
+    while cur is not None:
+        if cur is outer:
+            return True
+        cur = cur.parent
+    return False
+
+
+def _branching_parent(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The compound statement (``if``, ``try``, ``match``, ``with``) whose block holds
+    ``node`` directly (a ``case`` or ``except`` clause counts as part of its statement)."""
+    parent = node.parent
+    if isinstance(parent, (nodes.MatchCase, nodes.ExceptHandler)):
+        parent = parent.parent
+    return parent if isinstance(parent, _BRANCHING) else None
+
+
+def _assigns(stmt: nodes.NodeNG, name: str) -> bool:
+    return isinstance(stmt, nodes.Assign) and any(
+        isinstance(t, nodes.AssignName) and t.name == name
+        for target in stmt.targets for t in target.nodes_of_class(nodes.AssignName))
+
+
 def _assigns_on_every_path(block: list[nodes.NodeNG], name: str) -> bool:
     """Every path through ``block`` assigns ``name`` (a plain assignment at its top level,
-    or an ``if``/``else`` whose branches all do) or leaves it (``return``, ``raise``,
-    ``continue``, ``break``)."""
+    tuple targets included, or a compound statement every path of which does) or leaves
+    it (``return``, ``raise``, ``continue``, ``break``)."""
     for stmt in block:
-        if isinstance(stmt, nodes.Assign) and any(
-                isinstance(t, nodes.AssignName) and t.name == name for t in stmt.targets):
+        if _assigns(stmt, name):
             return True
         if isinstance(stmt, (nodes.Return, nodes.Raise, nodes.Continue, nodes.Break)):
             return True
         if isinstance(stmt, nodes.If) and stmt.orelse and \
                 _assigns_on_every_path(stmt.body, name) and \
                 _assigns_on_every_path(stmt.orelse, name):
+            return True
+        if isinstance(stmt, nodes.With) and _assigns_on_every_path(stmt.body, name):
+            return True
+        if isinstance(stmt, nodes.Try) and (
+                _assigns_on_every_path(stmt.finalbody, name) or (
+                    (_assigns_on_every_path(stmt.body, name) or
+                     _assigns_on_every_path(stmt.orelse, name)) and
+                    all(_assigns_on_every_path(h.body, name) for h in stmt.handlers))):
+            return True
+        if isinstance(stmt, nodes.Match) and any(
+                isinstance(c.pattern, nodes.MatchAs) and c.pattern.pattern is None and
+                c.guard is None for c in stmt.cases) and all(
+                _assigns_on_every_path(c.body, name) for c in stmt.cases):
             return True
     return False
 

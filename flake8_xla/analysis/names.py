@@ -216,14 +216,17 @@ class QualNames:
             if not assigns and node.name in _BUILTIN_NAMES:
                 return node.name  # ``enumerate`` after ``from torch.optim import *``
             if not assigns and self.imports.star_modules:
+                # The last star import that may bind the name wins: a project module's
+                # (``from onsets_and_frames import *``) when it binds or re-exports it;
                 # ``from torch_xla.core.xla_model import *``: a free name may come from it.
-                for module in self.imports.star_modules:
+                for module in reversed(self.imports.star_modules):
                     if module.startswith(("torch_xla", "torch")):
                         return canonical(f"{module}.{node.name}")
-                if self.link is not None and self.module is not None:
-                    # ``from onsets_and_frames import *`` of a project package
-                    return self.link.star_name(self.module, self.imports.star_modules,
-                                               node.name)
+                    if self.link is not None and self.module is not None:
+                        found = self.link.star_name(self.module, [module], node.name)
+                        if found is not None:
+                            return found
+                return None  # a free name some star import may bind: unknown
             if all(a.root().name == "builtins" for a in assigns):
                 return node.name  # an unshadowed builtin (astroid's stub or unknown)
             return None

@@ -553,16 +553,28 @@ class Session:
         owner = self._by_module.get(id(module))
         if owner is None:
             return None
-        for star in stars:
+        for star in reversed(list(stars)):
             hit = self.index.resolve_name(owner[0], star)
-            if hit is None or hit[1] or self.index.is_library(hit[0]) or \
-                    not hit[0].endswith(".py"):
-                continue
-            s = self.index.summary(hit[0])
-            if s is not None and (name in s.defs or any(
-                    name in names for _, _, names in s.imports)):
+            if hit is not None and not hit[1] and self._binds(hit[0], name, 0):
                 return f"{star}.{name}"
         return None
+
+    def _binds(self, rel: str, name: str, depth: int) -> bool:
+        """The project module ``rel`` binds ``name`` at its top level, imports it by name,
+        or star-imports a project module that does (``from .net import *``)."""
+        if depth > _MAX_REEXPORT or self.index.is_library(rel) or not rel.endswith(".py"):
+            return False
+        s = self.index.summary(rel)
+        if s is None:
+            return False
+        if name in s.defs or any(name in names for _, _, names in s.imports):
+            return True
+        for module, level, names in s.imports:
+            if "*" in names:
+                star = self.index.resolve(rel, module, level)
+                if star is not None and self._binds(star, name, depth + 1):
+                    return True
+        return False
 
     def call(self, ev: Evaluator, q: str, call: nodes.Call, ctx: Ctx | None, d: int
              ) -> frozenset[Value] | None:

@@ -236,3 +236,23 @@ def train_with_meter(model, loader, optimizer):
         loss.backward()
         optimizer.step()
         meter.update(y)
+
+
+def eval_rebinds(model, loader, smooth):
+    model = model.to(device)
+    for x, y in pl.MpDeviceLoader(loader, device):
+        out = model(x)
+        if smooth:
+            y, out = y.cpu().numpy(), out.cpu().numpy()  # error: XLA201
+        else:
+            y, out = y.argmax(1).cpu().numpy(), out.cpu().numpy()  # error: XLA201
+        print(y, out)  # trap: both branches rebound them to host arrays
+        try:
+            z = out.sum()
+        except ValueError:
+            z = None
+        print(z)  # trap: a host value on every path
+        with torch.no_grad():
+            w = model(x).argmax(1).cpu()  # error: XLA201
+        print(w)  # trap: the with block always runs
+        torch_xla.sync()
