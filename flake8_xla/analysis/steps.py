@@ -405,6 +405,8 @@ class Steps:
         def compute(lp: nodes.NodeNG) -> bool:
             if self._inside_forward(lp):
                 return False  # a module's forward and __init__ are checked as a whole
+            if self._iterates_callables(lp):
+                return False  # a table of distinct functions, each run once
             step = (isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
                 "xla", "managed")) or self.is_training_loop(lp) or (
                 self.is_forward_loop(lp) and not self._drives_data_loops(lp))
@@ -837,6 +839,30 @@ class Steps:
         """``node`` runs once per training step (a training loop's or step function's)."""
         self.step_region()
         return id(node) in self.training_nodes
+
+    def _iterates_callables(self, loop: nodes.NodeNG) -> bool:
+        """A ``for`` loop over a literal table of two or more distinct functions (or of
+        tuples holding one each: ``for name, test in [("a", test_a), ("b", test_b)]``):
+        each iteration runs a different function once, a driver of smoke tests or
+        phases, not a step repeated over data."""
+        if not isinstance(loop, nodes.For) or not isinstance(loop.iter, (
+                nodes.List, nodes.Tuple, nodes.Name)):
+            return False
+        funcs: set[int] = set()
+        for v in self.ev.value(loop.iter):
+            if v.kind not in (Kind.LIST, Kind.TUPLE) or v.elts is None:
+                return False
+            for item in v.elts:
+                found = [x for x in item if x.kind is Kind.FUNCTION and x.node is not None]
+                if not found:
+                    for x in item:
+                        if x.kind is Kind.TUPLE and x.elts is not None:
+                            found += [y for part in x.elts for y in part
+                                      if y.kind is Kind.FUNCTION and y.node is not None]
+                if len(found) != 1:
+                    return False
+                funcs.add(id(found[0].node))
+        return len(funcs) >= 2
 
     def _iterates_data(self, loop: nodes.NodeNG) -> bool:
         """A ``for`` loop over a loader or a dataset (not over ``range`` or a list)."""

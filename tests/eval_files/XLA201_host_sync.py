@@ -256,3 +256,24 @@ def eval_rebinds(model, loader, smooth):
             w = model(x).argmax(1).cpu()  # error: XLA201
         print(w)  # trap: the with block always runs
         torch_xla.sync()
+
+
+def smoke_forward(model):
+    x = torch.randn(2, 4, device=device)
+    out = model(x)
+    print("forward ok", out.sum().item())  # trap: each smoke test runs once
+
+
+def smoke_backward(model):
+    x = torch.randn(2, 4, device=device)
+    loss = model(x).sum()
+    loss.backward()
+    print("backward ok", loss.item())  # trap: each smoke test runs once
+
+
+def run_smoke_tests(model):
+    model = model.to(device)
+    for name, test in [("forward", smoke_forward), ("backward", smoke_backward)]:
+        test(model)
+        torch_xla.sync()
+        print(name, "passed")
