@@ -1848,97 +1848,61 @@ def test_a_model_left_on_the_cpu_stays_there_when_an_xla_step_calls_it(
     assert lint(top / "student.py") == [(18, "XLA103")]
 
 
+#: A small module class, to which each test adds a method.
+NET_HEAD = """\
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.lin(x)
+
+"""
+REEXPORTED_NET = NET_HEAD + """\
+        def train_step(self, batch, opt):
+            loss = self(batch).sum()
+            loss.backward()
+            opt.step()
+            print("loss", loss.item())
+            return loss
+    """
+NET_SCRIPT = """\
+    import torch
+    import torch_xla
+    import torch_xla.distributed.parallel_loader as pl
+    from torch.utils.data import DataLoader
+
+    {import_line}
+
+
+    def main(dataset):
+        device = torch_xla.device()
+        model = Net().to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        loader = DataLoader(dataset, batch_size=8, drop_last=True)
+        for batch in pl.MpDeviceLoader(loader, device):
+            {step}
+    """
+
+
+@pytest.mark.parametrize("import_line", ["from models import Net", "from models import *"])
 def test_a_package_that_re_exports_a_module_leads_its_importers_there(
-        tmp_path: Path) -> None:
+        tmp_path: Path, import_line: str) -> None:
     """``from models import Net`` with ``models/__init__.py`` re-exporting ``from .net import
     Net``: the training script that imports the package runs ``Net.train_step`` per batch,
-    so the method's host read is reported in ``models/net.py``."""
+    so the method's host read is reported in ``models/net.py``. With ``from models import
+    *`` the script's ``Net`` is that class too (a star import of a project package resolves
+    its names), so the model it builds and moves is known."""
     top = write(tmp_path / "reexport", {
         "pyproject.toml": "",
         "models/__init__.py": "from .net import Net\n",
-        "models/net.py": """\
-            from torch import nn
-
-
-            class Net(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.lin = nn.Linear(4, 2)
-
-                def forward(self, x):
-                    return self.lin(x)
-
-                def train_step(self, batch, opt):
-                    loss = self(batch).sum()
-                    loss.backward()
-                    opt.step()
-                    print("loss", loss.item())
-                    return loss
-            """,
-        "train.py": """\
-            import torch
-            import torch_xla
-            import torch_xla.distributed.parallel_loader as pl
-            from torch.utils.data import DataLoader
-
-            from models import Net
-
-
-            def main(dataset):
-                device = torch_xla.device()
-                model = Net().to(device)
-                opt = torch.optim.SGD(model.parameters(), lr=0.1)
-                loader = DataLoader(dataset, batch_size=8, drop_last=True)
-                for batch in pl.MpDeviceLoader(loader, device):
-                    model.train_step(batch, opt)
-            """,
-    })
-    assert lint(top / "models" / "net.py") == [(16, "XLA201")]
-
-
-def test_a_star_import_of_a_project_package_resolves_its_names(tmp_path: Path) -> None:
-    """``from models import *`` of a project package that re-exports ``Net``: the script's
-    ``Net`` is that class, so the model it builds and moves is known, and its per-batch
-    method is a step of the script's loop (reported in ``models/net.py``)."""
-    top = write(tmp_path / "star", {
-        "pyproject.toml": "",
-        "models/__init__.py": "from .net import Net\n",
-        "models/net.py": """\
-            from torch import nn
-
-
-            class Net(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.lin = nn.Linear(4, 2)
-
-                def forward(self, x):
-                    return self.lin(x)
-
-                def train_step(self, batch, opt):
-                    loss = self(batch).sum()
-                    loss.backward()
-                    opt.step()
-                    print("loss", loss.item())
-                    return loss
-            """,
-        "train.py": """\
-            import torch
-            import torch_xla
-            import torch_xla.distributed.parallel_loader as pl
-            from torch.utils.data import DataLoader
-
-            from models import *
-
-
-            def main(dataset):
-                device = torch_xla.device()
-                model = Net().to(device)
-                opt = torch.optim.SGD(model.parameters(), lr=0.1)
-                loader = DataLoader(dataset, batch_size=8, drop_last=True)
-                for batch in pl.MpDeviceLoader(loader, device):
-                    model.train_step(batch, opt)
-            """,
+        "models/net.py": REEXPORTED_NET,
+        "train.py": NET_SCRIPT.format(import_line=import_line,
+                                      step="model.train_step(batch, opt)"),
     })
     assert lint(top / "models" / "net.py") == [(16, "XLA201")]
 
@@ -1947,49 +1911,23 @@ def test_the_last_star_import_that_binds_a_name_wins(tmp_path: Path) -> None:
     """``from models_a import *`` then ``from models_b import *``, both binding ``Net``:
     Python keeps the later one, so the hazard of ``models_b.Net`` is reported and the
     clean ``models_a.Net`` is not; a name no star import binds stays unknown."""
-    net = """\
-        from torch import nn
-
-
-        class Net(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.lin = nn.Linear(4, 2)
-
-            def forward(self, x):
-                return self.lin(x)
-
-            def compute_loss(self, batch):
-                loss = self(batch).sum()
-                {log}
-                return loss
-        """
+    net = NET_HEAD + """\
+        def compute_loss(self, batch):
+            loss = self(batch).sum()
+            {log}
+            return loss
+    """
     top = write(tmp_path / "stars", {
         "pyproject.toml": "",
         "models_a/__init__.py": "from .net import Net\n",
         "models_a/net.py": net.format(log="pass"),
         "models_b/__init__.py": "from .net import *\n",
         "models_b/net.py": net.format(log='print("loss", loss.item())'),
-        "train.py": """\
-            import torch
-            import torch_xla
-            import torch_xla.distributed.parallel_loader as pl
-            from torch.utils.data import DataLoader
-
-            from models_a import *
-            from models_b import *
-
-
-            def main(dataset):
-                device = torch_xla.device()
-                model = Net().to(device)
-                opt = torch.optim.SGD(model.parameters(), lr=0.1)
-                loader = DataLoader(dataset, batch_size=8, drop_last=True)
-                for batch in pl.MpDeviceLoader(loader, device):
-                    loss = model.compute_loss(batch)
-                    loss.backward()
-                    opt.step()
-            """,
+        "train.py": NET_SCRIPT.format(
+            import_line="from models_a import *\n    from models_b import *",
+            step="loss = model.compute_loss(batch)\n"
+                 "            loss.backward()\n"
+                 "            opt.step()"),
     })
     assert lint(top / "models_b" / "net.py") == [(14, "XLA201")]
     assert lint(top / "models_a" / "net.py") == []

@@ -189,7 +189,7 @@ def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.Nod
         holder: nodes.NodeNG = stmt
         while isinstance(holder.parent, nodes.With) and \
                 any(x is holder for x in holder.parent.body) and \
-                not _holds(holder.parent, use):
+                not holder.parent.parent_of(use):
             holder = holder.parent  # ``with torch.no_grad(): y = y.cpu()`` before the use
         if holder is not stmt and runs_before(holder, use, frame):
             latest = max(latest, stmt.lineno)
@@ -205,16 +205,6 @@ def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.Nod
 
 
 _BRANCHING = (nodes.If, nodes.Try, nodes.Match, nodes.With)
-
-
-def _holds(outer: nodes.NodeNG, node: nodes.NodeNG) -> bool:
-    """``node`` lies inside ``outer``."""
-    cur = node.parent
-    while cur is not None:
-        if cur is outer:
-            return True
-        cur = cur.parent
-    return False
 
 
 def _branching_parent(node: nodes.NodeNG) -> nodes.NodeNG | None:

@@ -223,7 +223,7 @@ class QualNames:
                     if module.startswith(("torch_xla", "torch")):
                         return canonical(f"{module}.{node.name}")
                     if self.link is not None and self.module is not None:
-                        found = self.link.star_name(self.module, [module], node.name)
+                        found = self.link.star_name(self.module, module, node.name)
                         if found is not None:
                             return found
                 return None  # a free name some star import may bind: unknown

@@ -453,11 +453,16 @@ class Steps:
                        for inner in lp.nodes_of_class(nodes.For, skip_klass=SCOPES))
         return self._memo_q("drives_data", loop, compute)
 
-    def _compute_drives(self, loop: nodes.NodeNG, calls_only: bool) -> bool:
+    def _loop_holders(self, loop: nodes.NodeNG, calls_only: bool) -> list[nodes.NodeNG]:
+        """``loop`` itself (unless ``calls_only``) and the functions its iterations call:
+        where the loops it drives are written."""
         holders: list[nodes.NodeNG] = [] if calls_only else [loop]
         for call, ctx in self.calls_in(loop, into_loops=False):
             holders.extend(func for func, _ in self.ev.functions_called(call, ctx))
-        for holder in holders:
+        return holders
+
+    def _compute_drives(self, loop: nodes.NodeNG, calls_only: bool) -> bool:
+        for holder in self._loop_holders(loop, calls_only):
             for inner in holder.nodes_of_class(LOOPS):
                 if inner is not loop and self.is_step_loop(inner):
                     return True
@@ -469,19 +474,21 @@ class Steps:
         before the barrier of an epoch loop). A decode or layer loop that only runs forward
         passes inside the iteration (``model.generate(ids)`` per example, then the
         barrier) is part of the outer loop's step."""
-        holders: list[nodes.NodeNG] = [loop]
-        for call, ctx in self.calls_in(loop, into_loops=False):
-            holders.extend(func for func, _ in self.ev.functions_called(call, ctx))
-        for holder in holders:
+        for holder in self._loop_holders(loop, calls_only=False):
             steps = self.steps_for(holder) if holder is not loop else self
             if steps is None:
                 continue
-            for inner in holder.nodes_of_class(LOOPS):
-                if inner is not loop and steps.is_step_loop(inner) and (
-                        steps._iterates_data(inner) or steps.is_training_loop(inner) or
-                        steps.has_barrier(inner)):
-                    return True
+            if any(inner is not loop and steps.is_own_step(inner)
+                   for inner in holder.nodes_of_class(LOOPS)):
+                return True
         return False
+
+    def is_own_step(self, loop: nodes.NodeNG) -> bool:
+        """A step loop that is a step of its own: it iterates data, trains or runs a
+        barrier (not a decode or layer loop run inside another loop's step)."""
+        return self.is_step_loop(loop) and (self._iterates_data(loop) or
+                                            self.is_training_loop(loop) or
+                                            self.has_barrier(loop))
 
     def step_loops(self) -> list[nodes.NodeNG]:
         """The module's step loops."""
@@ -573,10 +580,8 @@ class Steps:
         if not isinstance(func, nodes.FunctionDef):
             return False
         return self._memo_q("own_steps", func, lambda fn: any(
-            self.is_step_loop(lp) and (self._iterates_data(lp) or self.is_training_loop(lp)
-                                       or self.has_barrier(lp))
-            for lp in fn.nodes_of_class(LOOPS, skip_klass=(nodes.FunctionDef,
-                                                           nodes.ClassDef))))
+            self.is_own_step(lp) for lp in fn.nodes_of_class(
+                LOOPS, skip_klass=(nodes.FunctionDef, nodes.ClassDef))))
 
     def is_step_function(self, func: nodes.NodeNG) -> bool:
         """A function that runs one training step without a loop, or a framework step hook."""

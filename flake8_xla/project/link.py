@@ -545,18 +545,17 @@ class Session:
                         break
         return join(*out) if out else None
 
-    def star_name(self, module: nodes.Module, stars: Iterable[str], name: str) -> str | None:
-        """The qualified name a free ``name`` of ``module`` has when one of its star imports
-        (``stars``, as its import table spells them) is a project module that binds it at
-        its top level, or re-exports it from a module of its own (``pkg/__init__.py``:
+    def star_name(self, module: nodes.Module, star: str, name: str) -> str | None:
+        """The qualified name a free ``name`` of ``module`` has when its star import of
+        ``star`` (as its import table spells it) is a project module that binds it at its
+        top level, or re-exports it from a module of its own (``pkg/__init__.py``:
         ``from .transcriber import OnsetsAndFrames``); else None."""
         owner = self._by_module.get(id(module))
         if owner is None:
             return None
-        for star in reversed(list(stars)):
-            hit = self.index.resolve_name(owner[0], star)
-            if hit is not None and not hit[1] and self._binds(hit[0], name, 0):
-                return f"{star}.{name}"
+        hit = self.index.resolve_name(owner[0], star)
+        if hit is not None and not hit[1] and self._binds(hit[0], name, 0):
+            return f"{star}.{name}"
         return None
 
     def _binds(self, rel: str, name: str, depth: int) -> bool:
