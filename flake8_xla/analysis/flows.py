@@ -1965,25 +1965,34 @@ class Evaluator:
             return None
         return ctx.lookup(outer)
 
-    def call_arguments(self, call: nodes.Call | None, ctx: Ctx | None, d: int
-                       ) -> CallArgs:
-        """The abstract values a call passes, evaluated in this module under ``ctx``."""
+    def call_arguments(self, call: nodes.Call | None, ctx: Ctx | None, d: int,
+                       only: tuple[int | None, str] | None = None) -> CallArgs:
+        """The abstract values a call passes, evaluated in this module under ``ctx``.
+
+        ``only``: ``(position, keyword)`` of the one parameter the caller asks about; every
+        other argument is left unknown, not evaluated (all of them are when ``*args`` or
+        ``**kwargs`` is passed, which may bind that parameter)."""
         if call is None:
             return CallArgs((), (), False, False)
+        if only is not None and (any(isinstance(a, nodes.Starred) for a in call.args) or
+                                 any(kw.arg is None for kw in call.keywords or ())):
+            only = None
         positional: list[frozenset[Value]] = []
         starred = False
-        for arg in call.args:
+        for i, arg in enumerate(call.args):
             if isinstance(arg, nodes.Starred):
                 starred = True
                 break
-            positional.append(self.value(arg, ctx, d))
+            positional.append(self.value(arg, ctx, d) if only is None or i == only[0]
+                              else UNKNOWN_SET)
         keywords = []
         star_kwargs = False
         for kw in call.keywords or ():
             if kw.arg is None:
                 star_kwargs = True
             else:
-                keywords.append((kw.arg, self.value(kw.value, ctx, d)))
+                keywords.append((kw.arg, self.value(kw.value, ctx, d)
+                                 if only is None or kw.arg == only[1] else UNKNOWN_SET))
         return CallArgs(tuple(positional), tuple(keywords), starred, star_kwargs)
 
     def ctx_for_call(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,

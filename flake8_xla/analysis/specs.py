@@ -133,6 +133,10 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     ds = ev.value(dataset, ctx, d) if dataset is not None else UNKNOWN_SET
     if any(v.kind is Kind.DATASET and v.has("iterable") for v in ds):
         flags.add("iterable")
+        if all(v.kind is Kind.DATASET and v.has("stream") for v in ds):
+            flags.add("stream")  # a streaming HF dataset, not split by rank
+    if ds and all(v.kind is Kind.DATASET and v.has("sharded") for v in ds):
+        flags.add("distributed")  # this replica's part of the dataset
     batch = argument(call, 1, "batch_size")
     text = None
     if batch is None:
@@ -273,8 +277,31 @@ def _sample_count(node: nodes.NodeNG | None) -> int | None:
     return None
 
 
-def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: int
-             ) -> frozenset[Value]:
+def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: int,
+             receiver: Value | None = None) -> frozenset[Value]:
+    if entry.returns == "dataset:sharded":
+        # ``split_dataset_by_node(ds, rank=..., world_size=...)``, ``ds.shard(n, i)``: this
+        # replica's part (still a stream when ``ds`` is one, but no longer the whole of it)
+        base = frozenset({receiver}) if receiver is not None else \
+            _arg_value(ev, call, 0, ctx, d) if call.args else UNKNOWN_SET
+        iterable = {"iterable"} if any(v.has("iterable") for v in base) else set()
+        return one(Kind.DATASET, node=call, qual=entry.name,
+                   flags=frozenset({"sharded", *iterable}))
+    if receiver is not None and receiver.kind is Kind.DATASET and receiver.has("stream"):
+        # ``stream.map(tokenize)``, ``.shuffle(seed=...)``: still one unsharded stream
+        return one(Kind.DATASET, node=call, qual=entry.name, flags=receiver.flags)
+    if entry.name == "datasets.load_dataset":
+        streaming = keyword(call, "streaming")
+        sv = ev.value(streaming, ctx, d) if streaming is not None else V.host("bool", "False")
+        if sv and all(v.kind is Kind.HOST and v.text == "True" for v in sv):
+            # An ``IterableDataset`` read in order from its shards: every process that
+            # iterates it reads the same examples unless it is split by rank
+            # (``split_dataset_by_node``, ``.shard(...)``).
+            return one(Kind.DATASET, node=call, qual=entry.name,
+                       flags=frozenset({"iterable", "stream"}))
+        if not (sv and all(v.kind is Kind.HOST and v.text == "False" for v in sv)):
+            # ``streaming=args.streaming``: maybe a stream (no fixed last batch, no sampler)
+            return one(Kind.DATASET, node=call, qual=entry.name, flags=frozenset({"iterable"}))
     sizes = dict(entry.sizes)
     text = None
     if sizes:
@@ -467,7 +494,7 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
                 flags.add("indexed")
         return one(Kind.LOADER, node=call, qual=q, flags=frozenset(flags), bound=inner)
     if head == "dataset":
-        return _dataset(ev, entry, call, ctx, d)
+        return _dataset(ev, entry, call, ctx, d, receiver)
     if head == "scaler":
         return _scaler(ev, q, call, ctx, d)
     if head == "progress":

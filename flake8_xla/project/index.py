@@ -707,6 +707,19 @@ class ProjectIndex:
         facts = self.facts(rel)
         return facts is not None and bool(facts.idents & wanted)
 
+    def attr_callers(self, rel: str, methods: Iterable[str], *,
+                     every_module: bool = False) -> list[str]:
+        """Modules that import ``rel`` (see :meth:`callers`) and call an attribute named one
+        of ``methods`` (``trainer.train(...)`` on an object built from ``rel``'s class),
+        sorted: XLA code, or with ``every_module`` any module."""
+        wanted = set(methods)
+        out = []
+        for m in self._reverse(every_module).get(rel, ()):
+            facts = self.facts(m)
+            if facts is not None and facts.call_attrs & wanted:
+                out.append(m)
+        return out
+
     def method_callers(self, rel: str, methods: Iterable[str], *,
                        every_module: bool = False) -> list[str]:
         """Modules that may call methods of ``rel``'s objects without importing ``rel``:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import ast
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -234,6 +234,21 @@ def _ctx_from_json(raw: object) -> tuple | None:
     return depth, tuple((str(name), _values_from_json(vs)) for name, vs in args)
 
 
+def _position(func: nodes.FunctionDef, param: nodes.AssignName, bound_self: bool
+              ) -> tuple[int | None, str] | None:
+    """Where a call passes ``param`` of ``func``: ``(position among the call's positional
+    arguments or None, keyword)``; None for ``*args``/``**kwargs`` (any argument may)."""
+    args = func.args
+    if param is args.vararg or param is args.kwarg or param.name in (args.vararg, args.kwarg):
+        return None
+    names = [a.name for a in [*(args.posonlyargs or ()), *(args.args or ())]]
+    if bound_self and names:
+        names = names[1:]
+    if param.name in names:
+        return names.index(param.name), param.name
+    return None, param.name  # keyword-only
+
+
 def _walk_values(vs: Iterable[Value], depth: int = 0) -> Iterable[Value]:
     for v in vs:
         yield v
@@ -395,6 +410,13 @@ class Session:
         does not spend the budget before the module that runs its loop; a module that
         cannot matter is passed through to the next hop but not analyzed.
         """
+        return list(self.iter_neighbour_analyzers(hops, rank))
+
+    def iter_neighbour_analyzers(self, hops: int = 2,
+                                 rank: Callable[[FileFacts], int | None] | None = None
+                                 ) -> Iterator[Analyzer]:
+        """:meth:`neighbour_analyzers`, each built only when the caller asks for the next
+        (a question answered by the first ones spends no budget on the others)."""
         every = self.target == "all"
         found: list[tuple[int, int, int, str]] = []
         seen = {self.rel}
@@ -416,14 +438,14 @@ class Session:
                     if level is not None:
                         found.append((level, hop, len(found), other))
             frontier = nxt
-        out: list[Analyzer] = []
+        given = 0
         for _, _, _, other in sorted(found):
-            if len(out) >= MAX_NEIGHBOURS:
+            if given >= MAX_NEIGHBOURS:
                 break
             an = self.analyzer(other)
             if an is not None:
-                out.append(an)
-        return out
+                given += 1
+                yield an
 
     def home_is_xla_code(self, node: nodes.NodeNG) -> bool:
         """``node`` lies in a linked module that is XLA code (a finding there is reported
@@ -626,6 +648,18 @@ class Session:
                                    for b in c.bases))
             callers = self._callers(owner[0], names)
             if method:
+                # an instance of a subclass that an importing module defines
+                # (``class LMTrainer(BaseTrainer)`` in ``lm_trainer.py``), built and used by
+                # that module's importers (``trainer.train(model, loader)``)
+                extra: list[str] = []
+                for sub in callers:
+                    extra += [m for m in self.index.attr_callers(
+                        sub, [func.name], every_module=self.target == "all")
+                        if m not in callers and m not in extra and m != owner[0]]
+                # (only the modules that call the method are analyzed: a subclass's module
+                # that never calls it costs no part of the session's budget)
+                callers = [m for m in callers if self._calls_attr(m, func.name)] + \
+                    extra[:MAX_CALLERS]
                 # an object handed over by the module that builds it (dependency injection)
                 callers += self._method_callers(owner[0], [func.name], callers)
             for caller in callers:
@@ -654,7 +688,8 @@ class Session:
                     sites += 1
                     if sites > MAX_REMOTE_SITES:
                         break
-                    passed = an.ev.call_arguments(call, None, d)
+                    passed = an.ev.call_arguments(call, None, d,
+                                                  only=_position(func, param, bound_self))
                     bound = ev.ctx_for_values(func, passed, None, 1, d, self_v)
                     value = bound.arg(param.name)
                     if value is not None and method:
@@ -673,6 +708,12 @@ class Session:
                     break
         self._params[key] = found
         return found
+
+    def _calls_attr(self, rel: str, name: str) -> bool:
+        """``rel`` may call a method ``name`` (``x.name(...)``; True when its facts are not
+        known)."""
+        facts = self.index.facts(rel)
+        return facts is None or name in facts.call_attrs
 
     @staticmethod
     def _exported(func: nodes.NodeNG) -> tuple[str, bool] | None:

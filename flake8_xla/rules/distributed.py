@@ -87,11 +87,15 @@ def _launched_by_importer(an: Analyzer, hops: int) -> bool:
         if other is None or other is an or _spmd(other) or not is_multi_replica(
                 other, hops + 1):
             continue
+        # the calls spelled with a name of the module, or with the name an import gives
+        # one of them (``from train import run as go``): only those are evaluated
+        spelled = set(defs) | {alias for imp in other.module_nodes(nodes.ImportFrom)
+                               for name, alias in imp.names if alias and name in defs}
         for call in other.module_nodes(nodes.Call):
-            # every call, not only those spelled with a name of the module: an import
-            # may rename it (``from train import run as go``)
-            if not isinstance(call.func, (nodes.Name, nodes.Attribute)) or \
-                    enclosing_function(call) is None:
+            func = call.func
+            last = func.name if isinstance(func, nodes.Name) else \
+                func.attrname if isinstance(func, nodes.Attribute) else None
+            if last not in spelled or enclosing_function(call) is None:
                 continue
             if any(v.kind in (Kind.FUNCTION, Kind.CLASS) and v.node is not None and
                    v.node.root() is an.module for v in other.value(call.func)):
@@ -536,6 +540,12 @@ Not reported when the module calls `init_process_group("xla")`.
                   "so the replicas train on the same batches; pass sampler=DistributedSampler("
                   "dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())")
 
+    STREAM = ("DataLoader over a streaming dataset (load_dataset(..., streaming=True)) in "
+              "multi-replica training: no sampler shards a stream, so every xmp.spawn/"
+              "torch_xla.launch replica reads the same examples; split it per replica with "
+              "datasets.distributed.split_dataset_by_node(ds, rank=xr.global_ordinal(), "
+              "world_size=xr.world_size())")
+
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
         return launches(facts) and (facts.ident_contains("distributedsampler") or
@@ -565,28 +575,70 @@ Not reported when the module calls `init_process_group("xla")`.
         yield from self._unsharded_loaders(an)
 
     def _unsharded_loaders(self, an: Analyzer) -> Iterator[Finding]:
-        """Plain DataLoaders with no sampler at all that feed a training loop."""
+        """Plain DataLoaders with no sampler at all that feed a training loop: a loop of
+        this module, or, for a DataLoader built here and looped over elsewhere (a loader
+        factory of ``data.py`` whose result ``train.py`` hands to ``trainer.py``), a loop
+        of a neighbouring module of the project."""
         reported: set[int] = set()
-        for loop in an.module_nodes(nodes.For):
-            # (an evaluation loop over the whole dataset on every replica is left alone:
-            # pytorch/xla's own tests do that, and it costs time, not correctness)
-            if not an.steps.is_training_loop(loop) or an.off_xla_path(loop) or \
-                    an.steps.cpu_training(loop):
-                continue
-            for v in _plain_loaders(an.value(loop.iter), 0):
+        for loop_an, loop in self._training_loops(an):
+            for v in _plain_loaders(loop_an.value(loop.iter), 0):
                 node = v.node
-                if not isinstance(node, nodes.Call) or id(node) in reported:
+                if not isinstance(node, nodes.Call) or id(node) in reported or \
+                        loop_an is not an and node.root() is not an.module:
                     continue
+                stream = v.has("stream")  # a sampler cannot shard a stream: split it
                 if v.has("distributed") or v.has("sampler") or v.has("sampler_unknown") or \
-                        v.has("iterable") or v.has("drop_last_unknown") and \
+                        v.has("iterable") and not stream or v.has("drop_last_unknown") and \
                         keyword(node, "batch_sampler") is not None:
                     continue
                 if has_star_kwargs(node) or keyword(node, "sampler") is not None:
                     continue
                 reported.add(id(node))
-                found = self.finding_text(node, f"{self.code} {self.NO_SAMPLER}")
+                found = self.finding_text(
+                    node, f"{self.code} {self.STREAM if stream else self.NO_SAMPLER}")
                 if found is not None:
                     yield found
+
+
+    @staticmethod
+    def _training_loops(an: Analyzer) -> Iterator[tuple[Analyzer, nodes.For]]:
+        """Training loops (not evaluation loops: an evaluation loop over the whole dataset
+        on every replica costs time, not correctness, and pytorch/xla's own tests do it)
+        of this module, then, when this module builds a DataLoader that none of its own
+        loops iterates, of the modules around it."""
+        def loops(owner: Analyzer) -> Iterator[tuple[Analyzer, nodes.For]]:
+            for loop in owner.module_nodes(nodes.For):
+                if owner.steps.is_training_loop(loop) and not owner.off_xla_path(loop) and \
+                        not owner.steps.cpu_training(loop):
+                    yield owner, loop
+
+        iterated: set[int] = set()
+        for owner, loop in loops(an):
+            iterated |= {id(v.node) for v in _plain_loaders(an.value(loop.iter), 0)}
+            yield owner, loop
+        if an.link is None:
+            return
+        pending = {id(call) for call in an.calls_named("DataLoader") if id(call) not in iterated
+                   and any(v.kind is Kind.LOADER and v.has("plain") for v in an.value(call))}
+        if not pending:
+            return
+        # (nearest and likeliest first; none more once every DataLoader built here is found)
+        for other in an.link.iter_neighbour_analyzers(hops=3, rank=_loop_rank):
+            for owner, loop in loops(other):
+                pending -= {id(v.node) for v in _plain_loaders(other.value(loop.iter), 0)}
+                yield owner, loop
+            if not pending:
+                return
+
+
+def _loop_rank(facts: FileFacts) -> int | None:
+    """A module that may hold a training loop (a ``for`` loop and an update) comes first;
+    one without a ``for`` loop cannot hold one (see ``Session.neighbour_analyzers``)."""
+    if not facts.has_for:
+        return None
+    if may_update(facts):
+        return 0 if facts.ident_contains("loader") else 1
+    return 2
 
 
 def _plain_loaders(vs: frozenset[V.Value], depth: int) -> Iterator[V.Value]:

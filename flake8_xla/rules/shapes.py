@@ -374,14 +374,21 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
         for v, site in self._loaders_reaching(an):
             here.add(id(v.node))
             yield v, site
-        if an.link is None or not any(
-                v.kind is Kind.LOADER and v.has("plain") and id(call) not in here
-                for call in an.calls_named("DataLoader") for v in an.value(call)):
+        if an.link is None:
+            return
+        pending = {id(call) for call in an.calls_named("DataLoader") if id(call) not in here
+                   and any(v.kind is Kind.LOADER and v.has("plain") for v in an.value(call))}
+        if not pending:
             return  # every DataLoader built here reaches a loop here, or none is built
-        for other in an.link.neighbour_analyzers(rank=_loader_rank):
+        # (nearest and likeliest first; no module more is analyzed once every DataLoader
+        # built here is found reaching one)
+        for other in an.link.iter_neighbour_analyzers(rank=_loader_rank):
             for v, site in self._loaders_reaching(other):
                 if v.node is not None and v.node.root() is an.module:
+                    pending.discard(id(v.node))
                     yield v, site
+            if not pending:
+                return
 
     def _loaders_reaching(self, an) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
         for call in an.module_nodes(nodes.Call):

@@ -1,0 +1,38 @@
+"""Eval file for XLA504: a streaming dataset in a plain DataLoader, read whole by every replica."""
+import datasets
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+import torch_xla.distributed.xla_multiprocessing as xmp
+import torch_xla.runtime as xr
+from datasets.distributed import split_dataset_by_node
+from torch.utils.data import DataLoader
+
+
+def train(model, optimizer, loader, device):
+    for batch in pl.MpDeviceLoader(loader, device):
+        model(batch["x"]).sum().backward()
+        xm.optimizer_step(optimizer)
+
+
+def _mp_fn(index, flags):
+    device = torch_xla.device()
+    model = torch.nn.Linear(4, 2).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    stream = datasets.load_dataset("c4", "en", split="train", streaming=True)
+    tokenized = stream.map(lambda ex: ex).shuffle(seed=0, buffer_size=1000)
+    loader = DataLoader(tokenized, batch_size=8)  # error: XLA504
+    train(model, optimizer, loader, device)
+    # Traps: a stream split per replica (by node, or by shard), a stream flag that is
+    # unknown here.
+    own = split_dataset_by_node(stream, rank=xr.global_ordinal(), world_size=xr.world_size())
+    train(model, optimizer, DataLoader(own, batch_size=8), device)
+    part = stream.shard(num_shards=xr.world_size(), index=xr.global_ordinal())
+    train(model, optimizer, DataLoader(part, batch_size=8), device)
+    maybe = datasets.load_dataset("c4", "en", split="train", streaming=flags.streaming)
+    train(model, optimizer, DataLoader(maybe, batch_size=8, drop_last=True), device)
+
+
+if __name__ == "__main__":
+    xmp.spawn(_mp_fn, args=(None,))
