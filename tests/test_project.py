@@ -1931,3 +1931,99 @@ def test_the_last_star_import_that_binds_a_name_wins(tmp_path: Path) -> None:
     })
     assert lint(top / "models_b" / "net.py") == [(14, "XLA201")]
     assert lint(top / "models_a" / "net.py") == []
+
+
+def test_a_stream_built_in_a_loader_module_and_run_by_a_subclass_trainer_is_reported(
+        tmp_path: Path) -> None:
+    """A loader factory returns a DataLoader over a streaming dataset; the launching script
+    builds a trainer picked from a table of subclasses (each in its own module, inheriting
+    ``train`` from a base class of a third module) and hands it the loader. The base
+    class's loop takes the loader from the script's call, and the DataLoader is reported
+    in the loader module, where it is built (XLA504: no sampler shards a stream). Split per
+    replica, it is not; nor is the loop's loader unknown when the subclass modules never
+    call ``train`` themselves (they cost none of the session's module budget)."""
+    files = {
+        "pyproject.toml": "",
+        "loaders/__init__.py": "",
+        "loaders/stream.py": """\
+            import datasets
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def get_loader(batch_size):
+                ds = datasets.load_dataset("c4", "en", split="train", streaming=True)
+                loader = torch.utils.data.DataLoader(ds, batch_size=batch_size,
+                                                     drop_last=True)
+                return pl.MpDeviceLoader(loader, torch_xla.device())
+            """,
+        "trainers/__init__.py": """\
+            from trainers.lm import LMTrainer
+            from trainers.cls import ClsTrainer
+
+            TRAINERS = {"lm": LMTrainer, "cls": ClsTrainer}
+            """,
+        "trainers/base.py": """\
+            import torch_xla.core.xla_model as xm
+
+
+            class BaseTrainer:
+                def __init__(self, lr):
+                    self.lr = lr
+
+                def train(self, model, optimizer, loader):
+                    for batch in loader:
+                        loss = self.train_step(model, batch)
+                        loss.backward()
+                        xm.optimizer_step(optimizer)
+            """,
+        "trainers/lm.py": """\
+            from trainers.base import BaseTrainer
+
+
+            class LMTrainer(BaseTrainer):
+                def train_step(self, model, batch):
+                    return model(batch["input_ids"]).sum()
+            """,
+        "trainers/cls.py": """\
+            from trainers.base import BaseTrainer
+
+
+            class ClsTrainer(BaseTrainer):
+                def train_step(self, model, batch):
+                    return model(batch["x"]).mean()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            from loaders.stream import get_loader
+            from trainers import TRAINERS
+
+
+            def _mp_fn(index, kind):
+                model = torch.nn.Linear(4, 4).to(torch_xla.device())
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = get_loader(8)
+                trainer = TRAINERS[kind](0.1)
+                trainer.train(model, optimizer, loader)
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=("lm",))
+            """,
+    }
+    top = write(tmp_path / "streamed", files)
+    assert lint(top / "loaders" / "stream.py") == [(9, "XLA504")]
+    [unsharded] = messages(top / "loaders" / "stream.py")
+    assert "split_dataset_by_node" in unsharded
+    assert lint(top / "trainers" / "base.py") == []
+    project.reset()
+    split = dict(files)
+    split["loaders/stream.py"] = files["loaders/stream.py"].replace(
+        "ds = datasets", "ds = datasets.distributed.split_dataset_by_node(datasets").replace(
+        "streaming=True)", "streaming=True), rank=0, world_size=8)")
+    top = write(tmp_path / "split", split)
+    assert lint(top / "loaders" / "stream.py") == []
