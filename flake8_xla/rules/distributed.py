@@ -616,9 +616,10 @@ Not reported when the module calls `init_process_group("xla")`.
         for owner, loop in loops(an):
             iterated |= {id(v.node) for v in _plain_loaders(an.value(loop.iter), 0)}
             yield owner, loop
-        if an.link is None:
-            return
+        if an.link is None or launcher_calls(an):
+            return  # (a script that starts the replicas runs the loops it builds loaders for)
         pending = {id(call) for call in an.calls_named("DataLoader") if id(call) not in iterated
+                   and _handed_out(an, call)
                    and any(v.kind is Kind.LOADER and v.has("plain") for v in an.value(call))}
         if not pending:
             return
@@ -629,6 +630,21 @@ Not reported when the module calls `init_process_group("xla")`.
                 yield owner, loop
             if not pending:
                 return
+
+
+def _handed_out(an: Analyzer, call: nodes.Call) -> bool:
+    """``call`` is in a function that other modules of the project name (a loader factory
+    whose caller loops over what it returns, or passes it on): syntax and the index only."""
+    link = an.link
+    func = enclosing_function(call)
+    while func is not None and not isinstance(func.parent, (nodes.Module, nodes.ClassDef)):
+        func = enclosing_function(func)
+    if link is None or func is None or not isinstance(func, nodes.FunctionDef):
+        return False
+    rel = link.rel_of(an)
+    owner = func.parent.name if isinstance(func.parent, nodes.ClassDef) else func.name
+    return rel is not None and bool(link.index.callers(
+        rel, [owner], every_module=link.target == "all"))
 
 
 def _loop_rank(facts: FileFacts) -> int | None:
