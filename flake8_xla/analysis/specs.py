@@ -288,12 +288,17 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
         return one(Kind.DATASET, node=call, qual=entry.name,
                    flags=frozenset({"sharded", *iterable}))
     if receiver is not None and receiver.kind is Kind.DATASET and receiver.has("stream"):
-        # ``stream.map(tokenize)``, ``.shuffle(seed=...)``: still one unsharded stream
-        return one(Kind.DATASET, node=call, qual=entry.name, flags=receiver.flags)
+        # ``stream.map(tokenize)``, ``.shuffle(seed=...)``: still one unsharded stream,
+        # unless the call names the replica (``.filter(lambda ex, i: i % world == rank,
+        # with_indices=True)``): then it may keep this replica's part, unknown here
+        flags = receiver.flags - {"stream"} if _names_replica(call) else receiver.flags
+        return one(Kind.DATASET, node=call, qual=entry.name, flags=flags)
     if entry.name == "datasets.load_dataset":
         streaming = keyword(call, "streaming")
         sv = ev.value(streaming, ctx, d) if streaming is not None else V.host("bool", "False")
-        if sv and all(v.kind is Kind.HOST and v.text == "True" for v in sv):
+        if sv and all(v.kind is Kind.HOST and v.text == "True" for v in sv) and \
+                not _names_replica(call):
+            # (``data_files=shards[rank::world]``: each replica streams files of its own)
             # An ``IterableDataset`` read in order from its shards: every process that
             # iterates it reads the same examples unless it is split by rank
             # (``split_dataset_by_node``, ``.shard(...)``).
@@ -328,6 +333,21 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
 #: Factories whose leading positional arguments (or ``size=`` tuple) give the shape.
 _SHAPED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones",
                                "torch.empty", "torch.full"})
+
+
+#: Words of names that stand for this replica's place among the replicas.
+_REPLICA_WORDS = ("rank", "ordinal", "world", "replica", "shard")
+
+
+def _names_replica(call: nodes.Call) -> bool:
+    """An argument of ``call`` names the replica's rank or the number of replicas (syntax:
+    ``rank``, ``xr.global_ordinal()``, ``world_size``, ``num_shards``)."""
+    for arg in [*call.args, *(k.value for k in call.keywords or ())]:
+        for n in arg.nodes_of_class((nodes.Name, nodes.Attribute)):
+            word = (n.name if isinstance(n, nodes.Name) else n.attrname).lower()
+            if any(w in word for w in _REPLICA_WORDS):
+                return True
+    return False
 
 
 def _leading_dim(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, depth: int

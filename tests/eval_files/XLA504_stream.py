@@ -32,6 +32,13 @@ def _mp_fn(index, flags):
     train(model, optimizer, DataLoader(part, batch_size=8), device)
     maybe = datasets.load_dataset("c4", "en", split="train", streaming=flags.streaming)
     train(model, optimizer, DataLoader(maybe, batch_size=8, drop_last=True), device)
+    # ... and streams that each replica builds from its own files, or filters to its own
+    # examples.
+    rank, world = xr.global_ordinal(), xr.world_size()
+    mine = datasets.load_dataset("json", data_files=flags.files[rank::world], streaming=True)
+    train(model, optimizer, DataLoader(mine, batch_size=8), device)
+    kept = stream.filter(lambda ex, i: i % world == rank, with_indices=True)
+    train(model, optimizer, DataLoader(kept, batch_size=8), device)
 
 
 if __name__ == "__main__":
