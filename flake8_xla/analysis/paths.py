@@ -197,8 +197,30 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
             return _word_truth(test.func)
         return None
     if isinstance(test, (nodes.Name, nodes.Attribute)):
-        return _word_truth(test)
+        truth = _word_truth(test)
+        if truth is None and isinstance(test, nodes.Name) and ev is not None:
+            truth = _bound_truth(test, ev, depth)
+        return truth
     return None
+
+
+def _bound_truth(name: nodes.Name, ev: Evaluator, depth: int) -> bool | None:
+    """The truth of a flag the function computes once from tests whose truth on the XLA
+    path is known (``checks = bool(cfg.checks) and not use_tpu``: False there)."""
+    binds = ev.bindings(name)
+    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName):
+        return None
+    stmt = binds[0].parent
+    if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1 or \
+            stmt.targets[0] is not binds[0]:
+        return None
+    value = stmt.value
+    if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and \
+            value.func.name == "bool" and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+    if not isinstance(value, (nodes.BoolOp, nodes.UnaryOp, nodes.Compare, nodes.Name)):
+        return None
+    return _base_truth(value, ev, depth + 1)
 
 
 def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:

@@ -408,11 +408,12 @@ class Steps:
             if self._iterates_callables(lp):
                 return False  # a table of distinct functions, each run once
             step = (isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
-                "xla", "managed")) or self.is_training_loop(lp) or (
-                self.is_forward_loop(lp) and not self._drives_data_loops(lp))
-            # (a forward pass of its own in a loop whose inner loops step over the data,
-            # such as a probe once per epoch, runs once per epoch: the steps are the
-            # inner loops)
+                "xla", "managed")) or ((self.is_training_loop(lp) or self.is_forward_loop(lp))
+                                       and not self._drives_data_loops(lp))
+            # (a forward pass or an optimizer step of its own in a loop whose inner loops
+            # step over the data, such as a probe once per epoch or the step of a last
+            # partial accumulation bucket, runs once per epoch: the steps are the inner
+            # loops)
             if not step and any(self.is_barrier_call(c, cx)
                                 for c, cx in self.calls_in(lp, into_loops=False)):
                 # A barrier after ``train_one_epoch(...)``: an epoch loop, whose steps are
