@@ -1308,6 +1308,18 @@ class Evaluator:
         added = self._mutation_table().get(id(stmt.targets[0]), [])
         if not added:
             return value
+        if all(v.kind is Kind.DICT and v.items is not None and v.elem is None for v in value):
+            keyed = self._keyed_additions(added, d)
+            if keyed is not None:
+                # ``kw["persistent_workers"] = True``: a key the dict may hold from then on
+                # (its keys stay known)
+                out = []
+                for v in value:
+                    items = dict(v.items or ())
+                    for key, vs in keyed:
+                        items[key] = join(items.get(key, EMPTY), vs)
+                    out.append(v.with_(items=tuple(items.items())))
+                return frozenset(out)
         extra = []
         for m in added:
             if isinstance(m, nodes.Subscript):
@@ -1329,6 +1341,27 @@ class Evaluator:
             else:
                 out.append(v.with_(elts=None, elem=elem))
         return frozenset(out)
+
+    def _keyed_additions(self, added: list[nodes.NodeNG], d: int
+                         ) -> list[tuple[str, frozenset[Value]]] | None:
+        """``(key, value)`` of additions to a dict that all name their key (``d["k"] = v``,
+        ``d.update(k=v)``, ``d.setdefault("k", v)``); None when one does not."""
+        out = []
+        for m in added:
+            if isinstance(m, nodes.Subscript):
+                key = const_str(m.slice)
+                if key is None or not isinstance(m.parent, nodes.Assign):
+                    return None
+                out.append((key, self.value(m.parent.value, None, d)))
+            elif m.func.attrname == "setdefault" and len(m.args) == 2 and \
+                    const_str(m.args[0]) is not None:
+                out.append((const_str(m.args[0]), self.value(m.args[1], None, d)))
+            elif m.func.attrname == "update" and not m.args and m.keywords and \
+                    all(kw.arg is not None for kw in m.keywords):
+                out += [(kw.arg, self.value(kw.value, None, d)) for kw in m.keywords]
+            else:
+                return None
+        return out
 
     # ------------------------------------------------------------------ attributes
     def attribute(self, base: frozenset[Value], attr: str, node: nodes.NodeNG | None,

@@ -96,20 +96,31 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
             ) -> frozenset[Value]:
     flags = {"plain"}
     sampler_count: str | None = None
-    drop = keyword(call, "drop_last")
-    if drop is not None:
-        dv = ev.value(drop, ctx, d)
+    # ``DataLoader(ds, **loader_kwargs)`` with a dict of known keys: its entries are the
+    # call's keywords (a key it may hold, from a later ``kwargs["k"] = v``, included)
+    star = _star_keywords(ev, call, ctx, d) if has_star_kwargs(call) else {}
+    if star is None:
+        flags.add("drop_last_unknown")
+        star = {}
+
+    def given(name: str) -> frozenset[Value] | None:
+        node = keyword(call, name)
+        if node is not None:
+            return ev.value(node, ctx, d)
+        return star.get(name)
+
+    dv = given("drop_last")
+    if dv is not None:
         if dv and all(v.kind is Kind.HOST and v.text == "True" for v in dv):
             flags.add("drop_last")
         elif not (dv and all(v.kind is Kind.HOST and v.text == "False" for v in dv)):
             flags.add("drop_last_unknown")
             flags.add("drop_last_flag")  # drop_last=args.drop_last: a setting of the run
-    if keyword(call, "batch_sampler") is not None or (
-            has_star_kwargs(call) and not _harmless_star_kwargs(ev, call, ctx, d)):
+    batch_sampler = keyword(call, "batch_sampler") is not None or "batch_sampler" in star
+    if batch_sampler:
         flags.add("drop_last_unknown")
-    sampler = keyword(call, "sampler")
-    if sampler is not None:
-        sv = ev.value(sampler, ctx, d)
+    sv = given("sampler")
+    if sv is not None:
         if any(v.kind is Kind.SAMPLER and v.has("distributed") for v in sv):
             flags.add("distributed")
         elif not V.is_known(sv) or any(v.kind is not Kind.SAMPLER for v in sv):
@@ -124,7 +135,7 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
                 sampler_count = str(count)
             else:
                 flags.add("sampler")
-    elif keyword(call, "batch_sampler") is not None:
+    elif batch_sampler:
         flags.add("sampler_unknown")
     shuffle = keyword(call, "shuffle")
     if shuffle is not None and not (isinstance(shuffle, nodes.Const) and shuffle.value is False):
@@ -139,8 +150,12 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
         flags.add("distributed")  # this replica's part of the dataset
     batch = argument(call, 1, "batch_size")
     text = None
-    if batch is None:
-        if keyword(call, "batch_sampler") is None:
+    if batch is None and "batch_size" in star:
+        bv = star["batch_size"]
+        if bv and all(v.kind is Kind.HOST and v.text is not None for v in bv) and len(bv) == 1:
+            text = next(iter(bv)).text
+    elif batch is None:
+        if not batch_sampler:
             text = "1"
     elif isinstance(batch, nodes.Const) and batch.value is None:
         flags.add("unbatched")  # batch_size=None: each item is a batch the dataset made
@@ -215,23 +230,23 @@ def option_default(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int) -
     return found[0] if len(found) == 1 else None
 
 
-#: DataLoader keywords that decide the size of the last batch.
-_BATCHING_KEYWORDS = frozenset({"drop_last", "batch_size", "sampler", "batch_sampler"})
-
-
-def _harmless_star_kwargs(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> bool:
-    """Every ``**name`` of the call is a dict whose keys are all known and none of them
-    decides the last batch (``COMMON = dict(num_workers=4, pin_memory=True)``)."""
+def _star_keywords(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
+                   ) -> dict[str, frozenset[Value]] | None:
+    """The keywords that the call's ``**name`` dicts pass, each key with the join of its
+    values (``COMMON = dict(num_workers=4, pin_memory=True)``, ``kw = {"batch_size": 8}``);
+    None when one of them is not a dict whose keys are all known."""
+    out: dict[str, frozenset[Value]] = {}
     for k in call.keywords or ():
         if k.arg is not None:
             continue
         vs = ev.value(k.value, ctx, d)
         if not vs or not all(v.kind is Kind.DICT and v.items is not None and v.elem is None
                              for v in vs):
-            return False
-        if any(key in _BATCHING_KEYWORDS for v in vs for key, _ in v.items or ()):
-            return False
-    return True
+            return None
+        for v in vs:
+            for key, value in v.items or ():
+                out[key] = join(out.get(key, EMPTY), value)
+    return out
 
 
 def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
