@@ -2027,3 +2027,68 @@ def test_a_stream_built_in_a_loader_module_and_run_by_a_subclass_trainer_is_repo
         "streaming=True)", "streaming=True), rank=0, world_size=8)")
     top = write(tmp_path / "split", split)
     assert lint(top / "loaders" / "stream.py") == []
+
+
+def test_a_stream_from_a_loader_factory_is_reported_once_where_it_is_built(
+        tmp_path: Path) -> None:
+    """A loader factory of ``data.py`` returns a DataLoader over a stream, the launching
+    script hands it to ``trainer.py``'s loop: XLA504 on the ``DataLoader(`` line of
+    ``data.py`` only, not again in ``trainer.py`` (where the loader arrives). A loader the
+    launching script builds itself is reported where its loop is, the one module that
+    looks at it."""
+    files = {
+        "pyproject.toml": "",
+        "data.py": """\
+            from datasets import load_dataset
+            from torch.utils.data import DataLoader
+
+
+            def build_train_loader(batch_size):
+                stream = load_dataset("allenai/c4", "en", split="train", streaming=True)
+                stream = stream.shuffle(seed=42, buffer_size=10_000)
+                return DataLoader(stream, batch_size=batch_size, drop_last=True)
+            """,
+        "trainer.py": """\
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def train_epoch(model, optimizer, loader):
+                device = torch_xla.device()
+                for batch in pl.MpDeviceLoader(loader, device):
+                    model(batch["x"]).sum().backward()
+                    xm.optimizer_step(optimizer)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.xla_multiprocessing as xmp
+            from datasets import load_dataset
+            from torch.utils.data import DataLoader
+
+            from data import build_train_loader
+            from trainer import train_epoch
+
+
+            def _mp_fn(index, own):
+                model = torch.nn.Linear(4, 4).to(torch_xla.device())
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = build_train_loader(8)
+                if own:
+                    stream = load_dataset("c4", "en", split="train", streaming=True)
+                    loader = DataLoader(stream, batch_size=8, drop_last=True)
+                train_epoch(model, optimizer, loader)
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=(False,))
+            """,
+    }
+    top = write(tmp_path / "factory", files)
+    assert lint(top / "data.py") == [(8, "XLA504")]
+    assert lint(top / "train.py") == []
+    [(line, code)] = lint(top / "trainer.py")  # the script's own loader, where it arrives
+    assert code == "XLA504"
+    [message] = messages(top / "trainer.py")
+    assert "train.py:17" in message and "data.py" not in message

@@ -1727,6 +1727,10 @@ class Evaluator:
                            if v.has("read") else V.host())
             elif v.kind is Kind.MODULE:
                 out.append(frozenset({v.with_(node=None, flags=frozenset())}))
+            elif v.kind is Kind.DATASET and v.has("stream") and isinstance(key, str):
+                # ``load_dataset(..., streaming=True)["train"]``: a split of the
+                # IterableDatasetDict, the same stream
+                out.append(frozenset({v}))
             elif v.kind in (Kind.ITERATOR, Kind.LOADER, Kind.PROGRESS, Kind.DATASET):
                 out.append(self.iterate(frozenset({v}), d))
             else:

@@ -12,7 +12,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import Entry
-from flake8_xla.analysis.names import argument, const_str, has_star_kwargs, keyword
+from flake8_xla.analysis.names import argument, const_str, has_star_kwargs, keyword, words_of
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 
 if TYPE_CHECKING:
@@ -142,6 +142,8 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
         flags.add("shuffle")
     dataset = argument(call, 0, "dataset")
     ds = ev.value(dataset, ctx, d) if dataset is not None else UNKNOWN_SET
+    # (``self.train_ds = None`` in ``__init__``, the dataset in ``setup()``)
+    ds = frozenset(v for v in ds if not (v.kind is Kind.HOST and v.qual == "none")) or ds
     if any(v.kind is Kind.DATASET and v.has("iterable") for v in ds):
         flags.add("iterable")
         if all(v.kind is Kind.DATASET and v.has("stream") for v in ds):
@@ -302,12 +304,34 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
         iterable = {"iterable"} if any(v.has("iterable") for v in base) else set()
         return one(Kind.DATASET, node=call, qual=entry.name,
                    flags=frozenset({"sharded", *iterable}))
-    if receiver is not None and receiver.kind is Kind.DATASET and receiver.has("stream"):
-        # ``stream.map(tokenize)``, ``.shuffle(seed=...)``: still one unsharded stream,
-        # unless the call names the replica (``.filter(lambda ex, i: i % world == rank,
-        # with_indices=True)``): then it may keep this replica's part, unknown here
-        flags = receiver.flags - {"stream"} if _names_replica(call) else receiver.flags
+    if receiver is not None and receiver.kind is Kind.DATASET and \
+            receiver.flags & _DATASET_KIND_FLAGS:
+        # ``stream.map(tokenize)``, ``.shuffle(seed=...)``, ``.take(n)``: still a stream
+        # (and one replica's part when it was split), unless the call names the replica
+        # (``.filter(lambda ex, i: i % world == rank, with_indices=True)``) or skips a
+        # computed count (``.skip(rank * n)``): then it may keep this replica's part,
+        # unknown here
+        flags = receiver.flags & _DATASET_KIND_FLAGS
+        if _names_replica(call) or entry.name.endswith(".skip") and not all(
+                isinstance(a, nodes.Const) for a in call.args):
+            flags = flags - {"stream"}
         return one(Kind.DATASET, node=call, qual=entry.name, flags=flags)
+    converts = entry.name.endswith(".to_iterable_dataset")
+    if converts or entry.name in ("datasets.interleave_datasets",
+                                  "datasets.concatenate_datasets"):
+        # a map-style dataset read as a stream, or streams joined: still read whole by
+        # every replica that iterates it
+        parts = V.UNKNOWN_SET if receiver is None else frozenset({receiver})
+        if receiver is None and call.args:
+            parts = ev.iterate(_arg_value(ev, call, 0, ctx, d), d)
+        # (joined datasets of unknown kind may be streams: no sampler is asked for them)
+        iterable = converts or not V.is_known(parts) or any(
+            v.kind is Kind.DATASET and v.has("iterable") for v in parts)
+        stream = iterable and all(
+            v.kind is Kind.DATASET and (v.has("stream") or not v.flags & _DATASET_KIND_FLAGS)
+            for v in parts) and not _names_replica(call)
+        return one(Kind.DATASET, node=call, qual=entry.name, flags=frozenset(
+            {"iterable", "stream"} if stream else {"iterable"} if iterable else set()))
     if entry.name == "datasets.load_dataset":
         streaming = keyword(call, "streaming")
         sv = ev.value(streaming, ctx, d) if streaming is not None else V.host("bool", "False")
@@ -351,18 +375,18 @@ _SHAPED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torc
 
 
 #: Words of names that stand for this replica's place among the replicas.
-_REPLICA_WORDS = ("rank", "ordinal", "world", "replica", "shard")
+_REPLICA_WORDS = frozenset({"rank", "ordinal", "world", "replica", "replicas", "shard",
+                            "shards", "host", "hosts", "process", "processes"})
+#: Flags of a dataset value that its methods keep (see :func:`_dataset`).
+_DATASET_KIND_FLAGS = frozenset({"iterable", "stream", "sharded"})
 
 
 def _names_replica(call: nodes.Call) -> bool:
-    """An argument of ``call`` names the replica's rank or the number of replicas (syntax:
-    ``rank``, ``xr.global_ordinal()``, ``world_size``, ``num_shards``)."""
-    for arg in [*call.args, *(k.value for k in call.keywords or ())]:
-        for n in arg.nodes_of_class((nodes.Name, nodes.Attribute)):
-            word = (n.name if isinstance(n, nodes.Name) else n.attrname).lower()
-            if any(w in word for w in _REPLICA_WORDS):
-                return True
-    return False
+    """An argument of ``call`` names the replica's rank or the number of replicas, by the
+    words of its names (``rank``, ``xr.global_ordinal()``, ``world_size``, ``num_hosts``,
+    ``process_index``; not ``ranking``)."""
+    return any(words_of(arg) & _REPLICA_WORDS
+               for arg in [*call.args, *(k.value for k in call.keywords or ())])
 
 
 def _leading_dim(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, depth: int

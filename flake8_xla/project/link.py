@@ -390,6 +390,11 @@ class Session:
         owner = self._owner(node)
         return owner[1].ev if owner is not None else None
 
+    def analyzer_of(self, node: nodes.NodeNG) -> Analyzer | None:
+        """The analyzer of the module that holds ``node`` (None: a module not linked)."""
+        owner = self._owner(node)
+        return owner[1] if owner is not None else None
+
     def steps_of(self, func: nodes.NodeNG) -> Steps | None:
         """The Steps of the module that defines ``func``."""
         owner = self._owner(func)

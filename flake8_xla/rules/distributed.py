@@ -584,7 +584,8 @@ Not reported when the module calls `init_process_group("xla")`.
             for v in _plain_loaders(loop_an.value(loop.iter), 0):
                 node = v.node
                 if not isinstance(node, nodes.Call) or id(node) in reported or \
-                        loop_an is not an and node.root() is not an.module:
+                        loop_an is not an and node.root() is not an.module or \
+                        node.root() is not an.module and _checked_at_home(an, node):
                     continue
                 stream = v.has("stream")  # a sampler cannot shard a stream: split it
                 if v.has("distributed") or v.has("sampler") or v.has("sampler_unknown") or \
@@ -630,6 +631,20 @@ Not reported when the module calls `init_process_group("xla")`.
                 yield owner, loop
             if not pending:
                 return
+
+
+def _checked_at_home(an: Analyzer, call: nodes.Call) -> bool:
+    """The DataLoader ``call`` of another module is checked in its own module, which looks
+    for the loops its loaders reach (see ``SamplerWithoutReplicaInfo._training_loops``):
+    a module that is XLA code, runs in several replicas, starts none itself and builds
+    the loader in a function other modules name. Reported there, not where it is looped
+    over (once, on the line where it is built)."""
+    link = an.link
+    if link is None or not link.home_is_xla_code(call):
+        return False
+    home = link.analyzer_of(call)
+    return home is not None and not launcher_calls(home) and _handed_out(home, call) and \
+        is_multi_replica(home)
 
 
 def _handed_out(an: Analyzer, call: nodes.Call) -> bool:
