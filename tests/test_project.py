@@ -2088,7 +2088,7 @@ def test_a_stream_from_a_loader_factory_is_reported_once_where_it_is_built(
     top = write(tmp_path / "factory", files)
     assert lint(top / "data.py") == [(8, "XLA504")]
     assert lint(top / "train.py") == []
-    [(line, code)] = lint(top / "trainer.py")  # the script's own loader, where it arrives
+    [(_, code)] = lint(top / "trainer.py")  # the script's own loader, where it arrives
     assert code == "XLA504"
     [message] = messages(top / "trainer.py")
     assert "train.py:17" in message and "data.py" not in message
