@@ -2092,3 +2092,76 @@ def test_a_stream_from_a_loader_factory_is_reported_once_where_it_is_built(
     assert code == "XLA504"
     [message] = messages(top / "trainer.py")
     assert "train.py:17" in message and "data.py" not in message
+
+
+def test_a_registry_module_of_trainers_leads_the_loaders_to_the_inherited_loop(
+        tmp_path: Path) -> None:
+    """The trainer classes sit in a registry module (``TRAINERS.get(kind)``, a method of a
+    value another module defines), which the script imports; the subclasses inherit the
+    loop from a base class two imports further. Both loaders the script passes are
+    reported where they are built: the map-style one has a ragged last batch (XLA102),
+    the stream no sampler can shard (XLA504)."""
+    top = write(tmp_path / "registry", {
+        "pyproject.toml": "",
+        "loaders.py": """\
+            import datasets
+            import torch
+            from torch.utils.data import DataLoader
+
+
+            def get_loaders(batch_size):
+                train = DataLoader(torch.utils.data.TensorDataset(torch.randn(1001, 4)),
+                                   batch_size=batch_size, shuffle=True)
+                stream = datasets.load_dataset("c4", "en", split="train", streaming=True)
+                return train, DataLoader(stream, batch_size=batch_size, drop_last=True)
+            """,
+        "trainers/__init__.py": "",
+        "trainers/base.py": """\
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            class BaseTrainer:
+                def train(self, model, optimizer, loader):
+                    for batch in pl.MpDeviceLoader(loader, torch_xla.device()):
+                        self.loss(model, batch).backward()
+                        xm.optimizer_step(optimizer)
+            """,
+        "trainers/lm.py": """\
+            from trainers.base import BaseTrainer
+
+
+            class LMTrainer(BaseTrainer):
+                def loss(self, model, batch):
+                    return model(batch[0]).sum()
+            """,
+        "trainers/registry.py": """\
+            from trainers.lm import LMTrainer
+
+            TRAINERS = {"lm": LMTrainer}
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            from loaders import get_loaders
+            from trainers.registry import TRAINERS
+
+
+            def _mp_fn(index, kind):
+                model = torch.nn.Linear(4, 4).to(torch_xla.device())
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                plain, stream = get_loaders(8)
+                trainer = TRAINERS.get(kind)()
+                trainer.train(model, optimizer, plain)
+                trainer.train(model, optimizer, stream)
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=("lm",))
+            """,
+    })
+    assert lint(top / "loaders.py") == [(7, "XLA102"), (7, "XLA504"), (10, "XLA504")]
+    assert lint(top / "trainers" / "base.py") == []

@@ -708,16 +708,28 @@ class ProjectIndex:
         return facts is not None and bool(facts.idents & wanted)
 
     def attr_callers(self, rel: str, methods: Iterable[str], *,
-                     every_module: bool = False) -> list[str]:
-        """Modules that import ``rel`` (see :meth:`callers`) and call an attribute named one
-        of ``methods`` (``trainer.train(...)`` on an object built from ``rel``'s class),
-        sorted: XLA code, or with ``every_module`` any module."""
+                     every_module: bool = False, hops: int = 3) -> list[str]:
+        """Modules that import ``rel``, or import one of its importers (``hops`` steps up
+        the import graph: a registry module that imports the subclasses, imported by the
+        script), and call an attribute named one of ``methods`` (``trainer.train(...)`` on
+        an object built from ``rel``'s class): nearest first, then sorted; XLA code, or
+        with ``every_module`` any module."""
         wanted = set(methods)
-        out = []
-        for m in self._reverse(every_module).get(rel, ()):
-            facts = self.facts(m)
-            if facts is not None and facts.call_attrs & wanted:
-                out.append(m)
+        table = self._reverse(every_module)
+        out: list[str] = []
+        seen = {rel}
+        frontier = [rel]
+        for _ in range(hops):
+            nxt = []
+            for m in (m for f in frontier for m in table.get(f, ())):
+                if m in seen:
+                    continue
+                seen.add(m)
+                nxt.append(m)
+                facts = self.facts(m)
+                if facts is not None and facts.call_attrs & wanted:
+                    out.append(m)
+            frontier = sorted(nxt)
         return out
 
     def method_callers(self, rel: str, methods: Iterable[str], *,

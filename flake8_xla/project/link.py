@@ -608,6 +608,13 @@ class Session:
         callee = self.resolve(ev, q, call.func, d)
         if callee is None:
             return None
+        head, _, last = q.rpartition(".")
+        if not V.is_known(callee) and head:
+            # ``registry.TRAINERS.get(kind)``: a method of a value the project defines
+            base = self.resolve(ev, head, None, d)
+            if base is not None and V.is_known(base):
+                out = [ev._method_call(v, last, call, ctx, d) for v in base]
+                return join(*out) if out else UNKNOWN_SET
         out = [ev._call_of(v, call, ctx, d) for v in callee]
         return join(*out) if out else UNKNOWN_SET
 

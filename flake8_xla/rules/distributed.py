@@ -625,7 +625,7 @@ Not reported when the module calls `init_process_group("xla")`.
         if not pending:
             return
         # (nearest and likeliest first; none more once every DataLoader built here is found)
-        for other in an.link.iter_neighbour_analyzers(hops=4, rank=_loop_rank):
+        for other in an.link.iter_neighbour_analyzers(hops=5, rank=_loop_rank):
             for owner, loop in loops(other):
                 pending -= {id(v.node) for v in _plain_loaders(other.value(loop.iter), 0)}
                 yield owner, loop

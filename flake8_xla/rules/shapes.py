@@ -382,7 +382,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
             return  # every DataLoader built here reaches a loop here, or none is built
         # (nearest and likeliest first; no module more is analyzed once every DataLoader
         # built here is found reaching one)
-        for other in an.link.iter_neighbour_analyzers(rank=_loader_rank):
+        for other in an.link.iter_neighbour_analyzers(hops=5, rank=_loader_rank):
             for v, site in self._loaders_reaching(other):
                 if v.node is not None and v.node.root() is an.module:
                     pending.discard(id(v.node))
