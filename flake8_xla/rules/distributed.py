@@ -504,8 +504,10 @@ class SamplerWithoutReplicaInfo(Rule):
     """XLA504: ``DistributedSampler`` in multi-replica XLA code without world size and rank.
 
     Source: PyTorch/XLA "PyTorch on XLA Devices" (shard with
-    ``num_replicas=xr.world_size(), rank=xr.global_ordinal()``) and the
-    torch.distributed docs (the defaults need an initialised process group).
+    ``num_replicas=xr.world_size(), rank=xr.global_ordinal()``), the
+    torch.distributed docs (the defaults need an initialised process group) and, for
+    streams, HF datasets' ``distributed.py`` (``split_dataset_by_node``; a DataLoader
+    over an ``IterableDataset`` takes no sampler).
     """
 
     code = "XLA504"
@@ -530,10 +532,19 @@ sampler = DistributedSampler(dataset, num_replicas=xr.world_size(),
                              rank=xr.global_ordinal(), shuffle=True)
 ```
 Not reported when the module calls `init_process_group("xla")`.
+
+A plain DataLoader with no sampler at all that feeds multi-replica training is reported
+too: every replica reads the whole dataset in the same order. So is one over a streaming
+dataset (`load_dataset(..., streaming=True)`, also after `.map`/`.shuffle`): no sampler
+can shard a stream, so the fix is `split_dataset_by_node(ds, rank=xr.global_ordinal(),
+world_size=xr.world_size())` (or `ds.shard(...)`). A loader built by a factory in
+another module is reported where it is built. Evaluation loops are left alone (they
+cost time, not correctness).
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",
               ("https://docs.pytorch.org/docs/stable/data.html#torch.utils.data.distributed."
-              "DistributedSampler"))
+              "DistributedSampler"),
+              "https://huggingface.co/docs/datasets/use_with_pytorch#distributed")
 
     NO_SAMPLER = ("DataLoader without a DistributedSampler in multi-replica training: every "
                   "xmp.spawn/torch_xla.launch replica reads the whole dataset in the same order, "

@@ -47,6 +47,10 @@ def _bounded(an, node: nodes.NodeNG | None) -> bool:
     return V.is_known(vs) and all(v.kind is Kind.HOST and v.qual != "none" for v in vs)
 
 
+#: Factories of filled tensors: concatenated to a sequence, they pad it.
+_FILLERS = frozenset({"torch.full", "torch.zeros", "torch.ones", "torch.empty"})
+
+
 class DynamicPadding(Rule):
     """XLA101: padding to the longest sequence of each batch, or batches of varying length.
 
@@ -74,7 +78,10 @@ Padding to the longest sequence in each batch gives a new input shape whenever t
 length changes. XLA traces a graph per shape and compiles every new one, so a
 training run compiles again on most steps instead of reusing the cached graph.
 Token-budget batching (`batch_by_size(..., max_tokens=N)`) varies both the batch
-size and the length, with the same effect.
+size and the length, with the same effect. So does tokenizing each input on its own in
+the step loop (`tokenizer(prompt, return_tensors="pt")` per prompt of an evaluation or
+generation loop): nothing is padded, and every input keeps the length of its text
+(unless the loop pads it again, with `F.pad` or by concatenating a filled tensor).
 
 Measured (checks/XLA101, PJRT_DEVICE=CPU): one uncached compilation per distinct
 padded length for the flagged script against at most two for the fixed one.
@@ -105,7 +112,7 @@ A conditional whose XLA branch picks a static strategy
     def precondition(cls, facts: FileFacts) -> bool:
         return "padding" in facts.keywords or "pad" in facts.call_attrs or \
             "pad_sequence" in facts.idents or facts.ident_contains("collat") or \
-            "batch_by_size" in facts.idents
+            "batch_by_size" in facts.idents or "return_tensors" in facts.keywords
 
     def check(self) -> Iterator[Finding]:
         an = self.an
@@ -146,17 +153,58 @@ A conditional whose XLA branch picks a static strategy
                         v.kind is Kind.TOKENIZER for v in an.value(f.expr)) and \
                     keyword(call, "max_length") is None:
                 return call, "tokenizer.pad() at its default padding=True"
+            if keyword(call, "return_tensors") is not None and not has_star_kwargs(call) \
+                    and self._in_step(call) and not self._repadded(call):
+                # ``tokenizer(prompt, return_tensors="pt")`` for each example of the step
+                # loop: no padding, so every input has the length of its own text
+                return call, "tokenizing each input without padding"
             return None
         if _strategy_is_dynamic(an.value(pad)) and not self._repads(call.frame()):
             return pad, f"padding={pad.as_string()[:40]}"
         return None
 
     def _repads(self, func: nodes.NodeNG) -> bool:
-        """The function pads again with ``F.pad`` (to a fixed length, as the padded
-        length is only known at run time otherwise)."""
-        return isinstance(func, (nodes.FunctionDef, nodes.Lambda)) and any(
-            (self.an.qualname(c.func) or "") == "torch.nn.functional.pad"
-            for c in func.nodes_of_class(nodes.Call))
+        """The function pads again, with ``F.pad`` or by concatenating a filled tensor
+        (``torch.cat([torch.full((1, n - len), pad_id), ids], dim=1)``), to a fixed length,
+        as the padded length is only known at run time otherwise."""
+        if not isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
+            return False
+        an = self.an
+        filled: set[str] = set()
+        calls = list(func.nodes_of_class(nodes.Call))
+        for c in calls:
+            if (an.qualname(c.func) or "") in _FILLERS and \
+                    isinstance(c.parent, nodes.Assign) and len(c.parent.targets) == 1 and \
+                    isinstance(c.parent.targets[0], nodes.AssignName):
+                filled.add(c.parent.targets[0].name)
+        for c in calls:
+            q = an.qualname(c.func) or ""
+            if q == "torch.nn.functional.pad":
+                return True
+            if q == "torch.cat" and c.args and isinstance(c.args[0], (nodes.List, nodes.Tuple)) \
+                    and any(isinstance(e, nodes.Name) and e.name in filled or
+                            isinstance(e, nodes.Call) and (an.qualname(e.func) or "") in _FILLERS
+                            for e in c.args[0].elts):
+                return True
+        return False
+
+    def _repadded(self, call: nodes.Call) -> bool:
+        """What ``call`` tokenizes is padded again to a fixed length: in its own function,
+        or in a function of the module that its loop calls (``generate(ids)`` that
+        left-pads the prompt to ``MAX_PROMPT`` first)."""
+        if self._repads(call.frame()):
+            return True
+        loop = enclosing_loop(call)
+        if loop is None:
+            return False
+        for other in loop.nodes_of_class(nodes.Call, skip_klass=(nodes.FunctionDef,
+                                                                 nodes.ClassDef)):
+            if other is call:
+                continue
+            for func, _ in self.an.ev.functions_called(other, None):
+                if func.root() is self.an.module and self._repads(func):
+                    return True
+        return False
 
     def _in_step(self, call: nodes.Call) -> bool:
         """The call runs once per step (in the step region)."""
@@ -175,7 +223,8 @@ A conditional whose XLA branch picks a static strategy
             name = (self.an.imports.resolve(name) or name).rsplit(".", 1)[-1]
         if name in ("pad", "pad_sequence", "batch_by_size") or "Collator" in name:
             return True
-        return any(k.arg in ("padding", "max_tokens") for k in call.keywords or ())
+        return any(k.arg in ("padding", "max_tokens", "return_tensors")
+                   for k in call.keywords or ())
 
     def _is_tokenizer_call(self, call: nodes.Call, q: str) -> bool:
         an = self.an

@@ -1,0 +1,39 @@
+"""Eval file for XLA101: inputs tokenized one by one in the step loop, without padding."""
+import torch
+import torch_xla
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+MAX_LEN = 128
+
+
+def left_pad(ids, pad_id):
+    filler = torch.full((1, MAX_LEN - ids.shape[1]), pad_id, dtype=ids.dtype,
+                        device=ids.device)
+    return torch.cat([filler, ids], dim=1)
+
+
+def evaluate(texts):
+    device = torch_xla.device()
+    tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")
+    model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased").to(device)
+    preds = []
+    for text in texts:
+        inputs = tokenizer(text, return_tensors="pt").to(device)  # error: XLA101
+        preds.append(model(**inputs).logits.argmax(-1))
+        torch_xla.sync()
+    # Traps: padded to a fixed length; padded again before the forward pass; tokenized
+    # once, before the loop.
+    for text in texts:
+        inputs = tokenizer(text, padding="max_length", max_length=MAX_LEN, truncation=True,
+                           return_tensors="pt").to(device)
+        preds.append(model(**inputs).logits.argmax(-1))
+        torch_xla.sync()
+    for text in texts:
+        ids = tokenizer(text, return_tensors="pt")["input_ids"].to(device)
+        preds.append(model(input_ids=left_pad(ids, tokenizer.pad_token_id)).logits.argmax(-1))
+        torch_xla.sync()
+    batch = tokenizer(texts[0], return_tensors="pt").to(device)
+    for _ in range(3):
+        preds.append(model(**batch).logits.argmax(-1))
+        torch_xla.sync()
+    return preds
