@@ -154,7 +154,8 @@ A conditional whose XLA branch picks a static strategy
                     keyword(call, "max_length") is None:
                 return call, "tokenizer.pad() at its default padding=True"
             if keyword(call, "return_tensors") is not None and not has_star_kwargs(call) \
-                    and self._in_step(call) and not self._repadded(call):
+                    and self._in_step(call) and self._moved(call) and \
+                    not self._repadded(call):
                 # ``tokenizer(prompt, return_tensors="pt")`` for each example of the step
                 # loop: no padding, so every input has the length of its own text
                 return call, "tokenizing each input without padding"
@@ -187,6 +188,41 @@ A conditional whose XLA branch picks a static strategy
                             for e in c.args[0].elts):
                 return True
         return False
+
+    @staticmethod
+    def _moved(call: nodes.Call) -> bool:
+        """What ``call`` returns is moved to a device in its loop (``tokenizer(p,
+        return_tensors="pt").to(device)``, ``inputs = tokenizer(...)`` then
+        ``inputs.to(device)`` or ``v.to(device) for v in inputs.values()``): model input,
+        not a text kept on the host for a metric."""
+        def moves(node: nodes.NodeNG) -> bool:
+            cur, parent = node, node.parent
+            while isinstance(parent, (nodes.Subscript, nodes.Attribute, nodes.Call)):
+                if isinstance(parent, nodes.Call) and parent.func is not cur:
+                    break
+                if isinstance(parent, nodes.Attribute) and parent.expr is cur and \
+                        parent.attrname in ("to", "cuda") and \
+                        isinstance(parent.parent, nodes.Call):
+                    return True
+                cur, parent = parent, parent.parent
+            if isinstance(parent, nodes.Comprehension) and parent.iter is cur:
+                # ``{k: v.to(device) for k, v in inputs.items()}``
+                return any(isinstance(c.func, nodes.Attribute) and
+                           c.func.attrname in ("to", "cuda")
+                           for c in parent.parent.nodes_of_class(nodes.Call))
+            return False
+
+        if moves(call):
+            return True
+        stmt = call.statement()
+        loop = enclosing_loop(call)
+        if loop is None or not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1 or \
+                not isinstance(stmt.targets[0], nodes.AssignName):
+            return False
+        name = stmt.targets[0].name
+        return any(n.name == name and moves(n)
+                   for n in loop.nodes_of_class(nodes.Name, skip_klass=(nodes.FunctionDef,
+                                                                        nodes.ClassDef)))
 
     def _repadded(self, call: nodes.Call) -> bool:
         """What ``call`` tokenizes is padded again to a fixed length: in its own function,
