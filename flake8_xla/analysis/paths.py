@@ -196,29 +196,52 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
                 isinstance(test.func, (nodes.Name, nodes.Attribute)) and not test.args:
             return _word_truth(test.func)
         return None
+    if isinstance(test, nodes.IfExp):
+        # ``cfg.checks if not use_tpu else False``: the branch the XLA path takes
+        cond = _base_truth(test.test, ev, depth + 1)
+        if cond is None:
+            return None
+        return _base_truth(test.body if cond else test.orelse, ev, depth + 1)
     if isinstance(test, (nodes.Name, nodes.Attribute)):
         truth = _word_truth(test)
-        if truth is None and isinstance(test, nodes.Name) and ev is not None:
+        if truth is None and ev is not None:
             truth = _bound_truth(test, ev, depth)
         return truth
     return None
 
 
-def _bound_truth(name: nodes.Name, ev: Evaluator, depth: int) -> bool | None:
-    """The truth of a flag the function computes once from tests whose truth on the XLA
-    path is known (``checks = bool(cfg.checks) and not use_tpu``: False there)."""
-    binds = ev.bindings(name)
-    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName):
+def _bound_truth(flag: nodes.Name | nodes.Attribute, ev: Evaluator, depth: int
+                 ) -> bool | None:
+    """The truth of a flag computed once from tests whose truth on the XLA path is known
+    (``checks = bool(cfg.checks) and not use_tpu``: False there): a local name bound
+    once, or ``self.<flag>`` assigned once in its class (in ``__init__``)."""
+    if isinstance(flag, nodes.Name):
+        binds = ev.bindings(flag)
+        if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName):
+            return None
+        bind = binds[0]
+    elif isinstance(flag.expr, nodes.Name) and flag.expr.name == "self":
+        from flake8_xla.analysis.flows import enclosing_class, enclosing_function
+        method = enclosing_function(flag)
+        klass = enclosing_class(method) if method is not None else None
+        sets = ev.class_attrs(klass).get(flag.attrname, []) if klass is not None else []
+        if len(sets) != 1 or not isinstance(sets[0][0], nodes.AssignAttr):
+            return None
+        bind = sets[0][0]
+    else:
         return None
-    stmt = binds[0].parent
+    stmt = bind.parent
     if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1 or \
-            stmt.targets[0] is not binds[0]:
+            stmt.targets[0] is not bind:
         return None
     value = stmt.value
     if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and \
             value.func.name == "bool" and len(value.args) == 1 and not value.keywords:
         value = value.args[0]
-    if not isinstance(value, (nodes.BoolOp, nodes.UnaryOp, nodes.Compare, nodes.Name)):
+    if not isinstance(value, (nodes.BoolOp, nodes.UnaryOp, nodes.Compare, nodes.Name,
+                              nodes.Attribute, nodes.IfExp, nodes.Const)):
+        return None
+    if isinstance(value, nodes.Const) and not isinstance(value.value, bool):
         return None
     return _base_truth(value, ev, depth + 1)
 

@@ -408,12 +408,14 @@ class Steps:
             if self._iterates_callables(lp):
                 return False  # a table of distinct functions, each run once
             step = (isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
-                "xla", "managed")) or ((self.is_training_loop(lp) or self.is_forward_loop(lp))
-                                       and not self._drives_data_loops(lp))
-            # (a forward pass or an optimizer step of its own in a loop whose inner loops
-            # step over the data, such as a probe once per epoch or the step of a last
-            # partial accumulation bucket, runs once per epoch: the steps are the inner
-            # loops)
+                "xla", "managed")) or (self.is_training_loop(lp) and
+                                       not self._drives_data_loops(lp, training=True)) or (
+                self.is_forward_loop(lp) and not self._drives_data_loops(lp))
+            # (a forward pass of its own in a loop whose inner loops step over the data,
+            # such as a probe once per epoch, runs once per epoch, and so does an optimizer
+            # step after an inner training loop over the data, the step of a last partial
+            # accumulation bucket: the steps are the inner loops; an evaluation loop run
+            # every N steps inside a training loop leaves it a step loop)
             if not step and any(self.is_barrier_call(c, cx)
                                 for c, cx in self.calls_in(lp, into_loops=False)):
                 # A barrier after ``train_one_epoch(...)``: an epoch loop, whose steps are
@@ -445,14 +447,16 @@ class Steps:
         return self._memo_q("drives_calls" if calls_only else "drives", loop,
                             lambda lp: self._compute_drives(lp, calls_only))
 
-    def _drives_data_loops(self, loop: nodes.NodeNG) -> bool:
+    def _drives_data_loops(self, loop: nodes.NodeNG, training: bool = False) -> bool:
         """An inner ``for`` loop of ``loop`` iterates a loader or dataset and is a step
-        loop (``loop`` is an epoch loop)."""
+        loop (``loop`` is an epoch loop); with ``training``, a training loop."""
         def compute(lp: nodes.NodeNG) -> bool:
             return any(inner is not lp and self._iterates_data(inner) and
-                       self.is_step_loop(inner)
+                       self.is_step_loop(inner) and (not training or
+                                                     self.is_training_loop(inner))
                        for inner in lp.nodes_of_class(nodes.For, skip_klass=SCOPES))
-        return self._memo_q("drives_data", loop, compute)
+        return self._memo_q("drives_training_data" if training else "drives_data", loop,
+                            compute)
 
     def _loop_holders(self, loop: nodes.NodeNG, calls_only: bool) -> list[nodes.NodeNG]:
         """``loop`` itself (unless ``calls_only``) and the functions its iterations call:

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from astroid import nodes
 
-from flake8_xla.analysis import Ctx, Kind, argument, has_star_kwargs, keyword
+from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
@@ -16,7 +16,7 @@ from flake8_xla.filefacts import FileFacts, may_have_step_region, may_update, wo
 from flake8_xla.rules.base import Rule
 
 TOKENIZER_METHODS = frozenset({"pad", "batch_encode_plus", "encode_plus", "prepare_seq2seq_batch",
-                               "__call__", "encode", "batch_encode"})
+                               "__call__", "encode", "batch_encode", "apply_chat_template"})
 TOKENIZER_KEYWORDS = frozenset({"truncation", "return_tensors", "max_length",
                                 "return_attention_mask"})
 PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding",
@@ -49,6 +49,58 @@ def _bounded(an, node: nodes.NodeNG | None) -> bool:
 
 #: Factories of filled tensors: concatenated to a sequence, they pad it.
 _FILLERS = frozenset({"torch.full", "torch.zeros", "torch.ones", "torch.empty"})
+_FILLER_METHODS = frozenset({"new_full", "new_zeros", "new_ones", "new_empty"})
+#: ``what`` of an input tokenized on its own (see ``DynamicPadding._unpadded``).
+UNPADDED = "tokenizing each input without padding"
+
+
+def _filler(an: Analyzer, call: nodes.Call) -> bool:
+    """A tensor filled to a computed size (``torch.full((1, n - len), pad)``,
+    ``ids.new_zeros(1, pad_len)``): a padding, not the one-token step of a growing mask
+    (``torch.ones((1, 1))``)."""
+    f = call.func
+    if isinstance(f, nodes.Attribute) and f.attrname in _FILLER_METHODS:
+        pass
+    elif (an.qualname(f) or "") not in _FILLERS:
+        return False
+    sizes = list(call.args[0].elts) if call.args and isinstance(
+        call.args[0], (nodes.Tuple, nodes.List)) else list(call.args)
+    if (an.qualname(f) or "") == "torch.full" or (
+            isinstance(f, nodes.Attribute) and f.attrname == "new_full"):
+        sizes = list(call.args[0].elts) if call.args and isinstance(
+            call.args[0], (nodes.Tuple, nodes.List)) else call.args[:1]
+    return any(not isinstance(e, nodes.Const) for e in sizes)
+
+
+def _no_padding(vs: frozenset[V.Value]) -> bool:
+    """The padding strategy is none at all (``False``, ``'do_not_pad'``)."""
+    return bool(vs) and all(
+        v.kind is Kind.HOST and v.text in ("False", "do_not_pad") or
+        v.kind is Kind.REF and (v.qual or "").endswith("PaddingStrategy.DO_NOT_PAD")
+        for v in vs)
+
+
+def _root_name(node: nodes.NodeNG) -> str | None:
+    """The name a chain of subscripts, attributes and moves starts from
+    (``enc["input_ids"].to(device)`` gives ``enc``)."""
+    while True:
+        if isinstance(node, nodes.Subscript):
+            node = node.value
+        elif isinstance(node, nodes.Attribute):
+            node = node.expr
+        elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
+                node.func.attrname in ("to", "cuda", "long", "int", "unsqueeze"):
+            node = node.func.expr
+        else:
+            return node.name if isinstance(node, nodes.Name) else None
+
+
+def _bound_names(call: nodes.Call) -> set[str]:
+    """The names the statement holding ``call`` binds (``inputs = tokenizer(...)``)."""
+    stmt = call.statement()
+    if not isinstance(stmt, nodes.Assign):
+        return set()
+    return {t.name for target in stmt.targets for t in target.nodes_of_class(nodes.AssignName)}
 
 
 class DynamicPadding(Rule):
@@ -73,6 +125,10 @@ class DynamicPadding(Rule):
                        "(dynamic=False on the TPU backend) and the deferred eager ops compile "
                        "again; use padding='max_length' with max_length=N (or "
                        "pad_to_multiple_of to bound the shapes)")
+    UNPADDED_MESSAGE = ("dynamic padding: each input of the step loop is tokenized without "
+                        "padding, so it keeps the length of its own text, a new input shape "
+                        "for which XLA compiles the graphs again; pad to a fixed length "
+                        "(padding='max_length', max_length=N, truncation=True)")
     explanation = """\
 Padding to the longest sequence in each batch gives a new input shape whenever that
 length changes. XLA traces a graph per shape and compiles every new one, so a
@@ -123,6 +179,10 @@ A conditional whose XLA branch picks a static strategy
                 continue
             found = self._finding_at(call)
             if found is not None and not an.off_xla_path(found[0]):
+                if found[1] == UNPADDED:
+                    yield Finding(call.lineno, call.col_offset, self.code,
+                                  f"{self.code} {self.UNPADDED_MESSAGE}")
+                    continue
                 yield self.finding(found[0], what=found[1])
 
     def _finding_at(self, call: nodes.Call) -> tuple[nodes.NodeNG, str] | None:
@@ -143,6 +203,8 @@ A conditional whose XLA branch picks a static strategy
             return call, "token-budget batching (max_tokens)"
         if not self._is_tokenizer_call(call, q):
             return None
+        if self._unpadded(call):
+            return call, UNPADDED
         if _bounded(an, keyword(call, "pad_to_multiple_of")):
             return None
         pad = keyword(call, "padding")
@@ -153,48 +215,68 @@ A conditional whose XLA branch picks a static strategy
                         v.kind is Kind.TOKENIZER for v in an.value(f.expr)) and \
                     keyword(call, "max_length") is None:
                 return call, "tokenizer.pad() at its default padding=True"
-            if keyword(call, "return_tensors") is not None and not has_star_kwargs(call) \
-                    and self._in_step(call) and self._moved(call) and \
-                    not self._repadded(call):
-                # ``tokenizer(prompt, return_tensors="pt")`` for each example of the step
-                # loop: no padding, so every input has the length of its own text
-                return call, "tokenizing each input without padding"
             return None
         if _strategy_is_dynamic(an.value(pad)) and not self._repads(call.frame()):
             return pad, f"padding={pad.as_string()[:40]}"
         return None
 
-    def _repads(self, func: nodes.NodeNG) -> bool:
-        """The function pads again, with ``F.pad`` or by concatenating a filled tensor
-        (``torch.cat([torch.full((1, n - len), pad_id), ids], dim=1)``), to a fixed length,
-        as the padded length is only known at run time otherwise."""
+    def _unpadded(self, call: nodes.Call) -> bool:
+        """``tokenizer(prompt, return_tensors="pt")`` (no padding, or ``padding=False``)
+        for each input of the step loop, moved to a device there and not padded again:
+        every input keeps the length of its own text (``pad_to_multiple_of`` pads nothing
+        without a padding strategy)."""
+        if keyword(call, "return_tensors") is None or has_star_kwargs(call) or (
+                isinstance(call.func, nodes.Attribute) and call.func.attrname == "pad"):
+            return False
+        pad = keyword(call, "padding")
+        if pad is not None and not _no_padding(self.an.value(pad)):
+            return False
+        return self._in_step(call) and self._moved(call) and not self._repadded(call)
+
+    def _repads(self, func: nodes.NodeNG, names: set[str] | None = None,
+                an: Analyzer | None = None) -> bool:
+        """The function pads again, with ``F.pad`` or by concatenating a tensor filled to a
+        computed size (``torch.cat([torch.full((1, n - len), pad_id), ids], dim=1)``), to a
+        fixed length, as the padded length is only known at run time otherwise. With
+        ``names``, only a padding of one of those names counts (not the generated
+        tokens padded for a gather, nor a mask grown by one each decode step)."""
         if not isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
             return False
-        an = self.an
-        filled: set[str] = set()
+        an = an or self.an
         calls = list(func.nodes_of_class(nodes.Call))
+        filled = {c.parent.targets[0].name for c in calls
+                  if _filler(an, c) and isinstance(c.parent, nodes.Assign) and
+                  len(c.parent.targets) == 1 and isinstance(c.parent.targets[0], nodes.AssignName)}
         for c in calls:
-            if (an.qualname(c.func) or "") in _FILLERS and \
-                    isinstance(c.parent, nodes.Assign) and len(c.parent.targets) == 1 and \
-                    isinstance(c.parent.targets[0], nodes.AssignName):
-                filled.add(c.parent.targets[0].name)
-        for c in calls:
+            if names is not None and not any(
+                    n.name in names for a in c.args for n in a.nodes_of_class(nodes.Name)):
+                continue
             q = an.qualname(c.func) or ""
             if q == "torch.nn.functional.pad":
                 return True
             if q == "torch.cat" and c.args and isinstance(c.args[0], (nodes.List, nodes.Tuple)) \
                     and any(isinstance(e, nodes.Name) and e.name in filled or
-                            isinstance(e, nodes.Call) and (an.qualname(e.func) or "") in _FILLERS
+                            isinstance(e, nodes.Call) and _filler(an, e)
                             for e in c.args[0].elts):
                 return True
         return False
 
-    @staticmethod
-    def _moved(call: nodes.Call) -> bool:
-        """What ``call`` returns is moved to a device in its loop (``tokenizer(p,
-        return_tensors="pt").to(device)``, ``inputs = tokenizer(...)`` then
-        ``inputs.to(device)`` or ``v.to(device) for v in inputs.values()``): model input,
-        not a text kept on the host for a metric."""
+    def _moved(self, call: nodes.Call) -> bool:
+        """What ``call`` returns is moved to a device other than the CPU in its loop
+        (``tokenizer(p, return_tensors="pt").to(device)``, ``inputs = tokenizer(...)``
+        then ``inputs.to(device)`` or ``v.to(device) for v in inputs.values()``): model
+        input, not a text kept on the host for a metric or a CPU scorer."""
+        from flake8_xla.analysis.specs import device_value
+
+        def to_device(move: nodes.Call) -> bool:
+            target = keyword(move, "device") or (move.args[0] if move.args else None)
+            if isinstance(move.func, nodes.Attribute) and move.func.attrname == "cuda":
+                return True
+            if target is None:
+                return False
+            is_dev, which = device_value(self.an.ev, target, None, 0)
+            return not (is_dev and which == "cpu")
+
         def moves(node: nodes.NodeNG) -> bool:
             cur, parent = node, node.parent
             while isinstance(parent, (nodes.Subscript, nodes.Attribute, nodes.Call)):
@@ -203,42 +285,53 @@ A conditional whose XLA branch picks a static strategy
                 if isinstance(parent, nodes.Attribute) and parent.expr is cur and \
                         parent.attrname in ("to", "cuda") and \
                         isinstance(parent.parent, nodes.Call):
-                    return True
+                    return to_device(parent.parent)
                 cur, parent = parent, parent.parent
             if isinstance(parent, nodes.Comprehension) and parent.iter is cur:
                 # ``{k: v.to(device) for k, v in inputs.items()}``
                 return any(isinstance(c.func, nodes.Attribute) and
-                           c.func.attrname in ("to", "cuda")
+                           c.func.attrname in ("to", "cuda") and to_device(c)
                            for c in parent.parent.nodes_of_class(nodes.Call))
             return False
 
         if moves(call):
             return True
-        stmt = call.statement()
         loop = enclosing_loop(call)
-        if loop is None or not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1 or \
-                not isinstance(stmt.targets[0], nodes.AssignName):
-            return False
-        name = stmt.targets[0].name
-        return any(n.name == name and moves(n)
-                   for n in loop.nodes_of_class(nodes.Name, skip_klass=(nodes.FunctionDef,
-                                                                        nodes.ClassDef)))
+        names = _bound_names(call)
+        return loop is not None and any(
+            n.name in names and moves(n)
+            for n in loop.nodes_of_class(nodes.Name, skip_klass=(nodes.FunctionDef,
+                                                                 nodes.ClassDef)))
 
     def _repadded(self, call: nodes.Call) -> bool:
         """What ``call`` tokenizes is padded again to a fixed length: in its own function,
-        or in a function of the module that its loop calls (``generate(ids)`` that
+        or in a function of the project that its loop hands it to (``generate(ids)`` that
         left-pads the prompt to ``MAX_PROMPT`` first)."""
-        if self._repads(call.frame()):
-            return True
         loop = enclosing_loop(call)
+        names = _bound_names(call)
+        if loop is not None:
+            # ... and the names the loop takes from them (``ids = inputs["input_ids"]``,
+            # ``ids = enc.input_ids.to(device)``; not what a model returns for them)
+            for stmt in loop.nodes_of_class(nodes.Assign, skip_klass=(nodes.FunctionDef,
+                                                                       nodes.ClassDef)):
+                values = stmt.value.elts if isinstance(stmt.value, nodes.Tuple) else [
+                    stmt.value]
+                if any(_root_name(v) in names for v in values):
+                    names |= {t.name for t in stmt.nodes_of_class(nodes.AssignName)}
+        if self._repads(call.frame(), names):
+            return True
         if loop is None:
             return False
+        link = self.an.link
         for other in loop.nodes_of_class(nodes.Call, skip_klass=(nodes.FunctionDef,
                                                                  nodes.ClassDef)):
-            if other is call:
+            if other is call or not any(n.name in names for a in [*other.args, *(
+                    k.value for k in other.keywords or ())] for n in a.nodes_of_class(nodes.Name)):
                 continue
             for func, _ in self.an.ev.functions_called(other, None):
-                if func.root() is self.an.module and self._repads(func):
+                home = self.an if func.root() is self.an.module else (
+                    link.analyzer_of(func) if link is not None else None)
+                if home is not None and self._repads(func, None, home):
                     return True
         return False
 

@@ -51,3 +51,27 @@ def score(texts, references, metric):
         # Trap: a reference tokenized for the metric stays on the host.
         target = tokenizer(reference, return_tensors="pt")["input_ids"]
         metric.add(pred, target)
+
+
+def generate(prompts, chats, cfg):
+    device = torch_xla.device()
+    tokenizer = AutoTokenizer.from_pretrained("gpt2")
+    model = AutoModelForSequenceClassification.from_pretrained("gpt2").to(device)
+    scorer = AutoModelForSequenceClassification.from_pretrained("gpt2")  # stays on the CPU
+    outs = []
+    for prompt, chat in zip(prompts, chats):
+        a = tokenizer(prompt, padding=False, return_tensors="pt").to(device)  # error: XLA101
+        b = tokenizer(prompt, pad_to_multiple_of=64, return_tensors="pt").to(device)  # error: XLA101
+        c = tokenizer.apply_chat_template(chat, return_tensors="pt").to(device)  # error: XLA101
+        out = model(**a).logits + model(**b).logits + model(input_ids=c).logits
+        # The generated output padded for a gather is not the prompt padded.
+        outs.append(torch.nn.functional.pad(out, (0, 8)))
+        torch_xla.sync()
+        # Traps: padded again with a tensor method's filler; tokens for a CPU scorer.
+        ids = tokenizer(prompt, return_tensors="pt")["input_ids"].to(device)
+        ids = torch.cat([ids.new_full((1, MAX_LEN - ids.shape[1]), 0), ids], dim=1)
+        outs.append(model(input_ids=ids).logits)
+        torch_xla.sync()
+        cpu_inputs = tokenizer(prompt, return_tensors="pt").to("cpu")
+        outs.append(scorer(**cpu_inputs).logits)
+    return outs

@@ -40,3 +40,31 @@ def train(model, optimizer, loader, epochs, accum_steps, cfg):
         print(f"epoch {epoch}: {(total / max(steps, 1)).item():.4f}")
         for x, y in loader:  # a CPU pass over the data each epoch, for comparison
             print(x.sum().item())
+
+
+class Trainer:
+    def __init__(self, model, optimizer, cfg):
+        self.device = torch_xla.device()
+        self.use_tpu = _is_tpu(self.device)
+        self.model, self.optimizer = model, optimizer
+        # Off on the TPU: an attribute set once from tests whose truth there is known,
+        # and a conditional that picks False there.
+        self.nan_checks = cfg.nan_checks and not self.use_tpu
+        self.grad_checks = cfg.grad_checks if not self.use_tpu else False
+
+    def fit(self, loader, val_loader):
+        for step, (x, y) in enumerate(loader):
+            x, y = x.to(self.device), y.to(self.device)
+            loss = torch.nn.functional.cross_entropy(self.model(x), y)
+            if self.nan_checks and torch.isnan(loss).any():
+                continue
+            if self.grad_checks and torch.isinf(loss).any():
+                continue
+            loss.backward()
+            xm.optimizer_step(self.optimizer)
+            torch_xla.sync()
+            print(f"step {step}: {loss.item():.4f}")  # error: XLA201
+            if step % 500 == 0:
+                # an evaluation every 500 steps leaves the loop around it a step loop
+                for vx, vy in pl.MpDeviceLoader(val_loader, self.device):
+                    self.model(vx)
