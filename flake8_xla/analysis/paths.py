@@ -99,9 +99,8 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
         if any(c.isupper() and c in ("TPU", "GPU", "CUDA", "CPU", "NEURON") for c in consts):
             return None  # xm.xla_device_hw(): TPU, CUDA and NEURON are all XLA devices
         kinds = {_device_word(c) for c in consts}
-        if len(kinds) != 1 or None in kinds:
-            continue
-        wanted = kinds.pop()
+        if None in kinds or len(kinds) != 1 and op not in ("in", "not in"):
+            continue  # (``device not in ("cpu", "tpu")``: any of several device kinds)
         actual = _subject_device(subject, ev)
         if actual == "unknown":
             continue
@@ -110,7 +109,7 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
                     const, nodes.Attribute) and not _selector_parameter(subject, ev):
                 continue
             actual = "xla"  # a device or accelerator setting: on the XLA path it is XLA
-        same = actual == wanted
+        same = actual in kinds
         return same if op in ("==", "in", "is") else not same
     return None
 

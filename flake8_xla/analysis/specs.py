@@ -502,11 +502,15 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         is_dev, which = device_value(ev, arg, ctx, d)
         return one(Kind.DEVICE, device=which if is_dev else None)
     if spec == "factory":
+        dtype = keyword(call, "dtype")
+        # ``torch.eye(n, dtype=torch.bool)``: a boolean mask
+        flags = frozenset({"bool"}) if dtype is not None and \
+            (ev.qualname(dtype) or "") == "torch.bool" else frozenset()
         dev_node = keyword(call, "device")
         if dev_node is None:
-            return V.tensor("cpu")
+            return V.tensor("cpu", flags=flags)
         _, dev = device_value(ev, dev_node, ctx, d)
-        return V.tensor(dev)
+        return V.tensor(dev, flags=flags)
     if spec == "tensor":
         args = join(*(ev.value(a, ctx, d) for a in call.args),
                     *(ev.value(k.value, ctx, d) for k in call.keywords or ()

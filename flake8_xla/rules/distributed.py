@@ -603,8 +603,9 @@ cost time, not correctness).
                         v.has("iterable") and not stream or v.has("drop_last_unknown") and \
                         keyword(node, "batch_sampler") is not None:
                     continue
-                if has_star_kwargs(node) or keyword(node, "sampler") is not None:
-                    continue
+                if has_star_kwargs(node) or keyword(node, "sampler") is not None or \
+                        node.root() is an.module and an.off_xla_path(node):
+                    continue  # (``else: DataLoader(ds, shuffle=True)`` of a GPU run)
                 reported.add(id(node))
                 found = self.finding_text(
                     node, f"{self.code} {self.STREAM if stream else self.NO_SAMPLER}")

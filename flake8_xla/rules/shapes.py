@@ -709,7 +709,9 @@ def _named_mask(index: nodes.NodeNG) -> bool:
     """A whole index spelled as a mask (``target_mask``, ``self.mask``): indexing a tensor by
     a tensor so named selects by a boolean mask (an integer tensor of 0/1 would gather rows
     0 and 1, which nobody names a mask), also when its boolean dtype cannot be inferred (a
-    parameter, a model output's field)."""
+    parameter, a model output's field); its inverse ``~mask`` too."""
+    if isinstance(index, nodes.UnaryOp) and index.op == "~":
+        return _named_mask(index.operand)
     ident = index.name if isinstance(index, nodes.Name) else (
         index.attrname if isinstance(index, nodes.Attribute) else "")
     ident = ident.lower()

@@ -226,6 +226,16 @@ code off the XLA path, CPU tensors and Python numbers.
             return an.holds_lazy(expr, cx, strong)
 
         fix = self.FIX_STEP
+        if isinstance(node, nodes.AugAssign) and not per_param:
+            # ``self.tp_arr[i] += tp``: numpy converts the lazy tensor to add it (its
+            # ``__array__``), a copy to the host
+            target = node.target.value if isinstance(node.target, nodes.Subscript) \
+                else node.target
+            base = an.value(target, ctx)
+            if base and all(v.kind is Kind.HOST and v.qual == "numpy" for v in base) and \
+                    lazy(node.value, ctx):
+                return f"`{node.op}` of a tensor into a numpy array", fix
+            return None
         if isinstance(node, nodes.Call):
             func = node.func
             qual = an.qualname(func) or ""
