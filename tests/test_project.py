@@ -2165,3 +2165,22 @@ def test_a_registry_module_of_trainers_leads_the_loaders_to_the_inherited_loop(
     })
     assert lint(top / "loaders.py") == [(7, "XLA102"), (7, "XLA504"), (10, "XLA504")]
     assert lint(top / "trainers" / "base.py") == []
+
+
+def test_callers_of_a_widely_imported_module_are_looked_for_within_a_bound(
+        tmp_path: Path) -> None:
+    """The importers searched for callers of a subclass's method are bounded: a module
+    that 200 scripts import, each calling ``.train``, is answered from at most 64 of
+    them, nearest first and in sorted order (the same answer on every run)."""
+    files = {"pyproject.toml": "",
+             "trainer.py": "import torch_xla\n\n\nclass Trainer:\n    pass\n"}
+    for i in range(200):
+        files[f"run_{i:03}.py"] = ("import torch_xla\nfrom trainer import Trainer\n\n"
+                                   "Trainer().train()\n")
+    top = write(tmp_path / "wide", files)
+    ix = index_for(top / "trainer.py")
+    assert ix is not None
+    found = ix.attr_callers("trainer.py", ["train"])
+    assert 0 < len(found) <= 64
+    assert found == sorted(found) and found[0] == "run_000.py"
+    assert ix.attr_callers("trainer.py", ["fit"]) == []

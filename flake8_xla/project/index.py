@@ -708,12 +708,13 @@ class ProjectIndex:
         return facts is not None and bool(facts.idents & wanted)
 
     def attr_callers(self, rel: str, methods: Iterable[str], *,
-                     every_module: bool = False, hops: int = 3) -> list[str]:
+                     every_module: bool = False, hops: int = 3, limit: int = 64) -> list[str]:
         """Modules that import ``rel``, or import one of its importers (``hops`` steps up
         the import graph: a registry module that imports the subclasses, imported by the
         script), and call an attribute named one of ``methods`` (``trainer.train(...)`` on
         an object built from ``rel``'s class): nearest first, then sorted; XLA code, or
-        with ``every_module`` any module."""
+        with ``every_module`` any module. At most ``limit`` importers are looked at (a
+        base module that half of a large project imports stays cheap)."""
         wanted = set(methods)
         table = self._reverse(every_module)
         out: list[str] = []
@@ -724,6 +725,8 @@ class ProjectIndex:
             for m in (m for f in frontier for m in table.get(f, ())):
                 if m in seen:
                     continue
+                if len(seen) > limit:
+                    return out
                 seen.add(m)
                 nxt.append(m)
                 facts = self.facts(m)
