@@ -132,6 +132,12 @@ class Analyzer:
             self._by_class[klass] = found
         return found
 
+    def plain_loader_calls(self) -> list[nodes.Call]:
+        """The module's ``DataLoader(...)`` calls (any spelling) whose value is a plain torch
+        DataLoader: the loaders built here, whose batches and samplers rules check."""
+        return [call for call in self.calls_named("DataLoader")
+                if any(v.kind is Kind.LOADER and v.has("plain") for v in self.value(call))]
+
     def calls_named(self, name: str) -> list[nodes.Call]:
         """Every call in the module whose callee is ``name`` or ``<obj>.name``."""
         found = self._shared.get("calls_by_name")

@@ -558,8 +558,7 @@ def switched_off(call: nodes.Call, ev: Evaluator | None = None) -> bool:
         return True
     if ev is not None and isinstance(flag, (nodes.Name, nodes.Attribute)):
         # ``USE_FP16 = False`` ... ``enabled=USE_FP16``: every value it can have is False
-        vs = ev.value(flag)
-        return bool(vs) and all(v.kind is Kind.HOST and v.text == "False" for v in vs)
+        return V.known_bool(ev.value(flag)) is False
     return False
 
 

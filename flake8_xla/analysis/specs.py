@@ -111,9 +111,10 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
 
     dv = given("drop_last")
     if dv is not None:
-        if dv and all(v.kind is Kind.HOST and v.text == "True" for v in dv):
+        drop = V.known_bool(dv)
+        if drop is True:
             flags.add("drop_last")
-        elif not (dv and all(v.kind is Kind.HOST and v.text == "False" for v in dv)):
+        elif drop is None:
             flags.add("drop_last_unknown")
             flags.add("drop_last_flag")  # drop_last=args.drop_last: a setting of the run
     batch_sampler = keyword(call, "batch_sampler") is not None or "batch_sampler" in star
@@ -153,9 +154,7 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     batch = argument(call, 1, "batch_size")
     text = None
     if batch is None and "batch_size" in star:
-        bv = star["batch_size"]
-        if bv and all(v.kind is Kind.HOST and v.text is not None for v in bv) and len(bv) == 1:
-            text = next(iter(bv)).text
+        text = V.single_text(star["batch_size"])
     elif batch is None:
         if not batch_sampler:
             text = "1"
@@ -166,10 +165,8 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
             batch.args[0].as_string() == dataset.as_string():
         flags.add("unbatched")  # batch_size=len(ds): the whole dataset in one batch
     else:
-        bv = ev.value(batch, ctx, d)
-        if bv and all(v.kind is Kind.HOST and v.text is not None for v in bv) and len(bv) == 1:
-            text = next(iter(bv)).text
-        elif _is_one(option_default(ev, batch, ctx, d)):
+        text = V.single_text(ev.value(batch, ctx, d))
+        if text is None and _is_one(option_default(ev, batch, ctx, d)):
             # ``batch_size=args.batch_size`` with ``default=1``: one sample per batch in
             # the default run (a larger default may or may not divide the dataset in the
             # run that sets it, so it stays unknown)
@@ -334,16 +331,15 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
             {"iterable", "stream"} if stream else {"iterable"} if iterable else set()))
     if entry.name == "datasets.load_dataset":
         streaming = keyword(call, "streaming")
-        sv = ev.value(streaming, ctx, d) if streaming is not None else V.host("bool", "False")
-        if sv and all(v.kind is Kind.HOST and v.text == "True" for v in sv) and \
-                not _names_replica(call):
-            # (``data_files=shards[rank::world]``: each replica streams files of its own)
+        stream = V.known_bool(ev.value(streaming, ctx, d)) if streaming is not None else False
+        if stream is True and not _names_replica(call):
             # An ``IterableDataset`` read in order from its shards: every process that
             # iterates it reads the same examples unless it is split by rank
-            # (``split_dataset_by_node``, ``.shard(...)``).
+            # (``split_dataset_by_node``, ``.shard(...)``; a call that names the replica,
+            # ``data_files=shards[rank::world]``, streams files of its own: unknown)
             return one(Kind.DATASET, node=call, qual=entry.name,
                        flags=frozenset({"iterable", "stream"}))
-        if not (sv and all(v.kind is Kind.HOST and v.text == "False" for v in sv)):
+        if stream is not False:
             # ``streaming=args.streaming``: maybe a stream (no fixed last batch, no sampler)
             return one(Kind.DATASET, node=call, qual=entry.name, flags=frozenset({"iterable"}))
     sizes = dict(entry.sizes)
@@ -356,11 +352,9 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
         if train is None:
             split = "train"
         else:
-            tv = ev.value(train, ctx, d)
-            if tv and all(v.kind is Kind.HOST and v.text == "True" for v in tv):
-                split = "train"
-            elif tv and all(v.kind is Kind.HOST and v.text == "False" for v in tv):
-                split = "test"
+            is_train = V.known_bool(ev.value(train, ctx, d))
+            if is_train is not None:
+                split = "train" if is_train else "test"
         if split in sizes:
             text = str(sizes[split])
     elif entry.name.endswith("TensorDataset") and call.args:

@@ -151,6 +151,25 @@ def is_known(vs: frozenset[Value]) -> bool:
     return bool(vs) and all(v.kind is not Kind.UNKNOWN for v in vs)
 
 
+def known_bool(vs: frozenset[Value]) -> bool | None:
+    """True (False) when every value of ``vs`` is the host constant True (False), else
+    None (unknown, mixed, or empty)."""
+    if vs and all(v.kind is Kind.HOST and v.text == "True" for v in vs):
+        return True
+    if vs and all(v.kind is Kind.HOST and v.text == "False" for v in vs):
+        return False
+    return None
+
+
+def single_text(vs: frozenset[Value]) -> str | None:
+    """The text of the one host value in ``vs`` (``batch_size=32``), else None."""
+    if len(vs) == 1:
+        v = next(iter(vs))
+        if v.kind is Kind.HOST and v.text is not None:
+            return v.text
+    return None
+
+
 def all_kind(vs: frozenset[Value], *wanted: Kind) -> bool:
     """True when ``vs`` is not empty and every member is of one of ``wanted``."""
     return bool(vs) and all(v.kind in wanted for v in vs)

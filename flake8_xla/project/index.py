@@ -707,6 +707,12 @@ class ProjectIndex:
         facts = self.facts(rel)
         return facts is not None and bool(facts.idents & wanted)
 
+    def calls_attr(self, rel: str, names: Iterable[str], *, unknown: bool = False) -> bool:
+        """``rel`` calls an attribute named one of ``names`` (``x.train(...)``), by its
+        syntax facts; ``unknown`` when the facts cannot be read."""
+        facts = self.facts(rel)
+        return unknown if facts is None else not facts.call_attrs.isdisjoint(names)
+
     def attr_callers(self, rel: str, methods: Iterable[str], *,
                      every_module: bool = False, hops: int = 3, limit: int = 64) -> list[str]:
         """Modules that import ``rel``, or import one of its importers (``hops`` steps up
@@ -729,8 +735,7 @@ class ProjectIndex:
                     return out
                 seen.add(m)
                 nxt.append(m)
-                facts = self.facts(m)
-                if facts is not None and facts.call_attrs & wanted:
+                if self.calls_attr(m, wanted):
                     out.append(m)
             frontier = sorted(nxt)
         return out
@@ -752,8 +757,7 @@ class ProjectIndex:
             for m in self.import_targets(parent):
                 if m == rel or m in out or m in importers or (xla is not None and m not in xla):
                     continue
-                facts = self.facts(m)
-                if facts is not None and facts.call_attrs & wanted:
+                if self.calls_attr(m, wanted):
                     out.add(m)
         return sorted(out)
 

@@ -670,7 +670,8 @@ class Session:
                         if m not in callers and m not in extra and m != owner[0]]
                 # (only the modules that call the method are analyzed: a subclass's module
                 # that never calls it costs no part of the session's budget)
-                callers = [m for m in callers if self._calls_attr(m, func.name)] + \
+                callers = [m for m in callers
+                           if self.index.calls_attr(m, [func.name], unknown=True)] + \
                     extra[:MAX_CALLERS]
                 # an object handed over by the module that builds it (dependency injection)
                 callers += self._method_callers(owner[0], [func.name], callers)
@@ -720,12 +721,6 @@ class Session:
                     break
         self._params[key] = found
         return found
-
-    def _calls_attr(self, rel: str, name: str) -> bool:
-        """``rel`` may call a method ``name`` (``x.name(...)``; True when its facts are not
-        known)."""
-        facts = self.index.facts(rel)
-        return facts is None or name in facts.call_attrs
 
     @staticmethod
     def _exported(func: nodes.NodeNG) -> tuple[str, bool] | None:

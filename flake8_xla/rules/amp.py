@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from astroid import nodes
 
 from flake8_xla.analysis import Kind, const_str, keyword
+from flake8_xla.analysis import values as V
 from flake8_xla.context import Finding
 from flake8_xla.facts import xla_api
 from flake8_xla.filefacts import FileFacts
@@ -106,8 +107,7 @@ AMP is on only when the user turns it on. apex is reported where it is switched 
         flag = keyword(call, "enabled")
         if flag is None or isinstance(flag, nodes.Const):
             return False
-        vs = self.an.value(flag)
-        return not (vs and all(v.kind is Kind.HOST and v.text == "True" for v in vs))
+        return V.known_bool(self.an.value(flag)) is not True
 
     def _kind(self, node: nodes.NodeNG, enables_apex: bool) -> str | None:
         an = self.an

@@ -594,24 +594,24 @@ cost time, not correctness).
         for loop_an, loop in self._training_loops(an):
             for v in _plain_loaders(loop_an.value(loop.iter), 0):
                 node = v.node
-                if not isinstance(node, nodes.Call) or id(node) in reported or \
-                        loop_an is not an and node.root() is not an.module or \
-                        node.root() is not an.module and _checked_at_home(an, node):
+                if not isinstance(node, nodes.Call) or id(node) in reported:
                     continue
+                here = node.root() is an.module
+                if not here and (loop_an is not an or _checked_at_home(an, node)):
+                    continue  # another module's loader in a neighbour's loop, or checked where built
                 stream = v.has("stream")  # a sampler cannot shard a stream: split it
                 if v.has("distributed") or v.has("sampler") or v.has("sampler_unknown") or \
                         v.has("iterable") and not stream or v.has("drop_last_unknown") and \
                         keyword(node, "batch_sampler") is not None:
                     continue
                 if has_star_kwargs(node) or keyword(node, "sampler") is not None or \
-                        node.root() is an.module and an.off_xla_path(node):
+                        here and an.off_xla_path(node):
                     continue  # (``else: DataLoader(ds, shuffle=True)`` of a GPU run)
                 reported.add(id(node))
                 found = self.finding_text(
                     node, f"{self.code} {self.STREAM if stream else self.NO_SAMPLER}")
                 if found is not None:
                     yield found
-
 
     @staticmethod
     def _training_loops(an: Analyzer) -> Iterator[tuple[Analyzer, nodes.For]]:
@@ -631,9 +631,8 @@ cost time, not correctness).
             yield owner, loop
         if an.link is None or launcher_calls(an):
             return  # (a script that starts the replicas runs the loops it builds loaders for)
-        pending = {id(call) for call in an.calls_named("DataLoader") if id(call) not in iterated
-                   and _handed_out(an, call)
-                   and any(v.kind is Kind.LOADER and v.has("plain") for v in an.value(call))}
+        pending = {id(call) for call in an.plain_loader_calls()
+                   if id(call) not in iterated and _handed_out(an, call)}
         if not pending:
             return
         # (nearest and likeliest first; none more once every DataLoader built here is found)

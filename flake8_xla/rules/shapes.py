@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import ClassVar
 
 from astroid import nodes
@@ -59,17 +59,22 @@ def _filler(an: Analyzer, call: nodes.Call) -> bool:
     ``ids.new_zeros(1, pad_len)``): a padding, not the one-token step of a growing mask
     (``torch.ones((1, 1))``)."""
     f = call.func
-    if isinstance(f, nodes.Attribute) and f.attrname in _FILLER_METHODS:
-        pass
-    elif (an.qualname(f) or "") not in _FILLERS:
+    name = f.attrname if isinstance(f, nodes.Attribute) and f.attrname in _FILLER_METHODS \
+        else an.qualname(f) or ""
+    if name not in _FILLERS and name not in _FILLER_METHODS:
         return False
-    sizes = list(call.args[0].elts) if call.args and isinstance(
-        call.args[0], (nodes.Tuple, nodes.List)) else list(call.args)
-    if (an.qualname(f) or "") == "torch.full" or (
-            isinstance(f, nodes.Attribute) and f.attrname == "new_full"):
-        sizes = list(call.args[0].elts) if call.args and isinstance(
-            call.args[0], (nodes.Tuple, nodes.List)) else call.args[:1]
+    if call.args and isinstance(call.args[0], (nodes.Tuple, nodes.List)):
+        sizes = call.args[0].elts  # ``torch.zeros((1, n))``
+    elif name in ("torch.full", "new_full"):
+        sizes = call.args[:1]  # the size, then the fill value
+    else:
+        sizes = call.args  # ``torch.zeros(1, n)``
     return any(not isinstance(e, nodes.Const) for e in sizes)
+
+
+def _mentions(args: Iterable[nodes.NodeNG], names: set[str]) -> bool:
+    """One of ``args`` uses one of ``names``."""
+    return any(n.name in names for a in args for n in a.nodes_of_class(nodes.Name))
 
 
 def _no_padding(vs: frozenset[V.Value]) -> bool:
@@ -231,7 +236,10 @@ A conditional whose XLA branch picks a static strategy
         pad = keyword(call, "padding")
         if pad is not None and not _no_padding(self.an.value(pad)):
             return False
-        return self._in_step(call) and self._moved(call) and not self._repadded(call)
+        if not self._in_step(call):
+            return False
+        loop, names = enclosing_loop(call), _bound_names(call)
+        return self._moved(call, loop, names) and not self._repadded(call, loop, names)
 
     def _repads(self, func: nodes.NodeNG, names: set[str] | None = None,
                 an: Analyzer | None = None) -> bool:
@@ -248,8 +256,7 @@ A conditional whose XLA branch picks a static strategy
                   if _filler(an, c) and isinstance(c.parent, nodes.Assign) and
                   len(c.parent.targets) == 1 and isinstance(c.parent.targets[0], nodes.AssignName)}
         for c in calls:
-            if names is not None and not any(
-                    n.name in names for a in c.args for n in a.nodes_of_class(nodes.Name)):
+            if names is not None and not _mentions(c.args, names):
                 continue
             q = an.qualname(c.func) or ""
             if q == "torch.nn.functional.pad":
@@ -261,11 +268,12 @@ A conditional whose XLA branch picks a static strategy
                 return True
         return False
 
-    def _moved(self, call: nodes.Call) -> bool:
-        """What ``call`` returns is moved to a device other than the CPU in its loop
-        (``tokenizer(p, return_tensors="pt").to(device)``, ``inputs = tokenizer(...)``
-        then ``inputs.to(device)`` or ``v.to(device) for v in inputs.values()``): model
-        input, not a text kept on the host for a metric or a CPU scorer."""
+    def _moved(self, call: nodes.Call, loop: nodes.NodeNG | None, names: set[str]) -> bool:
+        """What ``call`` returns (bound to ``names``) is moved to a device other than the
+        CPU in its ``loop`` (``tokenizer(p, return_tensors="pt").to(device)``,
+        ``inputs = tokenizer(...)`` then ``inputs.to(device)`` or ``v.to(device) for v
+        in inputs.values()``): model input, not a text kept on the host for a metric or a
+        CPU scorer."""
         from flake8_xla.analysis.specs import device_value
 
         def to_device(move: nodes.Call) -> bool:
@@ -296,19 +304,18 @@ A conditional whose XLA branch picks a static strategy
 
         if moves(call):
             return True
-        loop = enclosing_loop(call)
-        names = _bound_names(call)
         return loop is not None and any(
             n.name in names and moves(n)
             for n in loop.nodes_of_class(nodes.Name, skip_klass=(nodes.FunctionDef,
                                                                  nodes.ClassDef)))
 
-    def _repadded(self, call: nodes.Call) -> bool:
-        """What ``call`` tokenizes is padded again to a fixed length: in its own function,
-        or in a function of the project that its loop hands it to (``generate(ids)`` that
-        left-pads the prompt to ``MAX_PROMPT`` first)."""
-        loop = enclosing_loop(call)
-        names = _bound_names(call)
+    def _repadded(self, call: nodes.Call, loop: nodes.NodeNG | None, names: set[str]
+                  ) -> bool:
+        """What ``call`` tokenizes (bound to ``names`` in ``loop``) is padded again to a
+        fixed length: in its own function, or in a function of the project that its loop
+        hands it to (``generate(ids)`` that left-pads the prompt to ``MAX_PROMPT``
+        first)."""
+        names = set(names)
         if loop is not None:
             # ... and the names the loop takes from them (``ids = inputs["input_ids"]``,
             # ``ids = enc.input_ids.to(device)``; not what a model returns for them)
@@ -325,8 +332,8 @@ A conditional whose XLA branch picks a static strategy
         link = self.an.link
         for other in loop.nodes_of_class(nodes.Call, skip_klass=(nodes.FunctionDef,
                                                                  nodes.ClassDef)):
-            if other is call or not any(n.name in names for a in [*other.args, *(
-                    k.value for k in other.keywords or ())] for n in a.nodes_of_class(nodes.Name)):
+            if other is call or not _mentions(
+                    [*other.args, *(k.value for k in other.keywords or ())], names):
                 continue
             for func, _ in self.an.ev.functions_called(other, None):
                 home = self.an if func.root() is self.an.module else (
@@ -554,8 +561,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
             yield v, site
         if an.link is None:
             return
-        pending = {id(call) for call in an.calls_named("DataLoader") if id(call) not in here
-                   and any(v.kind is Kind.LOADER and v.has("plain") for v in an.value(call))}
+        pending = {id(call) for call in an.plain_loader_calls() if id(call) not in here}
         if not pending:
             return  # every DataLoader built here reaches a loop here, or none is built
         # (nearest and likeliest first; no module more is analyzed once every DataLoader

@@ -321,8 +321,7 @@ code off the XLA path, CPU tensors and Python numbers.
         False, or a test that the XLA path makes False."""
         if xla_truth(flag, self.an.ev) is False:
             return True
-        vs = self.an.value(flag, ctx)
-        return bool(vs) and all(v.kind is Kind.HOST and v.text == "False" for v in vs)
+        return V.known_bool(self.an.value(flag, ctx)) is False
 
     def _to_cpu(self, call: nodes.Call, ctx: Ctx | None) -> bool:
         from flake8_xla.analysis.specs import device_value
