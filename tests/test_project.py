@@ -1374,6 +1374,97 @@ def test_code_that_a_launching_module_runs_in_its_replicas_is_multi_replica(
     assert not [f for f in lint(top / "prep.py") if f[1] in ("XLA502", "XLA504")]
 
 
+def test_a_function_that_a_launch_script_spawns_runs_in_every_replica(
+        tmp_path: Path) -> None:
+    """``launch.py`` imports ``train_fn`` from trainer.py and starts the replicas on it at
+    its top level (``xmp.spawn(train_fn)``, ``torch_xla.launch(train_fn)``): the
+    trainer's loop runs in every replica, so its unsharded loader is XLA504 and its bare
+    ``optimizer.step()`` XLA502. Spawned with ``nprocs=1``, or only imported, it is not."""
+    trainer = """\
+        import torch
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+        from torch.utils.data import DataLoader
+
+
+        def train_fn(index, dataset=None, model=None):
+            device = torch_xla.device()
+            loader = DataLoader(dataset, batch_size=64, shuffle=True, drop_last=True)
+            opt = torch.optim.Adam(model.parameters())
+            for x, y in pl.MpDeviceLoader(loader, device):
+                model(x).sum().backward()
+                opt.step()
+        """
+    launches = {
+        "spawn": "import torch_xla.distributed.xla_multiprocessing as xmp\n"
+                 "from trainer import train_fn\n\n"
+                 "if __name__ == '__main__':\n    xmp.spawn(train_fn, args=())\n",
+        "launch": "import torch_xla\nimport trainer\n\n"
+                  "if __name__ == '__main__':\n    torch_xla.launch(trainer.train_fn)\n",
+        "single": "import torch_xla.distributed.xla_multiprocessing as xmp\n"
+                  "from trainer import train_fn\n\n"
+                  "if __name__ == '__main__':\n    xmp.spawn(train_fn, nprocs=1)\n",
+        "imported": "import torch_xla\nfrom trainer import train_fn\n\nprint(train_fn)\n",
+    }
+    for name, text in launches.items():
+        top = write(tmp_path / name, {"pyproject.toml": "", "launch.py": text,
+                                      "trainer.py": trainer})
+        found = {code for _, code in lint(top / "trainer.py")}
+        many = name in ("spawn", "launch")
+        assert ("XLA504" in found) is many, (name, found)
+        assert ("XLA502" in found) is many, (name, found)
+
+
+def test_a_config_dataclass_holds_what_another_module_constructs_it_with(
+        tmp_path: Path) -> None:
+    """config.py declares ``drop_last: bool = False``; train.py builds the config with
+    ``drop_last=True`` and data.py's loader reads ``cfg.drop_last``: not ragged. Built
+    without it (the default stands), or with False, the loader is XLA102."""
+    files = {
+        "pyproject.toml": "",
+        "config.py": """\
+            from dataclasses import dataclass
+
+
+            @dataclass
+            class DataConfig:
+                root: str
+                batch_size: int
+                drop_last: bool = False
+            """,
+        "data.py": """\
+            from torch.utils.data import DataLoader
+            from torchvision import datasets
+
+
+            def get_loader(cfg):
+                ds = datasets.STL10(cfg.root, download=True)
+                return DataLoader(ds, batch_size=cfg.batch_size, shuffle=True,
+                                  drop_last=cfg.drop_last)
+            """,
+    }
+    train = """\
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+
+        from config import DataConfig
+        from data import get_loader
+
+
+        def main(model, opt):
+            device = torch_xla.device()
+            cfg = DataConfig(root="/data", batch_size=256{extra})
+            for x, y in pl.MpDeviceLoader(get_loader(cfg), device):
+                model(x).sum().backward()
+                opt.step()
+        """
+    for name, extra, ragged in (("kept", ", drop_last=True", False), ("default", "", True),
+                                ("off", ", drop_last=False", True)):
+        top = write(tmp_path / name, {**files, "train.py": train.format(extra=extra)})
+        found = {code for _, code in lint(top / "data.py")}
+        assert ("XLA102" in found) is ragged, (name, found)
+
+
 def test_replicas_reach_a_module_two_imports_away_through_a_renamed_import(
         tmp_path: Path) -> None:
     """``from train import run as go`` in the launcher, and train.run calls

@@ -30,6 +30,8 @@ class Entry:
 
     Attributes:
         returns: the return spec (see the data file's header), or None (unknown).
+        bare_returns: the return spec when the call passes no argument at all, if it
+            differs (``t.type()`` names the type as a string; ``t.type(torch.half)`` casts).
         barrier: the call ends the XLA step.
         barrier_kw: a keyword that makes the call a barrier when it is truthy.
         sync: ``"scalar"``, ``"transfer"``, ``"read"`` or ``"compare"`` (how it reads a lazy
@@ -44,6 +46,7 @@ class Entry:
     """
 
     returns: str | None = None
+    bare_returns: str | None = None
     barrier: bool = False
     barrier_kw: str | None = None
     sync: str | None = None
@@ -62,6 +65,7 @@ class Entry:
 def _entry(name: str, raw: dict) -> Entry:
     return Entry(
         returns=raw.get("returns"),
+        bare_returns=raw.get("bare_returns"),
         barrier=bool(raw.get("barrier", False)),
         barrier_kw=raw.get("barrier_kw"),
         sync=raw.get("sync"),

@@ -143,6 +143,22 @@ class Ctx:
 _SYNTAX_ATTR = "_flake8_xla_syntax"
 
 
+def _last_name(func: nodes.NodeNG) -> str | None:
+    """The callee's last name: ``f`` of ``f(...)`` and of ``mod.f(...)``."""
+    if isinstance(func, nodes.Name):
+        return func.name
+    return func.attrname if isinstance(func, nodes.Attribute) else None
+
+
+def _is_dataclass(klass: nodes.ClassDef, ev: Evaluator) -> bool:
+    """``@dataclass`` / ``@dataclasses.dataclass(...)`` decorates the class."""
+    for dec in klass.decorators.nodes if klass.decorators is not None else ():
+        target = dec.func if isinstance(dec, nodes.Call) else dec
+        if ev.qualname(target) == "dataclasses.dataclass":
+            return True
+    return False
+
+
 def syntax_cache(module: nodes.Module) -> dict[str, Any]:
     """Memo tables of ``module`` that depend on its tree alone (scope lookups, walks),
     kept on the tree itself: every analyzer of the same tree (the sessions of a project
@@ -1035,6 +1051,15 @@ class Evaluator:
                 if method is not None:
                     out.append((method, not is_staticmethod(method)))
             return out
+        if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Call) and \
+                isinstance(func.expr.func, nodes.Name) and func.expr.func.name == "super":
+            # ``super().__init__(model, loader)``: the base class's method, self bound
+            method_def = enclosing_function(call)
+            klass = enclosing_class(method_def) if method_def is not None else None
+            method = self.base_method(klass, func.attrname) if klass is not None else None
+            if method is not None:
+                out.append((method, not is_staticmethod(method)))
+            return out
         if isinstance(func, nodes.Attribute) and self._sites is None and \
                 func.attrname in self._method_names():
             # While the call index is built: receivers made by a constructor of a module
@@ -1116,6 +1141,11 @@ class Evaluator:
         for item in klass.body:
             if isinstance(item, nodes.FunctionDef) and item.name == name:
                 return item
+        return self.base_method(klass, name, depth)
+
+    def base_method(self, klass: nodes.ClassDef, name: str, depth: int = 0
+                    ) -> nodes.FunctionDef | None:
+        """Method ``name`` that ``klass`` inherits (what ``super().name`` runs in it)."""
         for base in klass.bases:
             if isinstance(base, nodes.Name):
                 for b in self.bindings(base):
@@ -1564,9 +1594,14 @@ class Evaluator:
             return found
         outer_low = self._cycle_low
         self._cycle_low = _NO_CYCLE
+        field = self._dataclass_field(klass, attr, d)
+        if field is not None:
+            # what the constructions pass (or the field's default), not the default alone
+            targets = [(t, stmt) for t, stmt in targets if stmt is not field[0]]
         found = join(*(self.binding_value(target, None, None, d)
                        if isinstance(target, (nodes.AssignName, nodes.AssignAttr))
-                       else self.value(target, None, d) for target, _ in targets))
+                       else self.value(target, None, d) for target, _ in targets),
+                     *([field[1]] if field is not None else []))
         if V.any_kind(found, Kind.MODULE):
             moved = self._attr_moved(klass, attr, d)
             if moved is not None:
@@ -1585,6 +1620,58 @@ class Evaluator:
             inner_low = _NO_CYCLE
         self._cycle_low = min(outer_low, inner_low)
         return found
+
+    def _dataclass_field(self, klass: nodes.ClassDef, attr: str, d: int
+                         ) -> tuple[nodes.AnnAssign, frozenset[Value]] | None:
+        """``(field statement, value)`` of a dataclass field: the join of what every
+        construction of the class passes for it, in this module and in the project modules
+        that name the class (``DataCfg(drop_last=True)``), the field's default where a
+        construction leaves it out. None when ``attr`` is not such a field, or nothing
+        constructs the class (the default then stands, as for any class attribute)."""
+        if "__init__" in klass.locals or not _is_dataclass(klass, self):
+            return None
+        fields = [item for item in klass.body if isinstance(item, nodes.AnnAssign) and
+                  isinstance(item.target, nodes.AssignName) and
+                  "ClassVar" not in item.annotation.as_string()]
+        stmt = next((f for f in fields if f.target.name == attr), None)
+        if stmt is None:
+            return None
+        position = fields.index(stmt) if not klass.bases else None
+        sites: list[tuple[Evaluator, nodes.Call]] = [
+            (self, c) for c in self.module_nodes(nodes.Call)
+            if _last_name(c.func) == klass.name]
+        if self.link is not None:
+            remote = self.link.constructions(self, klass)
+            if remote is None:
+                return stmt, UNKNOWN_SET
+            sites += remote
+        found: list[frozenset[Value]] = []
+        for ev, call in sites:
+            if not any(v.kind is Kind.CLASS and v.node is klass
+                       for v in ev.value(call.func, None, d)):
+                continue
+            if any(isinstance(a, nodes.Starred) for a in call.args) or any(
+                    kw.arg is None for kw in call.keywords or ()):
+                found.append(UNKNOWN_SET)
+                continue
+            arg = keyword(call, attr)
+            if arg is None and call.args:
+                if position is None:
+                    found.append(UNKNOWN_SET)
+                    continue
+                arg = call.args[position] if position < len(call.args) else None
+            found.append(ev.value(arg, None, d) if arg is not None
+                         else self._field_default(stmt, d))
+        if not found:
+            return None
+        return stmt, join(*found)
+
+    def _field_default(self, stmt: nodes.AnnAssign, d: int) -> frozenset[Value]:
+        """A dataclass field's default: ``= value``, or ``field(default=value)``."""
+        value = stmt.value
+        if isinstance(value, nodes.Call) and _last_name(value.func) == "field":
+            value = keyword(value, "default")
+        return self.value(value, None, d) if value is not None else UNKNOWN_SET
 
     def _attr_moved(self, klass: nodes.ClassDef, attr: str, d: int, *,
                     statements: bool = False) -> tuple[str | None] | None:

@@ -96,6 +96,15 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
             consts = [const.attrname.lower()]  # DistributedType.XLA / .TPU / .MULTI_GPU
         if not consts:
             continue
+        if not isinstance(const, nodes.Attribute):
+            texts = _parameter_texts(subject, ev)
+            if texts is not None:
+                # ``def assign(..., mode="gpu")`` always called without ``mode``: the test
+                # ``mode == "cpu"`` is False on every path, the XLA one included
+                hits = {t in consts for t in texts}
+                if len(hits) == 1:
+                    same = hits.pop()
+                    return same if op in ("==", "in", "is") else not same
         if any(c.isupper() and c in ("TPU", "GPU", "CUDA", "CPU", "NEURON") for c in consts):
             return None  # xm.xla_device_hw(): TPU, CUDA and NEURON are all XLA devices
         kinds = {_device_word(c) for c in consts}
@@ -112,6 +121,30 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
         same = actual in kinds
         return same if op in ("==", "in", "is") else not same
     return None
+
+
+def _parameter_texts(subject: nodes.NodeNG, ev: Evaluator | None) -> set[str] | None:
+    """The strings a parameter holds when its function has call sites and every one of
+    them passes a string literal or nothing (the default is one too): a mode switch the
+    script never turns (``get_assignments(...)`` called without ``mode="cpu"``). None
+    for a device or accelerator setting (on the XLA path that is XLA, whatever the
+    default says), for a function nothing calls, and when a value is not known."""
+    if ev is None or not isinstance(subject, nodes.Name) or \
+            words_of(subject) & DEVICE_SUBJECT_WORDS:
+        return None
+    binds = ev.bindings(subject)
+    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+            not isinstance(binds[0].parent, nodes.Arguments):
+        return None
+    func = binds[0].parent.parent
+    if not isinstance(func, nodes.FunctionDef) or not ev.call_sites(func) or \
+            _selector_parameter(subject, ev):
+        return None
+    vs = ev.value(subject)
+    if not vs or not all(v.kind is Kind.HOST and v.qual == "str" and v.text is not None
+                         for v in vs):
+        return None
+    return {v.text for v in vs if v.text is not None}
 
 
 def _selector_parameter(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
@@ -240,7 +273,10 @@ def _bound_truth(flag: nodes.Name | nodes.Attribute, ev: Evaluator, depth: int
     if not isinstance(value, (nodes.BoolOp, nodes.UnaryOp, nodes.Compare, nodes.Name,
                               nodes.Attribute, nodes.IfExp, nodes.Const)):
         return None
-    if isinstance(value, nodes.Const) and not isinstance(value.value, bool):
+    if isinstance(value, nodes.Const) and (not isinstance(value.value, bool) or
+                                           not isinstance(flag, nodes.Name)):
+        # ``self.use_l1 = False`` in ``__init__``: a default that the object's owner sets
+        # from outside (``model.head.use_l1 = True``), not a truth of the XLA path
         return None
     return _base_truth(value, ev, depth + 1)
 

@@ -366,6 +366,11 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
 #: Factories whose leading positional arguments (or ``size=`` tuple) give the shape.
 _SHAPED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones",
                                "torch.empty", "torch.full"})
+#: Factories of a 1-d tensor of ``n`` entries (their first argument).
+_SIZED_BY_COUNT = frozenset({"torch.randperm"})
+#: Tensor methods whose result has the rows of the tensor they are called on.
+_SAME_ROWS = frozenset({"to", "float", "long", "int", "half", "double", "bool", "bfloat16",
+                        "cpu", "contiguous", "clone", "detach"})
 
 
 #: Words of names that stand for this replica's place among the replicas.
@@ -391,23 +396,70 @@ def _leading_dim(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, dep
         return None
     if isinstance(node, nodes.Name):
         binds = ev.bindings(node)
-        if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
-                not isinstance(binds[0].parent, nodes.Assign):
+        if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName):
             return None
-        return _leading_dim(ev, binds[0].parent.value, ctx, d, depth + 1)
-    if not isinstance(node, nodes.Call) or ev.qualname(node.func) not in _SHAPED_FACTORIES:
+        stmt, value = binds[0].parent, None
+        if isinstance(stmt, nodes.Assign):
+            value = stmt.value
+        elif isinstance(stmt, nodes.Tuple) and isinstance(stmt.parent, nodes.Assign) and \
+                isinstance(stmt.parent.value, nodes.Tuple) and \
+                len(stmt.parent.value.elts) == len(stmt.elts):
+            # ``x, y = torch.randn(n, 4), torch.randn(n)``: the value in the same place
+            value = stmt.parent.value.elts[stmt.elts.index(binds[0])]
+        return _leading_dim(ev, value, ctx, d, depth + 1) if value is not None else None
+    if isinstance(node, nodes.Subscript):
+        return _sliced_dim(ev, node, ctx, d, depth)
+    if not isinstance(node, nodes.Call):
         return None
-    first = keyword(node, "size") or (node.args[0] if node.args else None)
+    if isinstance(node.func, nodes.Attribute) and node.func.attrname in _SAME_ROWS and \
+            not ev.qualname(node.func):
+        return _leading_dim(ev, node.func.expr, ctx, d, depth + 1)  # x.float(), x.to(dev)
+    q = ev.qualname(node.func)
+    if q in _SIZED_BY_COUNT:
+        first = argument(node, 0, "n")
+    elif q == "torch.randint":
+        # randint(high, size) or randint(low, high, size): the shape comes last
+        first = keyword(node, "size") or next(
+            (a for a in node.args if isinstance(a, (nodes.Tuple, nodes.List))), None)
+    elif q in _SHAPED_FACTORIES:
+        first = keyword(node, "size") or (node.args[0] if node.args else None)
+    else:
+        return None
     if isinstance(first, (nodes.Tuple, nodes.List)):
         first = first.elts[0] if first.elts else None
-    if first is None:
+    return _known_int(ev, first, ctx, d)
+
+
+def _known_int(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: int
+               ) -> int | None:
+    """A non-negative int that ``node`` is known to hold, else None."""
+    if node is None:
         return None
-    vs = ev.value(first, ctx, d)
+    vs = ev.value(node, ctx, d)
     if len(vs) == 1:
         v = next(iter(vs))
         if v.kind is Kind.HOST and v.text is not None and v.text.isdigit():
             return int(v.text)
     return None
+
+
+def _sliced_dim(ev: Evaluator, node: nodes.Subscript, ctx: Ctx | None, d: int, depth: int
+                ) -> int | None:
+    """The rows of ``x[a:b]`` (``x[:40000]``, ``x[40000:]``) for a tensor ``x`` of known
+    rows and literal or known bounds, without a step."""
+    part = node.slice
+    if isinstance(part, nodes.Tuple):
+        part = part.elts[0] if part.elts else None
+    if not isinstance(part, nodes.Slice) or part.step is not None:
+        return None
+    rows = _leading_dim(ev, node.value, ctx, d, depth + 1)
+    if rows is None:
+        return None
+    low = 0 if part.lower is None else _known_int(ev, part.lower, ctx, d)
+    high = rows if part.upper is None else _known_int(ev, part.upper, ctx, d)
+    if low is None or high is None:
+        return None
+    return max(0, min(high, rows) - min(low, rows))
 
 
 def _scaler(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: int
@@ -483,6 +535,8 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
           ctx: Ctx | None, d: int) -> frozenset[Value]:
     """The value of ``call`` from ``entry.returns`` (see the data file's header)."""
     spec = entry.returns or "unknown"
+    if entry.bare_returns is not None and not call.args and not call.keywords:
+        spec = entry.bare_returns
     simple = _simple(spec, call, q or entry.name)
     if simple is not None:
         return simple

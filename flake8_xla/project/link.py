@@ -305,6 +305,7 @@ class Session:
         self._by_module: dict[int, tuple[str, Analyzer]] = {}
         self._entries: dict[int, list[nodes.NodeNG]] = {}
         self._params: dict[tuple[int, str], list[frozenset[Value]]] = {}
+        self._constructions: dict[int, list[tuple[Evaluator, nodes.Call]] | None] = {}
         self._roots: dict[str, list[tuple[nodes.NodeNG, Ctx | None, str]]] = {}
         self._roots_busy: list[str] = []
         #: id of a step-root function -> the index key of a module whose step calls it
@@ -632,6 +633,36 @@ class Session:
                 places = self._entries.setdefault(id(node), [])
                 if anchor not in places and len(places) < 8:
                     places.append(anchor)
+
+    def constructions(self, ev: Evaluator, klass: nodes.ClassDef
+                      ) -> list[tuple[Evaluator, nodes.Call]] | None:
+        """Calls in other project modules that build an instance of ``klass``, a top-level
+        class of ``ev``'s module (``DataConfig(root=..., drop_last=True)`` in train.py):
+        each with its module's Evaluator. None when a module that names the class cannot
+        be analyzed (what it passes is then unknown)."""
+        owner = self._by_module.get(id(ev.module))
+        if owner is None or not isinstance(klass.parent, nodes.Module):
+            return []
+        if id(klass) in self._constructions:
+            return self._constructions[id(klass)]
+        self._constructions[id(klass)] = []  # in progress: a cycle adds nothing
+        out: list[tuple[Evaluator, nodes.Call]] | None = []
+        for caller in self._callers(owner[0], [klass.name]):
+            an = self.analyzer(caller)
+            if an is None:
+                out = None
+                break
+            if an.module is ev.module:
+                continue
+            for call in an.calls_named(klass.name):
+                if len(out) >= MAX_REMOTE_SITES:
+                    out = None
+                    break
+                out.append((an.ev, call))
+            if out is None:
+                break
+        self._constructions[id(klass)] = out
+        return out
 
     def param_values(self, ev: Evaluator, func: nodes.NodeNG, param: nodes.AssignName,
                      d: int) -> list[frozenset[Value]]:

@@ -80,8 +80,11 @@ def _launched_by_importer(an: Analyzer, hops: int) -> bool:
             if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
     if not defs:
         return False
+    every = link.target == "all"
+    if _spawned_by_importer(an, link.index.callers(rel, defs, every_module=every)):
+        return True
     # (only a use inside a function can be a replica's call: ``deep``)
-    callers = link.index.callers(rel, defs, every_module=link.target == "all", deep=True)
+    callers = link.index.callers(rel, defs, every_module=every, deep=True)
     for caller in callers[:MAX_LAUNCHING_CALLERS]:
         other = link.analyzer(caller)
         if other is None or other is an or _spmd(other) or not is_multi_replica(
@@ -99,6 +102,24 @@ def _launched_by_importer(an: Analyzer, hops: int) -> bool:
                 continue
             if any(v.kind in (Kind.FUNCTION, Kind.CLASS) and v.node is not None and
                    v.node.root() is an.module for v in other.value(call.func)):
+                return True
+    return False
+
+
+def _spawned_by_importer(an: Analyzer, callers: list[str]) -> bool:
+    """An importing module starts the replicas on one of ``an``'s functions itself
+    (``from trainer import train_fn`` then ``xmp.spawn(train_fn)`` or
+    ``torch_xla.launch(train_fn)``, at the top level of a launch script)."""
+    link = an.link
+    for caller in callers[:MAX_LAUNCHING_CALLERS]:
+        other = link.analyzer(caller)
+        if other is None or other is an or _spmd(other):
+            continue
+        for call in launcher_calls(other, multi_only=True):
+            target = call.args[0] if call.args else keyword(call, "fn")
+            if target is not None and any(
+                    v.kind is Kind.FUNCTION and v.node is not None and
+                    v.node.root() is an.module for v in other.value(target)):
                 return True
     return False
 

@@ -671,7 +671,12 @@ loader = DataLoader(ds, batch_size=32, drop_last=True)
 
 DYNAMIC_CALL_NAMES = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
                                 "argwhere", "where", "pack_padded_sequence",
-                                "repeat_interleave"})
+                                "repeat_interleave", "topk", "kthvalue"})
+
+#: torch ops whose output size is a Python int argument: ``(method position, function
+#: position, keyword)`` of that argument. Passed a tensor, torch reads it on the host
+#: (``__index__``) and the output shape follows the value read.
+SIZE_ARGUMENTS = {"topk": (0, 1, "k"), "kthvalue": (0, 1, "k")}
 
 
 def _static_slice(index: nodes.NodeNG) -> bool:
@@ -901,9 +906,9 @@ class DynamicShapeOp(Rule):
     explanation = """\
 `torch.nonzero`, `masked_select`, `unique`, boolean-mask indexing `t[t > 0]` (and
 assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]`,
-`repeat_interleave` with the counts in a tensor (unless `output_size=` is given) and
-`pack_padded_sequence` with lengths on the device produce outputs whose size depends
-on the data. XLA compiles for static shapes: it has to execute the pending graph to
+`repeat_interleave` with the counts in a tensor (unless `output_size=` is given),
+`torch.topk`/`kthvalue` with `k` in a tensor and `pack_padded_sequence` with lengths
+on the device produce outputs whose size depends on the data. XLA compiles for static shapes: it has to execute the pending graph to
 learn the size, and every new size is a new graph to compile. Slicing by a number read
 back from the device in the step (`n = lengths[i].item()`, where `lengths` is a
 `.cpu()` copy of a lazy tensor, then `t[:n]`) bakes that number into the graph, so
@@ -995,6 +1000,18 @@ function).
                 if repeats is not None and subject is not None and is_lazy(subject) and \
                         is_lazy(repeats):
                     return "repeat_interleave with the repeat counts in a tensor"
+            if name in SIZE_ARGUMENTS:
+                # torch.topk(cost, k=dynamic_ks[i]): k is read from the device, and each
+                # value read is another output shape
+                method = isinstance(f, nodes.Attribute) and not an.qualname(f)
+                subject = f.expr if method else (node.args[0] if node.args else None)
+                q = an.qualname(f) or ""
+                pos_m, pos_f, kw = SIZE_ARGUMENTS[name]
+                size = argument(node, pos_m if method else pos_f, kw)
+                if size is not None and subject is not None and \
+                        (q.startswith("torch.") or (method and is_lazy(subject))) and \
+                        is_lazy(size) and is_lazy(subject):
+                    return f"{name} with k read from a tensor"
             if any(e.does("cpu_lengths") for e in entries):
                 lengths = argument(node, 1, "lengths")
                 if lengths is not None and is_lazy(lengths):

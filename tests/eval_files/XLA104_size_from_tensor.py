@@ -1,0 +1,31 @@
+"""Eval file for XLA104: an output size (topk's k) given as a tensor on the device."""
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+def match(cost, ious, num_gt):
+    top, _ = torch.topk(ious, 10, dim=1)
+    dynamic_ks = torch.clamp(top.sum(1).int(), min=1)
+    picked = torch.zeros_like(cost)
+    for i in range(num_gt):
+        _, idx = torch.topk(  # error: XLA104
+            cost[i], k=dynamic_ks[i], largest=False
+        )
+        picked[i][idx] = 1
+        best = cost[i].topk(dynamic_ks[i])  # error: XLA104
+        picked[i] += best.values.sum()
+    # Traps: a Python int k, and k read once before the step on a CPU copy.
+    _, fixed = torch.topk(cost, 5, dim=1)
+    return picked, fixed
+
+
+def train(model, loader, optimizer, num_gt):
+    device = torch_xla.device()
+    for x, y in loader:
+        cost = model(x.to(device))
+        picked, _ = match(cost, y.to(device), num_gt)
+        loss = (cost * picked).sum()
+        loss.backward()
+        xm.optimizer_step(optimizer)
+        torch_xla.sync()
