@@ -1465,6 +1465,60 @@ def test_a_config_dataclass_holds_what_another_module_constructs_it_with(
         assert ("XLA102" in found) is ragged, (name, found)
 
 
+def test_a_helper_that_xla_code_calls_only_on_its_gpu_path_is_off_the_xla_path(
+        tmp_path: Path) -> None:
+    """utils.py holds a GPU set-up function and a CUDA loss scaler (with a ``device="cuda"``
+    default); main.py, XLA code, calls them only in the ``else`` of its TPU test (one
+    through an import alias, one after an ``if tpu and not spawned / elif spawned``
+    chain whose ``else`` the XLA path never reaches): no XLA501/XLA401 there. Called on
+    the XLA path too, they are reported."""
+    utils = """\
+        import torch
+        import torch.distributed as dist
+
+
+        def init_distributed_mode(args):
+            torch.cuda.set_device(args.gpu)
+            dist.init_process_group(backend="nccl")
+
+
+        class NativeScaler:
+            def __init__(self, device="cuda"):
+                self._scaler = torch.amp.GradScaler("cuda")
+                self.device = device
+        """
+    main = """\
+        import torch
+        import torch_xla
+
+        import utils
+        from utils import NativeScaler as Scaler
+
+
+        def main(args):
+            if args.tpu and not hasattr(args, "spawned"):
+                device = torch_xla.device()
+            elif hasattr(args, "spawned"):
+                device = torch_xla.device()
+            else:
+                utils.init_distributed_mode(args)
+                device = torch.device("cuda")
+            if args.tpu:
+                scaler = None
+            else:
+                scaler = Scaler(device="cuda")
+            {extra}
+            return device, scaler
+        """
+    for name, extra, reported in (("gpu_only", "pass", False),
+                                  ("both", "utils.init_distributed_mode(args)", True)):
+        top = write(tmp_path / name, {"pyproject.toml": "", "utils.py": utils,
+                                      "main.py": main.format(extra=extra)})
+        found = {code for _, code in lint(top / "utils.py")}
+        assert ("XLA501" in found) is reported, (name, found)
+        assert ("XLA401" in found) is False or reported, (name, found)
+
+
 def test_replicas_reach_a_module_two_imports_away_through_a_renamed_import(
         tmp_path: Path) -> None:
     """``from train import run as go`` in the launcher, and train.run calls

@@ -455,9 +455,13 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
         # No call in its own module: off the path when only modules that are not XLA
         # code call it (a GPU builder beside the TPU one in a shared helper module),
         # nothing in its module names it, and it shows no XLA use of its own.
+        # The same when every call that modules which are XLA code make sits off the
+        # XLA path there (``else: utils.init_distributed_mode(args)``, the GPU path).
         link = ev.link
-        return link is not None and link.only_off_xla(ev, func) and \
-            not _named_in_module(func, ev) and not _shows_xla_use(func, ev)
+        if link is None or _named_in_module(func, ev):
+            return False
+        return (link.only_off_xla(ev, func) and not _shows_xla_use(func, ev)) or \
+            link.called_only_off_path(ev, func)
     if not all(off_xla_path(call, ev, kinds) for call, _ in sites):
         return False
     # every call of its own module is off the path: so is the function, unless a module
@@ -521,11 +525,12 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
         return False
     if isinstance(cur, kinds) and child is not cur.test:
         truth = xla_truth(cur.test, ev)
-        if truth is not None:
-            in_else = (child is cur.orelse) if isinstance(cur, nodes.IfExp) else \
-                (child in cur.orelse)
-            if in_else == truth:
-                return True
+        in_else = (child is cur.orelse) if isinstance(cur, nodes.IfExp) else \
+            (child in cur.orelse)
+        if truth is not None and in_else == truth:
+            return True
+        if truth is None and in_else and isinstance(cur, nodes.If) and _else_unreachable(cur, ev):
+            return True
     if isinstance(cur, nodes.ExceptHandler) and _catches_import_error(cur) and \
             _imports_xla(cur.parent):
         return True
@@ -535,6 +540,45 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
         idx = next(i for i, v in enumerate(cur.values) if v is child)
         if any(xla_truth(v, ev) is False for v in cur.values[:idx]):
             return True
+    return False
+
+
+def _literal(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0
+             ) -> tuple[str, bool] | None:
+    """``test`` on the XLA path as one unknown condition and its polarity: ``args.tpu
+    and not hasattr(args, "spawned")`` is ``(hasattr(args, "spawned"), False)`` when
+    ``args.tpu`` holds there; None when it is not one condition."""
+    if depth > 6 or xla_truth(test, ev) is not None:
+        return None
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        inner = _literal(test.operand, ev, depth + 1)
+        return (inner[0], not inner[1]) if inner is not None else None
+    if isinstance(test, nodes.BoolOp):
+        # the terms whose truth does not already decide nothing: ``and`` drops the true
+        # ones, ``or`` the false ones
+        neutral = test.op == "and"
+        rest = [v for v in test.values if xla_truth(v, ev) is not neutral]
+        return _literal(rest[0], ev, depth + 1) if len(rest) == 1 else None
+    return test.as_string(), True
+
+
+def _else_unreachable(branch: nodes.If, ev: Evaluator | None) -> bool:
+    """The ``else`` of an ``if``/``elif`` chain needs every test false, and on the XLA path
+    two of them are one condition and its negation (``if tpu and not spawned: ...
+    elif spawned: ... else: <the GPU path>``)."""
+    literals: list[tuple[str, bool]] = []
+    cur: nodes.NodeNG = branch
+    while isinstance(cur, nodes.If):
+        lit = _literal(cur.test, ev)
+        if lit is not None:
+            if (lit[0], not lit[1]) in literals:
+                return True
+            literals.append(lit)
+        parent = cur.parent
+        if not (isinstance(parent, nodes.If) and len(parent.orelse) == 1 and
+                parent.orelse[0] is cur):
+            break
+        cur = parent
     return False
 
 

@@ -473,6 +473,45 @@ class Session:
         rel = self._top_level_home(ev, func)
         return rel is not None and self.index.used_only_off_xla(rel, func.name)
 
+    def called_only_off_path(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
+        """Every call of ``func`` (a top-level function, or the ``__init__`` of a top-level
+        class: its constructions) in the XLA-code modules that name it sits off the XLA
+        path there (``else: utils.init_distributed_mode(args)  # the GPU path``), and
+        there is at least one."""
+        if self.target != "auto" or not isinstance(func, nodes.FunctionDef):
+            return False
+        callee: nodes.NodeNG = func
+        if func.name == "__init__" and isinstance(func.parent, nodes.ClassDef):
+            callee = func.parent
+        if not isinstance(callee.parent, nodes.Module):
+            return False
+        owner = self._by_module.get(id(ev.module))
+        if owner is None:
+            return False
+        callers = self.index.callers(owner[0], [callee.name])
+        if not callers or len(callers) > MAX_CALLERS:
+            return False
+        from flake8_xla.analysis.paths import off_xla_path
+
+        found = 0
+        for rel in callers:
+            an = self.analyzer(rel)
+            if an is None:
+                return False
+            if an.module is ev.module:
+                continue
+            spelled = {callee.name} | {alias for imp in an.module_nodes(nodes.ImportFrom)
+                                       for name, alias in imp.names
+                                       if alias and name == callee.name}
+            for call in (c for name in sorted(spelled) for c in an.calls_named(name)):
+                if not any(v.node is callee for v in an.ev.value(call.func)
+                           if v.kind in (Kind.FUNCTION, Kind.CLASS)):
+                    continue
+                if not off_xla_path(call, an.ev):
+                    return False
+                found += 1
+        return found > 0
+
     def _top_level_home(self, ev: Evaluator, func: nodes.NodeNG) -> str | None:
         """The index key of ``ev``'s module when ``func`` is one of its top-level functions
         and the project decides what is XLA code (``auto``), else None."""

@@ -102,7 +102,10 @@ XLA device.
             for target, what in self._kinds(node):
                 # A ``"cuda" if torch.cuda.is_available() else "cpu"`` choice still counts:
                 # on an XLA host it silently trains on the CPU.
-                if an.off_xla_path(target, kinds=(nodes.If, nodes.While)) or \
+                # (a default counts where its function runs: off the path with its body)
+                place = node.parent.body[0] if isinstance(node, nodes.Arguments) and \
+                    isinstance(node.parent, nodes.FunctionDef) and node.parent.body else target
+                if an.off_xla_path(place, kinds=(nodes.If, nodes.While)) or \
                         self._xla_choice(target) or self._overwritten_guard(target) or \
                         self._unread_guard(target):
                     continue

@@ -39,12 +39,21 @@ def _strategy_is_dynamic(vs: frozenset[V.Value]) -> bool:
     return False
 
 
+#: The smallest ``pad_to_multiple_of`` taken to bound the lengths to a few shapes: the 8
+#: or 16 that suit GPU tensor cores leave one graph per multiple (64 of them up to 512).
+MIN_BOUNDING_MULTIPLE = 64
+
+
 def _bounded(an, node: nodes.NodeNG | None) -> bool:
-    """``pad_to_multiple_of`` bounds the shapes: known, and never None."""
+    """``pad_to_multiple_of`` bounds the shapes: known, never None, and not a literal
+    multiple under :data:`MIN_BOUNDING_MULTIPLE`."""
     if node is None:
         return False
     vs = an.value(node)
-    return V.is_known(vs) and all(v.kind is Kind.HOST and v.qual != "none" for v in vs)
+    return V.is_known(vs) and all(
+        v.kind is Kind.HOST and v.qual != "none" and not (
+            v.text is not None and v.text.isdigit() and int(v.text) < MIN_BOUNDING_MULTIPLE)
+        for v in vs)
 
 
 #: Factories of filled tensors: concatenated to a sequence, they pad it.
@@ -122,14 +131,14 @@ class DynamicPadding(Rule):
     name = "dynamic-padding"
     message = ("dynamic padding: {what} gives each batch the length of its longest sequence, "
                "so every new length is a new graph shape and XLA recompiles; use "
-               "padding='max_length' with max_length=N (or pad_to_multiple_of to bound the "
-               "shapes)")
+               "padding='max_length' with max_length=N (or a pad_to_multiple_of of 64 or more "
+               "to bound the shapes)")
     migrate_message = ("dynamic padding: {what} gives each batch the length of its longest "
                        "sequence; with "
                        "TorchTPU every new length is a new shape, which torch.compile "
                        "(dynamic=False on the TPU backend) and the deferred eager ops compile "
-                       "again; use padding='max_length' with max_length=N (or "
-                       "pad_to_multiple_of to bound the shapes)")
+                       "again; use padding='max_length' with max_length=N (or a "
+                       "pad_to_multiple_of of 64 or more to bound the shapes)")
     UNPADDED_MESSAGE = ("dynamic padding: each input of the step loop is tokenized without "
                         "padding, so it keeps the length of its own text, a new input shape "
                         "for which XLA compiles the graphs again; pad to a fixed length "
@@ -160,7 +169,8 @@ collator = DataCollatorWithPadding(tokenizer, padding="max_length", max_length=1
 ```
 A conditional whose XLA branch picks a static strategy
 (`"max_length" if use_tpu else "longest"`) is not reported, nor is a
-`pad_to_multiple_of` that is never None.
+`pad_to_multiple_of` that is never None and at least 64 (the 8 or 16 that suit GPU
+tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
