@@ -650,6 +650,9 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
     per epoch whatever the dataset's size."""
     if isinstance(test, nodes.BoolOp) and test.op == "and":
         return any(_counter_equals_constant(v, loop, ev) for v in test.values)
+    if isinstance(test, nodes.BoolOp) and test.op == "or":
+        # ``step == last or step == warmup``: once for each term
+        return all(_counter_equals_constant(v, loop, ev) for v in test.values)
     if not (isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] == "=="):
         return False
     if not isinstance(loop, nodes.For):
@@ -666,7 +669,36 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
             return True
         return any(isinstance(a, nodes.BinOp) and a.op == "%" and counter(a.left) and
                    _epoch_fraction(a.right) for a in sides)
-    return False
+    # ``step == len(loader) - 1``, ``i == last``: the counter meets a value the loop never
+    # changes once (the last step of the epoch)
+    return any(counter(a) and _loop_invariant(b, loop, counters)
+               for a, b in (sides, sides[::-1]))
+
+
+def _loop_invariant(node: nodes.NodeNG, loop: nodes.For, counters: set[str],
+                    depth: int = 0) -> bool:
+    """Syntax only: ``node`` has one value through ``loop`` (constants, ``len(...)``,
+    arithmetic, and names or attributes that the loop never assigns)."""
+    if depth > 6:
+        return False
+    if isinstance(node, nodes.Const):
+        return isinstance(node.value, int)
+    if isinstance(node, nodes.BinOp):
+        return _loop_invariant(node.left, loop, counters, depth + 1) and \
+            _loop_invariant(node.right, loop, counters, depth + 1)
+    if isinstance(node, nodes.Call):
+        return isinstance(node.func, nodes.Name) and node.func.name == "len" and \
+            len(node.args) == 1 and not node.keywords and \
+            _loop_invariant(node.args[0], loop, counters, depth + 1)
+    base = node
+    while isinstance(base, nodes.Attribute):
+        base = base.expr
+    if not isinstance(base, nodes.Name) or base.name in counters:
+        return False
+    assigned = {n.name for n in loop.nodes_of_class(nodes.AssignName)}
+    attrs = {n.attrname for n in loop.nodes_of_class(nodes.AssignAttr)}
+    return base.name not in assigned and not (
+        isinstance(node, nodes.Attribute) and node.attrname in attrs)
 
 
 def _epoch_fraction(node: nodes.NodeNG) -> bool:

@@ -9,6 +9,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
+from flake8_xla.analysis.flows import enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.context import Finding
@@ -314,10 +315,13 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
 
         if moves(call):
             return True
-        return loop is not None and any(
+        # (in a helper that the step calls per input, its own body: ``inputs =
+        # tokenizer(text, ...)`` then ``inputs.to(device)`` in ``summarize(text)``)
+        holder = loop if loop is not None else enclosing_function(call)
+        return holder is not None and any(
             n.name in names and moves(n)
-            for n in loop.nodes_of_class(nodes.Name, skip_klass=(nodes.FunctionDef,
-                                                                 nodes.ClassDef)))
+            for n in holder.nodes_of_class(nodes.Name, skip_klass=(nodes.FunctionDef,
+                                                                   nodes.ClassDef)))
 
     def _repadded(self, call: nodes.Call, loop: nodes.NodeNG | None, names: set[str]
                   ) -> bool:

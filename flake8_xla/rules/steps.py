@@ -159,6 +159,14 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         """
         an = self.an
         steps = an.steps
+        cur = loop.parent
+        while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+            if isinstance(cur, LOOPS) and steps.has_barrier(cur) and \
+                    steps.is_training_loop(cur):
+                # micro-batches accumulated inside a step whose own optimizer step and
+                # barrier follow them (``for micro in range(4): x, y = next(it)``)
+                return True
+            cur = cur.parent
         if self._over_data(loop):
             return False  # a loop over the data is the step loop itself
         cur = loop.parent
