@@ -1471,7 +1471,7 @@ def test_a_helper_that_xla_code_calls_only_on_its_gpu_path_is_off_the_xla_path(
     default); main.py, XLA code, calls them only in the ``else`` of its TPU test (one
     through an import alias, one after an ``if tpu and not spawned / elif spawned``
     chain whose ``else`` the XLA path never reaches): no XLA501/XLA401 there. Called on
-    the XLA path too, they are reported."""
+    the XLA path too, or handed over as a value there, they are reported."""
     utils = """\
         import torch
         import torch.distributed as dist
@@ -1511,7 +1511,9 @@ def test_a_helper_that_xla_code_calls_only_on_its_gpu_path_is_off_the_xla_path(
             return device, scaler
         """
     for name, extra, reported in (("gpu_only", "pass", False),
-                                  ("both", "utils.init_distributed_mode(args)", True)):
+                                  ("both", "utils.init_distributed_mode(args)", True),
+                                  # handed over as a value on the XLA path (a spawn)
+                                  ("handed", "args.hook = utils.init_distributed_mode", True)):
         top = write(tmp_path / name, {"pyproject.toml": "", "utils.py": utils,
                                       "main.py": main.format(extra=extra)})
         found = {code for _, code in lint(top / "utils.py")}
@@ -2329,3 +2331,20 @@ def test_callers_of_a_widely_imported_module_are_looked_for_within_a_bound(
     assert 0 < len(found) <= 64
     assert found == sorted(found) and found[0] == "run_000.py"
     assert ix.attr_callers("trainer.py", ["fit"]) == []
+
+
+def test_other_modules_are_read_without_their_syntax_warnings(tmp_path: Path) -> None:
+    """A project module that Python warns about (``1if x else 2``: "invalid decimal
+    literal") is read for context without printing that warning: only the checked
+    file's problems are reported."""
+    import warnings
+
+    top = write(tmp_path / "p", {
+        "pyproject.toml": "",
+        "helper.py": "Z = 1if True else 2\n\n\ndef f(x):\n    return x\n",
+        "main.py": "import torch_xla\nfrom helper import f\n\nprint(f(torch_xla.device()))\n",
+    })
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lint(top / "main.py")
+    assert not [w for w in caught if issubclass(w.category, SyntaxWarning)], caught

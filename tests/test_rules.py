@@ -247,3 +247,20 @@ def test_opt_in_rules_are_off_unless_selected_by_a_longer_prefix() -> None:
                for code in OPT_IN)
     assert "XLA302" in {c for _, c in actual_findings(path, Options(selected=("XLA", "XLA302")))}
     assert "XLA302" in {c for _, c in actual_findings(path, Options(selected=("XLA3",)))}
+
+
+def test_a_value_converted_when_it_is_a_tensor_is_read_once() -> None:
+    """``wandb.log({k: (v.item() if torch.is_tensor(v) else v) ...})``: the ``.item()`` is
+    the one host read; the logging call then gets host numbers only (no second finding)."""
+    source = (
+        "import torch\nimport torch_xla\nimport torch_xla.distributed.parallel_loader as pl\n"
+        "import wandb\n\n\ndef fit(model, optimizer, loader):\n"
+        "    device = torch_xla.device()\n"
+        "    for x, y in pl.MpDeviceLoader(loader, device):\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        loss.backward()\n        optimizer.step()\n"
+        "        metrics = {'loss': loss, 'lr': 0.1}\n"
+        "        wandb.log({k: (v.item() if torch.is_tensor(v) else v) "
+        "for k, v in metrics.items()})\n")
+    found = [f for f in lint_source(source, "t.py", Options(version=(2, 9))) if f.line == 14]
+    assert [f.code for f in found] == ["XLA201"], [f.message for f in found]

@@ -515,6 +515,10 @@ class Evaluator:
             if any((self.qualname(k) or "") in ("torch.Tensor", "torch.nn.Parameter")
                    for k in kinds):
                 return test.args[0].name
+        if isinstance(test, nodes.Call) and len(test.args) == 1 and \
+                isinstance(test.args[0], nodes.Name) and \
+                self.qualname(test.func) == "torch.is_tensor":
+            return test.args[0].name  # ``v.item() if torch.is_tensor(v) else v``
         if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
                 test.func.name == "hasattr" and len(test.args) == 2 and \
                 isinstance(test.args[0], nodes.Name) and \

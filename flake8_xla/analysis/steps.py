@@ -917,6 +917,8 @@ class Steps:
                          or off_xla_path(node, self.ev)):
                 skip.update(id(n) for n in node.nodes_of_class(nodes.NodeNG))
                 continue
+            if isinstance(node, nodes.If) and isinstance(anchor, LOOPS):
+                skip.update(self._evaluation_branch_nodes(node))
             out.append((node, ctx, False))
             if isinstance(node, nodes.Call) and depth < MAX_CALL_DEPTH:
                 for func, fctx in self.ev.functions_called(node, ctx):
@@ -934,6 +936,24 @@ class Steps:
                         continue
                     seen.add(hash(key))
                     self._collect(self.function_body(func), func, fctx, depth + 1, out, seen)
+
+    def _evaluation_branch_nodes(self, branch: nodes.If) -> set[int]:
+        """Nodes of a branch of ``branch`` that runs a whole pass over data of its own (an
+        inline evaluation, ``if step % 1000 == 0:`` then a loop over the validation
+        loader), other than that loop's: they run once per pass, as the body of a
+        ``validate()`` that the step calls does (see :meth:`runs_own_steps`)."""
+        out: set[int] = set()
+        for block in (branch.body, branch.orelse):
+            passes = [lp for st in block for lp in [st, *self.walk_shallow(st)]
+                      if isinstance(lp, nodes.For) and self._iterates_data(lp) and
+                      self.is_step_loop(lp)]
+            if not passes:
+                continue
+            kept = {id(n) for lp in passes for n in lp.nodes_of_class(nodes.NodeNG)}
+            for st in block:
+                out.update(id(n) for n in st.nodes_of_class(nodes.NodeNG)
+                           if id(n) not in kept)
+        return out
 
     def iterates_parameters(self, it: nodes.NodeNG) -> bool:
         """``model.parameters()``, ``named_parameters()``, ``state_dict()`` (or their items)."""

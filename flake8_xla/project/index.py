@@ -39,6 +39,7 @@ import hashlib
 import os
 import re
 import tokenize
+import warnings
 from collections import deque
 from collections.abc import Iterable
 from functools import lru_cache
@@ -66,6 +67,16 @@ _TOP_IMPORT = re.compile(
     rb"^(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)"
     rb"|import[ \t]+([^\n#;]+))", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def parse_quietly(text: str, filename: str) -> ast.Module:
+    """``ast.parse`` of another project module, without the SyntaxWarnings (invalid
+    escapes, ``is`` with a literal) that Python prints for that module's own code: the
+    linter reads it for context, and only the checked files' problems are reported.
+    Raises what ``ast.parse`` raises (SyntaxError, ValueError, RecursionError)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename)
 
 
 def _import_hints(raw: bytes) -> list[str]:
@@ -361,7 +372,7 @@ class ProjectIndex:
                 raw = fh.read(MAX_BYTES + 1)
             if len(raw) <= MAX_BYTES:
                 text = _decode(raw)
-                tree = ast.parse(text, str(rel))
+                tree = parse_quietly(text, str(rel))
                 found = summarize(tree, text)
                 facts = FileFacts(tree)
         except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):

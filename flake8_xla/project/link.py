@@ -52,7 +52,7 @@ from flake8_xla.analysis import values as V
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, join, one
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.imports import ImportTable
-from flake8_xla.project.index import MAX_BYTES, ProjectIndex, _decode
+from flake8_xla.project.index import MAX_BYTES, ProjectIndex, _decode, parse_quietly
 
 if TYPE_CHECKING:
     from flake8_xla.analysis import Analyzer
@@ -146,7 +146,7 @@ def _tree(index: ProjectIndex, rel: str) -> tuple[nodes.Module, ImportTable, str
             raw = fh.read(MAX_BYTES + 1)
         if len(raw) <= MAX_BYTES:
             text = _decode(raw)
-            tree = ast.parse(text, str(index.path(rel)))
+            tree = parse_quietly(text, str(index.path(rel)))
             found = (build_module(text, "flake8_xla_checked", tree), ImportTable(tree), text)
     except Exception:  # noqa: BLE001 - a module that cannot be built is not followed
         found = None
@@ -503,7 +503,12 @@ class Session:
             spelled = {callee.name} | {alias for imp in an.module_nodes(nodes.ImportFrom)
                                        for name, alias in imp.names
                                        if alias and name == callee.name}
-            for call in (c for name in sorted(spelled) for c in an.calls_named(name)):
+            calls = [c for name in sorted(spelled) for c in an.calls_named(name)]
+            uses = [n for n in an.module_nodes((nodes.Name, nodes.Attribute))
+                    if (n.name if isinstance(n, nodes.Name) else n.attrname) in spelled]
+            if len(uses) > len(calls):
+                return False  # also handed over as a value (``xmp.spawn(_mp_fn)``)
+            for call in calls:
                 if not any(v.node is callee for v in an.ev.value(call.func)
                            if v.kind in (Kind.FUNCTION, Kind.CLASS)):
                     continue

@@ -129,13 +129,28 @@ def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | Non
     """The loop (or what it calls, inner loops included) all-reduces the gradients; with
     ``step``, on a path that also runs that step (not in the other branch of an ``if``)."""
     site: nodes.NodeNG | None = None
+    # the optimizer that ``step`` steps: ``opt.step()``, or ``scaler.step(opt)``
+    stepped = None
+    if isinstance(step, nodes.Call) and isinstance(step.func, nodes.Attribute):
+        stepped = (step.args[0] if step.args else step.func.expr).as_string()
     for c, cx in an.steps.calls_in(loop, into_loops=True):
         if loop.parent_of(c):
             site = c  # a call of the loop itself; those after it, until the next, run in it
         if an.does(c, "reduce_gradients", cx) and (
-                step is None or site is None or _same_block(site, step)):
+                step is None or site is None or _same_block(site, step)) and \
+                not _other_optimizer(an, c, stepped):
             return True
     return False
+
+
+def _other_optimizer(an: Analyzer, call: nodes.Call, stepped: str | None) -> bool:
+    """``xm.optimizer_step(opt_d)`` / ``xm.reduce_gradients(opt_d)`` all-reduce the
+    gradients of that optimizer's parameters only: not those of ``stepped``
+    (``opt_g.step()`` of a GAN's other optimizer)."""
+    if stepped is None or not call.args or not (an.qualname(call.func) or "").endswith(
+            ("xla_model.optimizer_step", "xla_model.reduce_gradients")):
+        return False
+    return call.args[0].as_string() != stepped
 
 
 def wraps_model(an: Analyzer) -> bool:
