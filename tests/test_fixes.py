@@ -310,3 +310,50 @@ def test_fix_sweep_never_produces_code_that_fails_to_parse() -> None:
     report = sweep.run_command(files)
     assert report["broken"] == 0 and not report["traceback"], report
     assert report["changed"] >= 20, report
+
+
+def test_padding_fix_only_touches_calls_that_take_a_padding_strategy() -> None:
+    """XLA101 reports a tensor factory sized by the batch's longest item in a collate
+    function; it takes no ``padding=``, so the unsafe fix leaves it alone (and still sets
+    ``padding="max_length"`` on a tokenizer call)."""
+    src = ("import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader\n"
+           "def collate(batch):\n"
+           "    n = max(len(ids) for ids in batch)\n"
+           "    return torch.full((len(batch), n), 0)\n"
+           "def tokens(tokenizer, texts):\n"
+           "    return tokenizer(texts, padding='longest')\n")
+
+    def lint(text: str) -> list[Target]:
+        return [Target(f.line, f.col, f.code) for f in lint_source(text, "t.py")
+                if f.code == "XLA101"]
+
+    assert [t.line for t in lint(src)] == [6, 8]
+    result = fix_until_stable(src, lint, version=(2, 9), unsafe=True)
+    assert "torch.full((len(batch), n), 0)\n" in result.text
+    assert "padding='max_length'" in result.text
+    assert [(t.line, t.code) for t in result.remaining] == [(6, "XLA101")]
+
+
+def test_drop_last_fix_leaves_evaluation_and_prediction_loaders_whole() -> None:
+    """XLA102's unsafe fix adds ``drop_last=True`` to a loader that shuffles or takes a
+    sampler (training), never to one that does neither (a test or prediction loader,
+    whose dropped rows would be missing predictions)."""
+    src = ("import torch_xla\nimport torch_xla.distributed.parallel_loader as pl\n"
+           "from torch.utils.data import DataLoader\n"
+           "def fit(model, opt, train_ds, test_ds):\n"
+           "    device = torch_xla.device()\n"
+           "    train = DataLoader(train_ds, batch_size=64, shuffle=True)\n"
+           "    test = DataLoader(test_ds, batch_size=64)\n"
+           "    for loader in (train, test):\n"
+           "        for x, y in pl.MpDeviceLoader(loader, device):\n"
+           "            model(x).sum().backward()\n"
+           "            opt.step()\n")
+
+    def lint(text: str) -> list[Target]:
+        return [Target(f.line, f.col, f.code) for f in lint_source(text, "t.py")
+                if f.code == "XLA102"]
+
+    assert [t.line for t in lint(src)] == [6, 7]
+    result = fix_until_stable(src, lint, version=(2, 9), unsafe=True)
+    assert "DataLoader(train_ds, batch_size=64, shuffle=True, drop_last=True)" in result.text
+    assert "DataLoader(test_ds, batch_size=64)\n" in result.text

@@ -45,8 +45,9 @@ FIX_SAFETY: dict[str, str] = {
     "XLA102": (
         "Adds `drop_last=True` to the `DataLoader` (`dataloader_drop_last=True` to "
         "`TrainingArguments`). Unsafe: the last, smaller batch of every epoch is no "
-        "longer trained on, which changes the data order and the step count (for "
-        "evaluation, pad the last batch instead)."),
+        "longer trained on, which changes the data order and the step count. Only a "
+        "loader that shuffles (`shuffle=True`) or takes a `sampler=` is changed: an "
+        "evaluation or prediction loader keeps every row (pad its last batch instead)."),
     "XLA201": (
         "Moves the statement that reads the tensor (a `print(...)`, a logging call) into "
         "`xm.add_step_closure(lambda loss, step: ..., args=(loss, step))`, passing the "

@@ -378,8 +378,15 @@ def fix_ragged_last_batch(ctx: FixContext, target: Target) -> list[Edit]:
     call = _first(ctx.at(target), cst.Call)
     if call is None or has_star_args(call):
         return []
-    name = "dataloader_drop_last" if "TrainingArguments" in (last_name(call.func) or "") \
-        else "drop_last"
+    args = "TrainingArguments" in (last_name(call.func) or "")
+    shuffled = keyword_arg(call, "shuffle")
+    if not args and keyword_arg(call, "sampler") is None and not (
+            shuffled is not None and isinstance(shuffled.value, cst.Name) and
+            shuffled.value.value == "True"):
+        # an evaluation or prediction loader (no shuffle, no sampler): dropping its last
+        # rows would lose predictions (a submission short of rows); pad it instead
+        return []
+    name = "dataloader_drop_last" if args else "drop_last"
     return [Edit(call, lambda updated: with_keyword(updated, name,  # type: ignore[arg-type]
                                                     cst.Name("True")), UNSAFE)]
 
@@ -519,6 +526,11 @@ def fix_host_sync(ctx: FixContext, target: Target) -> list[Edit]:
 
 
 # XLA101 ------------------------------------------------------------------------------
+#: Calls that XLA101 reports but that take no ``padding=`` strategy.
+NOT_PADDING_CALLS = frozenset({"pad_sequence", "batch_by_size", "full", "zeros", "ones",
+                               "empty", "new_full", "new_zeros", "new_ones", "new_empty"})
+
+
 def fix_dynamic_padding(ctx: FixContext, target: Target) -> list[Edit]:
     """XLA101: ``padding='max_length'`` and, when the call sets none, ``max_length=512``."""
     call: cst.Call | None = None
@@ -531,8 +543,8 @@ def fix_dynamic_padding(ctx: FixContext, target: Target) -> list[Edit]:
         if isinstance(node, cst.Call):
             call = node
             break
-    if call is None or has_star_args(call) or last_name(call.func) == "pad_sequence":
-        return []
+    if call is None or has_star_args(call) or last_name(call.func) in NOT_PADDING_CALLS:
+        return []  # (no padding= to set: a pad_sequence, a token budget, a tensor factory)
     like = _string_arg_like(call)
 
     def static(updated: cst.CSTNode) -> cst.CSTNode:

@@ -64,6 +64,19 @@ _FILLER_METHODS = frozenset({"new_full", "new_zeros", "new_ones", "new_empty"})
 UNPADDED = "tokenizing each input without padding"
 
 
+_FILLER_NAMES = frozenset({"full", "zeros", "ones", "empty"}) | _FILLER_METHODS
+
+
+def _longest(node: nodes.NodeNG) -> bool:
+    """``max(len(s) for s in seqs)`` / ``max([len(s) ...])`` / ``max(map(len, seqs))``:
+    the longest length of the items."""
+    if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and
+            node.func.name == "max" and len(node.args) == 1):
+        return False
+    return any(isinstance(n, nodes.Name) and n.name == "len"
+               for n in node.args[0].nodes_of_class(nodes.Name))
+
+
 def _filler(an: Analyzer, call: nodes.Call) -> bool:
     """A tensor filled to a computed size (``torch.full((1, n - len), pad)``,
     ``ids.new_zeros(1, pad_len)``): a padding, not the one-token step of a growing mask
@@ -205,6 +218,10 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         """(node, what) of the dynamic padding this call asks for, else None."""
         an = self.an
         q = an.qualname(call.func) or ""
+        if (q in _FILLERS or isinstance(call.func, nodes.Attribute) and not q and
+                call.func.attrname in _FILLER_METHODS) and self._sized_by_longest(call) and \
+                self._in_collate_fn(call):
+            return call, "a batch tensor sized by max(len(...)) in the collate function"
         if q.startswith(NOT_TOKENIZERS) and q != PAD_SEQUENCE:
             return None  # nn.Conv2d(padding=1), F.pad, torchvision transforms
         if q in PADDING_COLLATORS:
@@ -371,7 +388,8 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             f.name if isinstance(f, nodes.Name) else "")
         if isinstance(f, nodes.Name):
             name = (self.an.imports.resolve(name) or name).rsplit(".", 1)[-1]
-        if name in ("pad", "pad_sequence", "batch_by_size") or "Collator" in name:
+        if name in ("pad", "pad_sequence", "batch_by_size") or "Collator" in name or \
+                name in _FILLER_NAMES:
             return True
         return any(k.arg in ("padding", "max_tokens", "return_tensors")
                    for k in call.keywords or ())
@@ -410,6 +428,22 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         if pad is None:
             return True
         return _strategy_is_dynamic(an.value(pad))
+
+    def _sized_by_longest(self, call: nodes.Call) -> bool:
+        """A size argument of the factory is the batch's longest length: ``max(len(s)
+        for s in seqs)`` written there, or a name of its function bound once to it."""
+        sizes = [keyword(call, "size"), *call.args[:2]]
+        for size in (s for s in sizes if s is not None):
+            parts = size.elts if isinstance(size, (nodes.Tuple, nodes.List)) else [size]
+            for part in parts:
+                if isinstance(part, nodes.Name):
+                    binds = self.an.ev.bindings(part)
+                    if len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and \
+                            isinstance(binds[0].parent, nodes.Assign):
+                        part = binds[0].parent.value
+                if _longest(part):
+                    return True
+        return False
 
     def _in_collate_fn(self, call: nodes.Call) -> bool:
         """``pad_sequence`` in a collate function whose batches keep the padded length.
