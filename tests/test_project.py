@@ -2348,3 +2348,20 @@ def test_other_modules_are_read_without_their_syntax_warnings(tmp_path: Path) ->
         warnings.simplefilter("always")
         lint(top / "main.py")
     assert not [w for w in caught if issubclass(w.category, SyntaxWarning)], caught
+
+
+def test_an_interpreters_own_library_is_not_a_project(tmp_path: Path) -> None:
+    """A Python installation inside a git checkout (``~/.pyenv`` is one): the files of its
+    ``lib/python3.11`` belong to no project, and a scan from the checkout's root leaves
+    that folder out, so nothing indexes the interpreter's tens of thousands of files."""
+    top = write(tmp_path / "pyenv", {
+        ".git/HEAD": "ref: refs/heads/master\n",
+        "versions/3.11.7/lib/python3.11/os.py": "import sys\n",
+        "versions/3.11.7/lib/python3.11/site.py": "import os\n",
+        "versions/3.11.7/lib/python3.11/__future__.py": "all_feature_names = []\n",
+        "plugins/tool.py": "import os\n",
+    })
+    assert find_root(top / "versions/3.11.7/lib/python3.11/__future__.py") is None
+    assert find_root(top / "plugins/tool.py") is not None
+    ix = ProjectIndex(find_root(top / "plugins/tool.py"))
+    assert not [rel for rel in ix.files if "python3.11" in rel], sorted(ix.files)

@@ -11,18 +11,23 @@ top-level package, resolved from the ``site-packages`` folder.
 Nothing outside the root is ever read. Folders that hold no project code are not part
 of it: virtual environments and build output (ruff's default ``exclude`` plus
 ``__pycache__``), hidden folders, folders that are a project of their own (they hold a
-marker) and folders with a ``pyvenv.cfg``.
+marker), folders with a ``pyvenv.cfg``, and an interpreter's standard library
+(``lib/python3.11``, which holds ``os.py`` and ``site.py``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 INSTALL_DIRS = frozenset({"site-packages", "dist-packages"})
+#: ``lib/python3.11``: the standard library of a Python installation (a pyenv or conda
+#: prefix inside a git checkout is not a project).
+_STDLIB_DIR = re.compile(r"python\d+(\.\d+)?")
 #: Folders that hold no project code (ruff's default ``exclude`` and caches).
 SKIP_DIRS = frozenset({
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
@@ -106,6 +111,10 @@ def find_root(file: str | os.PathLike[str]) -> Root | None:
         return None
     if any(part in SKIP_DIRS or part.startswith(".") for part in rel.parts):
         return None
+    parts = rel.parts
+    if any(parts[i].lower() == "lib" and _STDLIB_DIR.fullmatch(parts[i + 1].lower())
+           for i in range(len(parts) - 1)):
+        return None  # an interpreter's own library, not project code
     return root
 
 
@@ -115,4 +124,5 @@ def skipped_dir(name: str, entries: set[str] | None = None) -> bool:
     if name in SKIP_DIRS or name.startswith("."):
         return True
     return entries is not None and (any(m in entries for m in MARKERS) or
-                                    "pyvenv.cfg" in entries)
+                                    "pyvenv.cfg" in entries or
+                                    {"os.py", "site.py"} <= entries)  # a stdlib folder
