@@ -6,6 +6,7 @@ import ast
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,15 @@ FIXABLE = [r for r in ALL_RULES if r.fix != "none"]
 SAFE = [r for r in FIXABLE if r.fix == "safe"]
 #: Safe rules whose finding also has an unsafe part (XLA506: the loader workers).
 PARTLY_UNSAFE = {"XLA506"}
+
+
+def linter(code: str | None = None) -> Callable[[str], list[Target]]:
+    """The ``lint`` that :func:`fix_until_stable` takes: every finding of a text (or only
+    ``code``'s) as fix targets."""
+    def lint(text: str) -> list[Target]:
+        return [Target(f.line, f.col, f.code) for f in lint_source(text, "t.py")
+                if code is None or f.code == code]
+    return lint
 
 
 def _codes(path: Path, options: Options | None = None) -> list[str]:
@@ -165,8 +175,7 @@ def test_import_forms_and_the_removed_apis() -> None:
            "    optimizer_step(opt)\n"
            "    mark_step()\n")
 
-    def lint(text: str) -> list[Target]:
-        return [Target(f.line, f.col, f.code) for f in lint_source(text, "t.py")]
+    lint = linter()
 
     result = fix_until_stable(src, lint, version=(2, 9))
     assert result.text == (
@@ -197,8 +206,7 @@ def test_cuda_devices_and_autocast_forms() -> None:
            "    with torch.autocast(device_type='cuda'):\n"
            "        pass\n")
 
-    def lint(text: str) -> list[Target]:
-        return [Target(f.line, f.col, f.code) for f in lint_source(text, "t.py")]
+    lint = linter()
 
     safe = fix_until_stable(src, lint, version=(2, 9))
     assert safe.text == (
@@ -226,9 +234,7 @@ def test_host_sync_moves_only_statements_whose_value_is_not_used() -> None:
            "            break\n"
            "        torch_xla.sync()\n")
 
-    def lint(text: str) -> list[Target]:
-        return [Target(f.line, f.col, f.code) for f in lint_source(text, "t.py")
-                if f.code == "XLA201"]
+    lint = linter("XLA201")
 
     result = fix_until_stable(src, lint, version=(2, 9), unsafe=True)
     assert ("        xm.add_step_closure(lambda log, step, loss: log.info('%d %f', step, "
@@ -247,8 +253,7 @@ def test_a_fix_that_would_not_compile_is_never_kept(monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(rules.FIXERS, "XLA508", broken)
     src = "import torch_xla.core.xla_model as xm\nxm.mark_step()\n"
 
-    def lint(text: str) -> list[Target]:
-        return [Target(f.line, f.col, f.code) for f in lint_source(text, "t.py")]
+    lint = linter()
 
     result = fix_until_stable(src, lint, version=(2, 9))
     assert result.text == src and result.fixed == 0 and "would not compile" in result.error
@@ -323,9 +328,7 @@ def test_padding_fix_only_touches_calls_that_take_a_padding_strategy() -> None:
            "def tokens(tokenizer, texts):\n"
            "    return tokenizer(texts, padding='longest')\n")
 
-    def lint(text: str) -> list[Target]:
-        return [Target(f.line, f.col, f.code) for f in lint_source(text, "t.py")
-                if f.code == "XLA101"]
+    lint = linter("XLA101")
 
     assert [t.line for t in lint(src)] == [6, 8]
     result = fix_until_stable(src, lint, version=(2, 9), unsafe=True)
@@ -349,9 +352,7 @@ def test_drop_last_fix_leaves_evaluation_and_prediction_loaders_whole() -> None:
            "            model(x).sum().backward()\n"
            "            opt.step()\n")
 
-    def lint(text: str) -> list[Target]:
-        return [Target(f.line, f.col, f.code) for f in lint_source(text, "t.py")
-                if f.code == "XLA102"]
+    lint = linter("XLA102")
 
     assert [t.line for t in lint(src)] == [6, 7]
     result = fix_until_stable(src, lint, version=(2, 9), unsafe=True)

@@ -19,6 +19,8 @@ raises for the checked code's sake (an astroid failure means "unknown").
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from astroid import nodes
 
 from flake8_xla.analysis import values as V
@@ -140,17 +142,14 @@ class Analyzer:
 
     def calls_named(self, name: str) -> list[nodes.Call]:
         """Every call in the module whose callee is ``name`` or ``<obj>.name``."""
-        found = self._shared.get("calls_by_name")
-        if found is None:
-            table: dict[str, list[nodes.Call]] = {}
-            for call in self.module_nodes(nodes.Call):
-                f = call.func
-                key = f.name if isinstance(f, nodes.Name) else (
-                    f.attrname if isinstance(f, nodes.Attribute) else None)
-                if key:
-                    table.setdefault(key, []).append(call)
-            found = self._shared["calls_by_name"] = table
-        return found.get(name, [])
+        return self.ev.calls_named(name)
+
+    def spellings(self, names: Iterable[str]) -> set[str]:
+        """``names`` and the local names that ``from m import name as alias`` gives them in
+        this module: every way its calls may spell them."""
+        wanted = set(names)
+        return wanted | {alias for imp in self.module_nodes(nodes.ImportFrom)
+                         for name, alias in imp.names if alias and name in wanted}
 
     # ------------------------------------------------------------------ values
     def value(self, node: nodes.NodeNG | None, ctx: Ctx | None = None) -> frozenset[Value]:

@@ -29,7 +29,15 @@ from astroid import nodes
 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import ApiModel, Entry
-from flake8_xla.analysis.names import QualNames, const_str, keyword, lookup, runs_before, source_key
+from flake8_xla.analysis.names import (
+    QualNames,
+    callee_name,
+    const_str,
+    keyword,
+    lookup,
+    runs_before,
+    source_key,
+)
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 from flake8_xla.imports import canonical
 
@@ -141,13 +149,6 @@ class Ctx:
 
 
 _SYNTAX_ATTR = "_flake8_xla_syntax"
-
-
-def _last_name(func: nodes.NodeNG) -> str | None:
-    """The callee's last name: ``f`` of ``f(...)`` and of ``mod.f(...)``."""
-    if isinstance(func, nodes.Name):
-        return func.name
-    return func.attrname if isinstance(func, nodes.Attribute) else None
 
 
 def _is_dataclass(klass: nodes.ClassDef, ev: Evaluator) -> bool:
@@ -330,6 +331,7 @@ class Evaluator:
         # Tables that depend on the tree alone (scope lookups, walks) are kept with the
         # tree (see syntax_cache), so every session that analyses it shares them.
         shared = syntax_cache(module)
+        self._shared = shared
         self._bindings: dict[int, list[nodes.NodeNG]] = shared.setdefault("bindings", {})
         self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
         self._class_attrs: dict[int, dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = shared.setdefault(
@@ -1114,6 +1116,19 @@ class Evaluator:
                 out.append(classes[0])
         return out
 
+    def calls_named(self, name: str) -> list[nodes.Call]:
+        """Every call in the module whose callee is ``name`` or ``<obj>.name``, in order
+        (one walk per tree, kept with it: see :func:`syntax_cache`)."""
+        found = self._shared.get("calls_by_name")
+        if found is None:
+            table: dict[str, list[nodes.Call]] = {}
+            for call in self.module_nodes(nodes.Call):
+                key = callee_name(call.func)
+                if key:
+                    table.setdefault(key, []).append(call)
+            found = self._shared["calls_by_name"] = table
+        return found.get(name, [])
+
     def _method_names(self) -> frozenset[str]:
         """Names of the methods the module's classes define (a call ``x.name()`` can only
         run one of them if its name is here)."""
@@ -1642,8 +1657,7 @@ class Evaluator:
             return None
         position = fields.index(stmt) if not klass.bases else None
         sites: list[tuple[Evaluator, nodes.Call]] = [
-            (self, c) for c in self.module_nodes(nodes.Call)
-            if _last_name(c.func) == klass.name]
+            (self, c) for c in self.calls_named(klass.name)]
         if self.link is not None:
             remote = self.link.constructions(self, klass)
             if remote is None:
@@ -1673,7 +1687,7 @@ class Evaluator:
     def _field_default(self, stmt: nodes.AnnAssign, d: int) -> frozenset[Value]:
         """A dataclass field's default: ``= value``, or ``field(default=value)``."""
         value = stmt.value
-        if isinstance(value, nodes.Call) and _last_name(value.func) == "field":
+        if isinstance(value, nodes.Call) and callee_name(value.func) == "field":
             value = keyword(value, "default")
         return self.value(value, None, d) if value is not None else UNKNOWN_SET
 

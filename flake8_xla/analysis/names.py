@@ -36,6 +36,13 @@ def const_str(node: nodes.NodeNG | None) -> str | None:
     return None
 
 
+def callee_name(func: nodes.NodeNG) -> str | None:
+    """The callee's last name: ``f`` of ``f(...)`` and of ``obj.f(...)``, else None."""
+    if isinstance(func, nodes.Name):
+        return func.name
+    return func.attrname if isinstance(func, nodes.Attribute) else None
+
+
 def keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
     """The value passed to keyword ``name`` of ``call``, else None."""
     for kw in call.keywords or ():

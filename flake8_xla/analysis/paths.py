@@ -671,33 +671,35 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
                    _epoch_fraction(a.right) for a in sides)
     # ``step == len(loader) - 1``, ``i == last``: the counter meets a value the loop never
     # changes once (the last step of the epoch)
-    return any(counter(a) and _loop_invariant(b, loop, counters)
+    if not any(counter(a) for a in sides):
+        return False
+    # (the names the loop assigns, which the counter (one of them) may not meet)
+    assigned = {n.name for n in loop.nodes_of_class(nodes.AssignName)}
+    attrs = {n.attrname for n in loop.nodes_of_class(nodes.AssignAttr)}
+    return any(counter(a) and _loop_invariant(b, assigned, attrs)
                for a, b in (sides, sides[::-1]))
 
 
-def _loop_invariant(node: nodes.NodeNG, loop: nodes.For, counters: set[str],
+def _loop_invariant(node: nodes.NodeNG, assigned: set[str], attrs: set[str],
                     depth: int = 0) -> bool:
-    """Syntax only: ``node`` has one value through ``loop`` (constants, ``len(...)``,
-    arithmetic, and names or attributes that the loop never assigns)."""
+    """Syntax only: ``node`` has one value through a loop that assigns the names
+    ``assigned`` (its counters among them) and the attributes ``attrs``: constants,
+    ``len(...)``, arithmetic, and names or attributes the loop never assigns."""
     if depth > 6:
         return False
     if isinstance(node, nodes.Const):
         return isinstance(node.value, int)
     if isinstance(node, nodes.BinOp):
-        return _loop_invariant(node.left, loop, counters, depth + 1) and \
-            _loop_invariant(node.right, loop, counters, depth + 1)
+        return _loop_invariant(node.left, assigned, attrs, depth + 1) and \
+            _loop_invariant(node.right, assigned, attrs, depth + 1)
     if isinstance(node, nodes.Call):
         return isinstance(node.func, nodes.Name) and node.func.name == "len" and \
             len(node.args) == 1 and not node.keywords and \
-            _loop_invariant(node.args[0], loop, counters, depth + 1)
+            _loop_invariant(node.args[0], assigned, attrs, depth + 1)
     base = node
     while isinstance(base, nodes.Attribute):
         base = base.expr
-    if not isinstance(base, nodes.Name) or base.name in counters:
-        return False
-    assigned = {n.name for n in loop.nodes_of_class(nodes.AssignName)}
-    attrs = {n.attrname for n in loop.nodes_of_class(nodes.AssignAttr)}
-    return base.name not in assigned and not (
+    return isinstance(base, nodes.Name) and base.name not in assigned and not (
         isinstance(node, nodes.Attribute) and node.attrname in attrs)
 
 

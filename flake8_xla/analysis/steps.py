@@ -39,7 +39,7 @@ from flake8_xla.analysis.flows import (
     enclosing_function,
     syntax_cache,
 )
-from flake8_xla.analysis.names import keyword
+from flake8_xla.analysis.names import callee_name, keyword
 from flake8_xla.analysis.paths import off_xla_path, runs_once
 from flake8_xla.analysis.values import Kind
 
@@ -98,10 +98,7 @@ class Steps:
     # ------------------------------------------------------------------ calls
     def update_kind(self, call: nodes.Call, ctx: Ctx | None = None) -> str | None:
         """``"backward"``, ``"optimizer_step"`` or ``"scaler_step"`` for an update call."""
-        f = call.func
-        name = f.attrname if isinstance(f, nodes.Attribute) else (
-            f.name if isinstance(f, nodes.Name) else None)
-        if name not in UPDATE_NAMES:
+        if callee_name(call.func) not in UPDATE_NAMES:
             return None  # syntax first (the API model's update calls all end in these)
         for e in self.ev.call_entries(call, ctx):
             for eff in ("backward", "optimizer_step", "scaler_step"):

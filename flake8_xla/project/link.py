@@ -500,9 +500,7 @@ class Session:
                 return False
             if an.module is ev.module:
                 continue
-            spelled = {callee.name} | {alias for imp in an.module_nodes(nodes.ImportFrom)
-                                       for name, alias in imp.names
-                                       if alias and name == callee.name}
+            spelled = an.spellings([callee.name])
             calls = [c for name in sorted(spelled) for c in an.calls_named(name)]
             uses = [n for n in an.module_nodes((nodes.Name, nodes.Attribute))
                     if (n.name if isinstance(n, nodes.Name) else n.attrname) in spelled]

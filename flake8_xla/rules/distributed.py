@@ -9,6 +9,7 @@ from astroid import nodes
 from flake8_xla.analysis import Analyzer, Kind, const_str, has_star_kwargs, keyword, source_key
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function
+from flake8_xla.analysis.names import callee_name
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
 from flake8_xla.rules.base import Rule
@@ -92,13 +93,9 @@ def _launched_by_importer(an: Analyzer, hops: int) -> bool:
             continue
         # the calls spelled with a name of the module, or with the name an import gives
         # one of them (``from train import run as go``): only those are evaluated
-        spelled = set(defs) | {alias for imp in other.module_nodes(nodes.ImportFrom)
-                               for name, alias in imp.names if alias and name in defs}
+        spelled = other.spellings(defs)
         for call in other.module_nodes(nodes.Call):
-            func = call.func
-            last = func.name if isinstance(func, nodes.Name) else \
-                func.attrname if isinstance(func, nodes.Attribute) else None
-            if last not in spelled or enclosing_function(call) is None:
+            if callee_name(call.func) not in spelled or enclosing_function(call) is None:
                 continue
             if any(v.kind in (Kind.FUNCTION, Kind.CLASS) and v.node is not None and
                    v.node.root() is an.module for v in other.value(call.func)):

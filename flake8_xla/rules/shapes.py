@@ -11,6 +11,7 @@ from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
+from flake8_xla.analysis.names import callee_name
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, may_update, words
@@ -740,10 +741,7 @@ def _may_be_dynamic(node: nodes.NodeNG) -> bool:
     """Syntax only: a call named like a dynamic-shape op, or an index that is not a
     constant or a constant slice (what :meth:`DynamicShapeOp._kind` can report)."""
     if isinstance(node, nodes.Call):
-        f = node.func
-        name = f.attrname if isinstance(f, nodes.Attribute) else (
-            f.name if isinstance(f, nodes.Name) else None)
-        return name in DYNAMIC_CALL_NAMES
+        return callee_name(node.func) in DYNAMIC_CALL_NAMES
     index = node.slice
     return not (isinstance(index, (nodes.Const, nodes.Slice)) and _static_slice(index))
 
@@ -1023,8 +1021,7 @@ function).
 
         if isinstance(node, nodes.Call):
             f = node.func
-            name = f.attrname if isinstance(f, nodes.Attribute) else (
-                f.name if isinstance(f, nodes.Name) else None)
+            name = callee_name(f)
             if name not in DYNAMIC_CALL_NAMES:
                 return None  # syntax first
             entries = an.entries(node, ctx)
