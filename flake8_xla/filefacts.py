@@ -28,8 +28,11 @@ LIGHTNING_STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step
                                   "predict_step"})
 LIGHTNING_BATCH_HOOKS = frozenset({"on_train_batch_end", "on_validation_batch_end",
                                    "on_test_batch_end", "on_train_batch_start"})
-#: Hugging Face ``Trainer`` methods run per batch (``transformers/trainer.py``).
-HF_TRAINER_HOOKS = frozenset({"compute_loss", "training_step", "prediction_step"})
+#: Hugging Face ``Trainer`` methods run per batch (``transformers/trainer.py``; before
+#: transformers 3.1 the training step was the private ``_training_step``, and the
+#: evaluation step ``_prediction_step`` before 3.1 as well).
+HF_TRAINER_HOOKS = frozenset({"compute_loss", "training_step", "prediction_step",
+                              "_training_step", "_prediction_step"})
 #: Methods a framework calls once per step.
 FRAMEWORK_STEP_HOOKS = LIGHTNING_STEP_HOOKS | LIGHTNING_BATCH_HOOKS | HF_TRAINER_HOOKS
 

@@ -2365,3 +2365,84 @@ def test_an_interpreters_own_library_is_not_a_project(tmp_path: Path) -> None:
     assert find_root(top / "plugins/tool.py") is not None
     ix = ProjectIndex(find_root(top / "plugins/tool.py"))
     assert not [rel for rel in ix.files if "python3.11" in rel], sorted(ix.files)
+
+
+def test_the_program_of_a_module_that_xla_code_only_imports_is_off_the_xla_path(
+        tmp_path: Path) -> None:
+    """train.py is the GPU program (its ``__main__`` block runs ``main()``); train_tpu.py
+    imports its argument parsing and a sampling helper. train.py is XLA code by the
+    project rule, but its own program is not on the XLA path: its loop is not reported,
+    while the helper that train_tpu.py calls still is. When train.py imports a module
+    that shows XLA use (its device may come from there), its program stays on the path."""
+    train = """\
+        import torch
+        {extra_import}
+
+
+        def parse_args():
+            return None
+
+
+        def sample(model, ids):
+            for _ in range(8):
+                nxt = model(ids).argmax(-1)
+                if int(nxt[0, -1]) == 0:
+                    break
+                ids = torch.cat([ids, nxt[:, -1:]], dim=1)
+            return ids
+
+
+        def main():
+            device = {device}
+            model = torch.nn.Linear(4, 4).to(device)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for step in range(100):
+                loss = model(torch.randn(8, 4, device=device)).sum()
+                loss.backward()
+                opt.step()
+                print(loss.item())
+
+
+        if __name__ == "__main__":
+            main()
+        """
+    tpu = """\
+        import torch
+        import torch_xla
+
+        import train
+
+
+        def main():
+            args = train.parse_args()
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            for step in range(10):
+                ids = train.sample(model, torch.zeros(1, 4, device=device))
+                torch_xla.sync()
+
+
+        if __name__ == "__main__":
+            main()
+        """
+    helpers = """\
+        import torch_xla
+
+
+        def get_device():
+            return torch_xla.device()
+        """
+    gpu = 'torch.device("cuda" if torch.cuda.is_available() else "cpu")'
+    for name, extra_import, device, own in (
+            ("gpu_program", "", gpu, set()),
+            ("xla_helpers", "import helpers", "helpers.get_device()",
+             {(22, "XLA301"), (26, "XLA201")})):
+        top = write(tmp_path / name, {
+            "pyproject.toml": "", "helpers.py": helpers, "train_tpu.py": tpu,
+            "train.py": train.format(extra_import=extra_import, device=device)})
+        found = lint(top / "train.py")
+        # int() in sample(), which train_tpu.py runs, is reported either way
+        assert (12, "XLA201") in found, (name, found)
+        # main()'s CUDA device (XLA501), its loop with no barrier (XLA301) and its
+        # per-step loss.item() (XLA201)
+        assert {f for f in found if f[0] >= 18} == own, (name, found)

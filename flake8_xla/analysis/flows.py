@@ -723,9 +723,12 @@ class Evaluator:
                     _, prior = b.lookup(b.name)
                 except Exception:  # noqa: BLE001
                     prior = []
-                before = join(*(self.binding_value(p, use, ctx, d) for p in prior
-                                if p is not b and not (isinstance(p, nodes.AssignName) and
-                                                       isinstance(p.parent, nodes.AugAssign))))
+                # an earlier ``+=`` of the name (``loss = 0.0``, ``loss += l`` in a loop,
+                # then ``loss /= n``) through the memoised, cycle-safe value of its target
+                before = join(*(self.value(p, ctx, d) if isinstance(p, nodes.AssignName) and
+                                isinstance(p.parent, nodes.AugAssign)
+                                else self.binding_value(p, use, ctx, d)
+                                for p in prior if p is not b))
             return self._arith(before, self.value(stmt.value, ctx, d), stmt.op.rstrip("="))
         if isinstance(stmt, (nodes.For, nodes.Comprehension)):
             element = self.iterate(self.value(stmt.iter, ctx, d), d)
@@ -1848,7 +1851,12 @@ class Evaluator:
         out: list[frozenset[Value]] = []
         for v in vs:
             k = v.kind
-            if v.elem is not None and k in (Kind.ITERATOR, Kind.LIST, Kind.PROGRESS, Kind.LOADER):
+            if k is Kind.LOADER and v.has("xla") and v.bound:
+                # a loader that moves another's batches to the device (MpDeviceLoader,
+                # accelerate's prepare): that loader's batches, on the device
+                out.append(self._batches(v, d))
+            elif v.elem is not None and k in (Kind.ITERATOR, Kind.LIST, Kind.PROGRESS,
+                                              Kind.LOADER):
                 out.append(v.elem)
             elif k in (Kind.TUPLE, Kind.LIST):
                 out.append(join(*v.elts) if v.elts else (EMPTY if v.elts == () else UNKNOWN_SET))

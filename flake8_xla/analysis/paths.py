@@ -429,6 +429,9 @@ def off_xla_path(node: nodes.NodeNG, ev: Evaluator | None = None,
 def _off_xla_path(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, ...]) -> bool:
     if _branch_off_xla(node, ev, kinds):
         return True
+    if ev is not None and ev.link is not None and _in_main_block(node) and \
+            ev.link.imported_program(ev):
+        return True  # the program of a module that XLA code only imports (see there)
     if ev is None:
         return False
     from flake8_xla.analysis.flows import enclosing_function
@@ -467,6 +470,21 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
     # every call of its own module is off the path: so is the function, unless a module
     # that is XLA code calls it too
     return ev.link is None or not ev.link.called_from_xla_code(ev, func)
+
+
+def _in_main_block(node: nodes.NodeNG) -> bool:
+    """``node`` sits in the body of a top-level ``if __name__ == "__main__":``."""
+    stmt = node
+    while stmt.parent is not None and not isinstance(stmt.parent, nodes.Module):
+        stmt = stmt.parent
+    if not isinstance(stmt, nodes.If) or stmt is node or not any(
+            s is node or s.parent_of(node) for s in stmt.body):
+        return False
+    test = stmt.test
+    return isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] == "==" \
+        and {getattr(test.left, "name", None), const_str(test.ops[0][1]),
+             const_str(test.left), getattr(test.ops[0][1], "name", None)} >= {
+            "__name__", "__main__"}
 
 
 def _named_in_module(func: nodes.NodeNG, ev: Evaluator) -> bool:

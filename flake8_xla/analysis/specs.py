@@ -6,6 +6,7 @@ here, at the call, with the values of the call's arguments and of its receiver.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from astroid import nodes
@@ -480,6 +481,31 @@ def _scaler(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     return one(Kind.SCALER, node=call, qual=q, device=device, flags=frozenset(flags))
 
 
+def _getattr(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> frozenset[Value]:
+    """``getattr(obj, name[, default])``: ``obj.<name>`` for each string the name may be,
+    joined with the default when one is given (the attribute may be missing). A version
+    shim such as ``sync = getattr(torch_xla, "sync", None) or xm.mark_step``, or a helper
+    that picks the first of several ``(module, "name")`` pairs, is then the API functions
+    it may pick. Unknown when a name is not a known string, or the attribute's value is not
+    known."""
+    if len(call.args) < 2 or call.keywords or any(isinstance(a, nodes.Starred)
+                                                  for a in call.args):
+        return UNKNOWN_SET
+    names = ev.value(call.args[1], ctx, d)
+    if not names or any(v.kind is not Kind.HOST or not v.text for v in names):
+        return UNKNOWN_SET
+    base = ev.value(call.args[0], ctx, d)
+    out = [ev.attribute(base, text, None, ctx, d) for text in sorted({v.text for v in names
+                                                                      if v.text})]
+    if not all(V.is_known(vs) for vs in out):
+        # ``getattr(config, "backend", "cuda")`` of an unknown object: unknown, never its
+        # default alone (the default is the value only where the attribute is missing)
+        return UNKNOWN_SET
+    if len(call.args) > 2:
+        out.append(ev.value(call.args[2], ctx, d))
+    return join(*out)
+
+
 def _prepare(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> frozenset[Value]:
     """accelerate's ``prepare`` / Fabric's ``setup``: each argument made device-ready."""
     parts = []
@@ -573,6 +599,8 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
             args = args | rv
         deep = _tensors_in(args)
         return V.tensor(V.tensor_device(deep), flags=frozenset({"bool"}))
+    if spec == "getattr":
+        return _getattr(ev, call, ctx, d)
     if spec == "moved":
         return _moved(ev, rv, call, ctx, d)
     if head == "self":
@@ -650,8 +678,11 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
     if spec == "prepare":
         return _prepare(ev, call, ctx, d)
     if head == "tuple":
-        return one(Kind.TUPLE, elts=tuple(_simple(s, call, q) or UNKNOWN_SET
-                                         for s in sub.split(",")))
+        # each part a spec of its own (``pad_packed_sequence``: the padded tensor on its
+        # input's device, then the lengths on the CPU)
+        return one(Kind.TUPLE, elts=tuple(
+            apply(ev, replace(entry, returns=s, bare_returns=None), q, call, receiver, ctx, d)
+            for s in sub.split(",")))
     if spec in ("params", "named_params", "state_dict", "modules", "named_modules"):
         device = receiver.device if receiver is not None else None
         param = V.tensor(device, flags=frozenset({"param"}))

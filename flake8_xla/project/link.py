@@ -515,6 +515,27 @@ class Session:
                 found += 1
         return found > 0
 
+    def imported_program(self, ev: Evaluator) -> bool:
+        """``ev``'s module is XLA code only because XLA programs import it (``auto``): it
+        shows no XLA use itself, and no project module it imports does. Its
+        ``if __name__ == "__main__":`` block runs when it is run as a program of its own,
+        on no XLA device (``train.py`` for the GPU beside a ``train_tpu.py`` that imports
+        its argument parsing)."""
+        if self.target != "auto":
+            return False
+        owner = self._by_module.get(id(ev.module))
+        if owner is None:
+            return False
+        rel = owner[0]
+        own = self.index.summary(rel)
+        if own is None or own.xla:
+            return False
+        for target in self.index.import_targets(rel):
+            s = self.index.summary(target)
+            if s is None or s.xla:
+                return False
+        return True
+
     def _top_level_home(self, ev: Evaluator, func: nodes.NodeNG) -> str | None:
         """The index key of ``ev``'s module when ``func`` is one of its top-level functions
         and the project decides what is XLA code (``auto``), else None."""

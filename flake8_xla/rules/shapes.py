@@ -69,13 +69,17 @@ _FILLER_NAMES = frozenset({"full", "zeros", "ones", "empty"}) | _FILLER_METHODS
 
 
 def _longest(node: nodes.NodeNG) -> bool:
-    """``max(len(s) for s in seqs)`` / ``max([len(s) ...])`` / ``max(map(len, seqs))``:
-    the longest length of the items."""
+    """``max(len(s) for s in seqs)`` / ``max([len(s) ...])`` / ``max(map(len, seqs))`` /
+    ``max(b[0].shape[1] for b in batch)`` / ``max(x.size(0) for x in xs)``: the longest
+    length of the items."""
     if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and
             node.func.name == "max" and len(node.args) == 1):
         return False
+    items = node.args[0]
     return any(isinstance(n, nodes.Name) and n.name == "len"
-               for n in node.args[0].nodes_of_class(nodes.Name))
+               for n in items.nodes_of_class(nodes.Name)) or (
+        isinstance(items, (nodes.GeneratorExp, nodes.ListComp)) and any(
+            n.attrname in ("shape", "size") for n in items.elt.nodes_of_class(nodes.Attribute)))
 
 
 def _filler(an: Analyzer, call: nodes.Call) -> bool:
@@ -222,7 +226,8 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         if (q in _FILLERS or isinstance(call.func, nodes.Attribute) and not q and
                 call.func.attrname in _FILLER_METHODS) and self._sized_by_longest(call) and \
                 self._in_collate_fn(call):
-            return call, "a batch tensor sized by max(len(...)) in the collate function"
+            return call, ("a batch tensor sized by the longest item of the batch (max(...)) "
+                          "in the collate function")
         if q.startswith(NOT_TOKENIZERS) and q != PAD_SEQUENCE:
             return None  # nn.Conv2d(padding=1), F.pad, torchvision transforms
         if q in PADDING_COLLATORS:

@@ -13,6 +13,7 @@ from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import model
 from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function
 from flake8_xla.analysis.paths import xla_truth
+from flake8_xla.analysis.steps import LOOPS
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
@@ -249,8 +250,9 @@ code off the XLA path, CPU tensors and Python numbers.
                 receiver_lazy = lazy(func.expr, ctx)
                 if receiver_lazy and syncs & {"scalar"}:
                     return f".{name}()", fix
-                if syncs & {"scalar"} and name in TOKENIZER_READS and node.args and \
-                        an.steps.is_training_loop_node(node) and holds(node.args[0], ctx):
+                if syncs & {"scalar"} and name in TOKENIZER_READS and node.args and (
+                        an.steps.is_training_loop_node(node) or
+                        self._decodes_growing_ids(node)) and holds(node.args[0], ctx):
                     # ``tokenizer.decode(ids)`` in a training step: the token ids are read
                     # back as Python ints (decoding what a sampling loop generated, once per
                     # sample, is that loop's purpose, and is not reported)
@@ -280,6 +282,10 @@ code off the XLA path, CPU tensors and Python numbers.
                 return None
             if "transfer" in syncs and function and any(holds(a, ctx) for a in args):
                 return f"{func.as_string()[:30]}() of a tensor", fix
+            if "size" in syncs and function and any(holds(a, ctx) for a in node.args):
+                # ``torch.arange(lengths.max())``: a size or bound given as a 0-d tensor
+                # is read as a Python number (and each value read is a new graph shape)
+                return f"{func.as_string()[:30]}() with a size or bound in a tensor", fix
             if "read" in syncs and any(holds(a, ctx) for a in args):
                 return self._read_what(func), fix
             for e in entries:
@@ -315,6 +321,35 @@ code off the XLA path, CPU tensors and Python numbers.
                         for v in an.value(target.value, ctx)):
                     return "storing a lazy XLA tensor into a CPU tensor", self.FIX_INTO_CPU
         return None
+
+    def _decodes_growing_ids(self, call: nodes.Call) -> bool:
+        """``print(tokenizer.decode(ids[0]))`` in the body of a generation loop: a ``range``
+        or ``while`` loop whose iterations run a forward pass and extend ``ids`` (a name
+        bound before the loop and again in its body), so every new token reads all tokens
+        so far back to the host. Decoding once per prompt or per batch is not this."""
+        an = self.an
+        root = call.args[0]
+        while isinstance(root, (nodes.Subscript, nodes.Attribute)):
+            root = root.value if isinstance(root, nodes.Subscript) else root.expr
+        if not isinstance(root, nodes.Name):
+            return False
+        loop = call.parent
+        while loop is not None and not isinstance(loop, (*LOOPS, nodes.FunctionDef,
+                                                         nodes.Lambda, nodes.Module)):
+            loop = loop.parent
+        if isinstance(loop, nodes.For):
+            if not (isinstance(loop.iter, nodes.Call) and an.is_builtin(loop.iter.func, "range")
+                    and an.steps.is_forward_loop(loop)):
+                return False
+        elif isinstance(loop, nodes.While):
+            if not any(an.steps.is_forward_call(c, cx, loop=loop)
+                       for c, cx in an.steps.calls_in(loop, into_loops=False)):
+                return False
+        else:
+            return False
+        inside = [b for b in an.ev.bindings(root) if loop.parent_of(b)]
+        before = [b for b in an.ev.bindings(root) if not loop.parent_of(b)]
+        return bool(inside) and bool(before)
 
     def _false(self, flag: nodes.NodeNG, ctx: Ctx | None) -> bool:
         """``flag`` is False on the XLA path: a False constant, a name bound only to

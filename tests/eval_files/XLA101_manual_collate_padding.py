@@ -22,6 +22,28 @@ def collate_masks(batch):
     return masks
 
 
+class MelCollater:
+    """Pads spectrograms to the longest of each batch, read from their shapes."""
+
+    def __call__(self, batch):
+        longest = max([mel.shape[1] for mel, _ in batch])
+        mels = torch.zeros((len(batch), 80, longest)).float()  # error: XLA101
+        texts = torch.zeros(len(batch), max(t.size(0) for _, t in batch)).long()  # error: XLA101
+        for i, (mel, text) in enumerate(batch):
+            mels[i, :, : mel.shape[1]] = mel
+            texts[i, : text.size(0)] = text
+        return mels, texts
+
+
+def collate_crops(batch):
+    # Trap: every item is cropped to a fixed size first; the widest crop is that size.
+    crops = [img[:, :224, :224] for img in batch]
+    out = torch.zeros(len(crops), 3, 224, 224)
+    for i, c in enumerate(crops):
+        out[i] = c
+    return out
+
+
 def collate_fixed(batch):
     # Trap: a fixed length; the longest item is only checked against it.
     assert max(len(ids) for ids, _ in batch) <= MAX_LEN
@@ -33,7 +55,7 @@ def collate_fixed(batch):
 
 def fit(model, optimizer, data):
     device = torch_xla.device()
-    for fn in (collate, collate_masks, collate_fixed):
+    for fn in (collate, collate_masks, MelCollater(), collate_crops, collate_fixed):
         loader = DataLoader(data, batch_size=32, collate_fn=fn, drop_last=True)
         for x, y in pl.MpDeviceLoader(loader, device):
             model(x).sum().backward()

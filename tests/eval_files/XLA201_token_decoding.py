@@ -31,3 +31,21 @@ class Trainer:
         for prompt in prompts:
             y = generate(self.model, prompt.to(device))
             print(self.tokenizer.decode(y))
+
+
+def greedy(model, tokenizer, prompt_ids, max_new_tokens=64):
+    ids = prompt_ids.to(device)
+    with torch.no_grad():
+        for _ in range(max_new_tokens):
+            # every new token reads all the tokens so far back to the host
+            print(tokenizer.decode(ids[0]))  # error: XLA201
+            logits = model(ids)
+            ids = torch.cat([ids, logits[:, -1:].argmax(-1)], dim=-1)
+    return ids
+
+
+def answer_all(model, tokenizer, prompts, generate):
+    # Trap: one decode per prompt, after its generation, in a loop over the prompts.
+    for i in range(len(prompts)):
+        ids = generate(model, prompts[i].to(device))
+        print(tokenizer.decode(ids[0]))
