@@ -2446,3 +2446,95 @@ def test_the_program_of_a_module_that_xla_code_only_imports_is_off_the_xla_path(
         # main()'s CUDA device (XLA501), its loop with no barrier (XLA301) and its
         # per-step loss.item() (XLA201)
         assert {f for f in found if f[0] >= 18} == own, (name, found)
+
+
+def test_functions_the_gpu_program_runs_through_a_callback_are_off_the_xla_path(
+        tmp_path: Path) -> None:
+    """train.py, the GPU program, runs its pipeline through a tracking wrapper
+    (``run_with_tracking(lambda: pipeline(args))``) and the pipeline calls trainer.py's
+    ``train`` and ``evaluate``; train_tpu.py imports train.py's argument parsing and
+    trainer.py's ``check``, which its step calls. Only ``check`` is on the XLA path;
+    when train_tpu.py also runs ``evaluate``, that is on it too."""
+    trainer = """\
+        def check(t):
+            return t.min().item()
+
+
+        def evaluate(model, loader):
+            for x in loader:
+                print(model(x).sum().item())
+
+
+        def train(model, opt, loader, device):
+            for x in loader:
+                loss = model(x.to(device)).sum()
+                loss.backward()
+                opt.step()
+                print(loss.item())
+            evaluate(model, loader)
+        """
+    train = """\
+        import torch
+
+        from trainer import evaluate, train
+
+
+        def parse():
+            return None
+
+
+        def run_with_tracking(fn):
+            return fn()
+
+
+        def pipeline(args):
+            device = torch.device(args.device)
+            model = torch.nn.Linear(4, 4).to(device)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            loader = torch.utils.data.DataLoader(list(range(8)), batch_size=2)
+            train(model, opt, loader, device)
+            evaluate(model, loader)
+
+
+        def main():
+            args = parse()
+            run_with_tracking(lambda: pipeline(args))
+
+
+        if __name__ == "__main__":
+            main()
+        """
+    tpu = """\
+        import torch
+        import torch_xla
+        import torch_xla.distributed.parallel_loader as pl
+
+        import trainer
+        from train import parse
+
+
+        def main():
+            parse()
+            device = torch_xla.device()
+            model = torch.nn.Linear(4, 4).to(device)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            loader = torch.utils.data.DataLoader(list(range(8)), batch_size=2, drop_last=True)
+            for x in pl.MpDeviceLoader(loader, device):
+                loss = model(x).sum()
+                trainer.check(x)
+                loss.backward()
+                opt.step()
+            {extra}
+
+
+        if __name__ == "__main__":
+            main()
+        """
+    for name, extra, evaluated in (("gpu_only", "pass", False),
+                                   ("tpu_evaluates", "trainer.evaluate(model, loader)", True)):
+        top = write(tmp_path / name, {"pyproject.toml": "", "trainer.py": trainer,
+                                      "train.py": train, "train_tpu.py": tpu.format(extra=extra)})
+        found = lint(top / "trainer.py")
+        assert (2, "XLA201") in found, (name, found)  # check(), run per XLA step
+        assert not [f for f in found if f[0] >= 11], (name, found)  # train(): GPU only
+        assert ((7, "XLA201") in found) is evaluated, (name, found)

@@ -452,8 +452,13 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
     from flake8_xla.analysis.hooks import callback_sites
 
     sites = ev.call_sites(func)
-    if callback_sites(ev).get(id(func)):
-        return False  # handed to something that may call it
+    handed = callback_sites(ev).get(id(func), [])
+    if handed and not all(off_xla_path(call, ev, kinds) for _, call, _ in handed):
+        return False  # handed on the XLA path to something that may call it
+    if handed and not sites:
+        # handed over only off the XLA path (``run_with_tracking(lambda: pipeline(cfg))``
+        # in the GPU program's ``main``)
+        return _not_run_by_xla_code(func, ev)
     if not sites:
         # No call in its own module: off the path when only modules that are not XLA
         # code call it (a GPU builder beside the TPU one in a shared helper module),
@@ -468,8 +473,17 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
     if not all(off_xla_path(call, ev, kinds) for call, _ in sites):
         return False
     # every call of its own module is off the path: so is the function, unless a module
-    # that is XLA code calls it too
-    return ev.link is None or not ev.link.called_from_xla_code(ev, func)
+    # that is XLA code calls it too, on its XLA path
+    return _not_run_by_xla_code(func, ev)
+
+
+def _not_run_by_xla_code(func: nodes.NodeNG, ev: Evaluator) -> bool:
+    """No module that is XLA code names ``func``, or every call those modules make of it
+    sits off the XLA path there (the GPU program's ``evaluate(...)`` in a module that XLA
+    code imports for other helpers)."""
+    link = ev.link
+    return link is None or not link.called_from_xla_code(ev, func) or \
+        link.called_only_off_path(ev, func)
 
 
 def _in_main_block(node: nodes.NodeNG) -> bool:
