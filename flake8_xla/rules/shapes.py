@@ -438,7 +438,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
     def _sized_by_longest(self, call: nodes.Call) -> bool:
         """A size argument of the factory is the batch's longest length: ``max(len(s)
         for s in seqs)`` written there, or a name of its function bound once to it."""
-        sizes = [keyword(call, "size"), *call.args[:2]]
+        sizes = [keyword(call, "size"), *call.args]
         for size in (s for s in sizes if s is not None):
             parts = size.elts if isinstance(size, (nodes.Tuple, nodes.List)) else [size]
             for part in parts:

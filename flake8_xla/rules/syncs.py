@@ -42,6 +42,12 @@ def sync_names() -> frozenset[str]:
     return frozenset(out | {"to", "copy_", "map"})
 
 
+#: Keywords of tensor factories that take sizes, bounds or fill values (read as Python
+#: numbers when given a tensor): ``torch.arange(end=n)``, ``torch.full(s, fill_value=v)``.
+SIZE_KEYWORDS = frozenset({"size", "start", "end", "step", "steps", "fill_value", "low",
+                           "high", "n", "m"})
+
+
 @lru_cache(maxsize=1)
 def sync_prefixes() -> tuple[str, ...]:
     """Module prefixes whose every call reads tensor arguments on the host (``numpy.``)."""
@@ -282,7 +288,8 @@ code off the XLA path, CPU tensors and Python numbers.
                 return None
             if "transfer" in syncs and function and any(holds(a, ctx) for a in args):
                 return f"{func.as_string()[:30]}() of a tensor", fix
-            if "size" in syncs and function and any(holds(a, ctx) for a in node.args):
+            if "size" in syncs and function and any(holds(a, ctx) for a in [*node.args, *(
+                    k.value for k in node.keywords or () if k.arg in SIZE_KEYWORDS)]):
                 # ``torch.arange(lengths.max())``: a size or bound given as a 0-d tensor
                 # is read as a Python number (and each value read is a new graph shape)
                 return f"{func.as_string()[:30]}() with a size or bound in a tensor", fix
@@ -324,9 +331,10 @@ code off the XLA path, CPU tensors and Python numbers.
 
     def _decodes_growing_ids(self, call: nodes.Call) -> bool:
         """``print(tokenizer.decode(ids[0]))`` in the body of a generation loop: a ``range``
-        or ``while`` loop whose iterations run a forward pass and extend ``ids`` (a name
-        bound before the loop and again in its body), so every new token reads all tokens
-        so far back to the host. Decoding once per prompt or per batch is not this."""
+        or ``while`` loop whose iterations run a forward pass and carry a lazy tensor to
+        the next (``ids = torch.cat([ids, nxt], 1)``), decoding ids it computes (the
+        sequence so far, or the new token), so every new token is read back to the host.
+        Decoding once per prompt or per batch is not this."""
         an = self.an
         root = call.args[0]
         while isinstance(root, (nodes.Subscript, nodes.Attribute)):
@@ -347,9 +355,17 @@ code off the XLA path, CPU tensors and Python numbers.
                 return False
         else:
             return False
-        inside = [b for b in an.ev.bindings(root) if loop.parent_of(b)]
-        before = [b for b in an.ev.bindings(root) if not loop.parent_of(b)]
-        return bool(inside) and bool(before)
+        if not any(loop.parent_of(b) for b in an.ev.bindings(root)):
+            return False  # decoded ids that the loop does not compute
+        # the loop carries tensors across its iterations (the ids it extends), which a
+        # loop over prompts that generates for each one does not
+        frame = loop.frame()
+        for name, assigned in an.ev._loop_assigns(loop).items():
+            if any(b.lineno < loop.lineno and not loop.parent_of(b)
+                   for b in frame.locals.get(name, ())) and any(
+                    an.is_lazy(b) for b in assigned):
+                return True
+        return False
 
     def _false(self, flag: nodes.NodeNG, ctx: Ctx | None) -> bool:
         """``flag`` is False on the XLA path: a False constant, a name bound only to

@@ -29,10 +29,12 @@ class MelCollater:
         longest = max([mel.shape[1] for mel, _ in batch])
         mels = torch.zeros((len(batch), 80, longest)).float()  # error: XLA101
         texts = torch.zeros(len(batch), max(t.size(0) for _, t in batch)).long()  # error: XLA101
+        frames = max(mel.shape[1] for mel, _ in batch)
+        energy = torch.zeros(len(batch), 1, frames)  # error: XLA101
         for i, (mel, text) in enumerate(batch):
             mels[i, :, : mel.shape[1]] = mel
             texts[i, : text.size(0)] = text
-        return mels, texts
+        return mels, texts, energy
 
 
 def collate_crops(batch):

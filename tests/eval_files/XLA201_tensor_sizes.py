@@ -25,9 +25,12 @@ def train(model, optimizer, loader):
     for x, lengths in pl.MpDeviceLoader(loader, device):
         mask = sequence_mask(lengths)
         mask = mask & fixed_mask(lengths)[:, : mask.shape[1]]
+        longest = lengths.max()
+        ends = torch.arange(end=longest, device=device)  # error: XLA201
+        fill = torch.full((4,), fill_value=longest, device=device)  # error: XLA201
         # Trap: sizes read from shapes are host ints under torch_xla.
         noise = torch.randn(x.shape[0], x.size(1), device=device)
         spans = torch.zeros(x.shape[0], int(MAX_LEN / 2), device=device)
-        loss = (model(x + noise, mask) + spans.sum()).sum()
+        loss = (model(x + noise, mask) + spans.sum() + ends.sum() + fill.sum()).sum()
         loss.backward()
         optimizer.step()

@@ -49,3 +49,13 @@ def answer_all(model, tokenizer, prompts, generate):
     for i in range(len(prompts)):
         ids = generate(model, prompts[i].to(device))
         print(tokenizer.decode(ids[0]))
+
+
+def stream(model, tokenizer, prompt_ids, max_new_tokens=64):
+    ids = prompt_ids.to(device)
+    for _ in range(max_new_tokens):
+        nxt = model(ids)[:, -1:].argmax(-1)
+        ids = torch.cat([ids, nxt], dim=1)
+        print(tokenizer.decode(nxt[0]), end="")  # error: XLA201
+        print(tokenizer.decode(ids[0]))  # error: XLA201
+    return ids
