@@ -43,6 +43,24 @@ def callee_name(func: nodes.NodeNG) -> str | None:
     return func.attrname if isinstance(func, nodes.Attribute) else None
 
 
+def chain_root(node: nodes.NodeNG) -> nodes.NodeNG:
+    """The base of an attribute and subscript chain: ``ids`` of ``ids[0]`` and of
+    ``batch["x"].data``."""
+    while isinstance(node, (nodes.Attribute, nodes.Subscript)):
+        node = node.expr if isinstance(node, nodes.Attribute) else node.value
+    return node
+
+
+def is_main_test(test: nodes.NodeNG) -> bool:
+    """``__name__ == "__main__"`` (either way round): the test of a script's main block."""
+    if not (isinstance(test, nodes.Compare) and len(test.ops) == 1 and
+            test.ops[0][0] == "=="):
+        return False
+    sides = (test.left, test.ops[0][1])
+    return any(isinstance(s, nodes.Name) and s.name == "__name__" for s in sides) and \
+        any(const_str(s) == "__main__" for s in sides)
+
+
 def keyword(call: nodes.Call, name: str) -> nodes.NodeNG | None:
     """The value passed to keyword ``name`` of ``call``, else None."""
     for kw in call.keywords or ():

@@ -26,6 +26,7 @@ from flake8_xla.analysis.names import (
     CUDA_WORDS,
     XLA_WORDS,
     const_str,
+    is_main_test,
     keyword,
     source_key,
     words_of,
@@ -488,17 +489,11 @@ def _not_run_by_xla_code(func: nodes.NodeNG, ev: Evaluator) -> bool:
 
 def _in_main_block(node: nodes.NodeNG) -> bool:
     """``node`` sits in the body of a top-level ``if __name__ == "__main__":``."""
-    stmt = node
+    child, stmt = None, node
     while stmt.parent is not None and not isinstance(stmt.parent, nodes.Module):
-        stmt = stmt.parent
-    if not isinstance(stmt, nodes.If) or stmt is node or not any(
-            s is node or s.parent_of(node) for s in stmt.body):
-        return False
-    test = stmt.test
-    return isinstance(test, nodes.Compare) and len(test.ops) == 1 and test.ops[0][0] == "==" \
-        and {getattr(test.left, "name", None), const_str(test.ops[0][1]),
-             const_str(test.left), getattr(test.ops[0][1], "name", None)} >= {
-            "__name__", "__main__"}
+        child, stmt = stmt, stmt.parent
+    return isinstance(stmt, nodes.If) and any(s is child for s in stmt.body) and \
+        is_main_test(stmt.test)
 
 
 def _named_in_module(func: nodes.NodeNG, ev: Evaluator) -> bool:

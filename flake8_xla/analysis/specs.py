@@ -495,8 +495,7 @@ def _getattr(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> frozen
     if not names or any(v.kind is not Kind.HOST or not v.text for v in names):
         return UNKNOWN_SET
     base = ev.value(call.args[0], ctx, d)
-    out = [ev.attribute(base, text, None, ctx, d) for text in sorted({v.text for v in names
-                                                                      if v.text})]
+    out = [ev.attribute(base, text, None, ctx, d) for text in sorted({v.text for v in names})]
     if not all(V.is_known(vs) for vs in out):
         # ``getattr(config, "backend", "cuda")`` of an unknown object: unknown, never its
         # default alone (the default is the value only where the attribute is missing)

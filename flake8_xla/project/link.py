@@ -311,6 +311,8 @@ class Session:
         #: id of a step-root function -> the index key of a module whose step calls it
         self.root_callers: dict[int, str] = {}
         self._places: dict[str, dict[tuple, nodes.NodeNG]] = {}
+        #: index key -> the module is an imported program (see imported_program)
+        self._programs: dict[str, bool] = {}
         self.built = 0
         #: source bytes of the other modules analyzed so far (see MAX_LINKED_BYTES)
         self.linked_bytes = 0
@@ -527,14 +529,12 @@ class Session:
         if owner is None:
             return False
         rel = owner[0]
-        own = self.index.summary(rel)
-        if own is None or own.xla:
-            return False
-        for target in self.index.import_targets(rel):
-            s = self.index.summary(target)
-            if s is None or s.xla:
-                return False
-        return True
+        found = self._programs.get(rel)
+        if found is None:
+            found = self._programs[rel] = all(
+                (s := self.index.summary(m)) is not None and not s.xla
+                for m in (rel, *self.index.import_targets(rel)))
+        return found
 
     def _top_level_home(self, ev: Evaluator, func: nodes.NodeNG) -> str | None:
         """The index key of ``ev``'s module when ``func`` is one of its top-level functions

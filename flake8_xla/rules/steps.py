@@ -10,6 +10,7 @@ from flake8_xla.analysis import Analyzer, Kind, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_class, enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
+from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.specs import device_value
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_forward, may_update, tensor_world
@@ -249,9 +250,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute)
                     and node.func.attrname == "to"):
                 continue
-            root = node.func.expr
-            while isinstance(root, (nodes.Attribute, nodes.Subscript)):
-                root = root.expr if isinstance(root, nodes.Attribute) else root.value
+            root = chain_root(node.func.expr)
             if not (isinstance(root, nodes.Name) and root.name in targets):
                 continue
             dev = keyword(node, "device") or (node.args[0] if node.args else None)

@@ -12,6 +12,7 @@ from flake8_xla.analysis import Ctx, Kind, const_str, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import model
 from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function
+from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.paths import xla_truth
 from flake8_xla.analysis.steps import LOOPS
 from flake8_xla.context import Finding
@@ -336,9 +337,7 @@ code off the XLA path, CPU tensors and Python numbers.
         sequence so far, or the new token), so every new token is read back to the host.
         Decoding once per prompt or per batch is not this."""
         an = self.an
-        root = call.args[0]
-        while isinstance(root, (nodes.Subscript, nodes.Attribute)):
-            root = root.value if isinstance(root, nodes.Subscript) else root.expr
+        root = chain_root(call.args[0])
         if not isinstance(root, nodes.Name):
             return False
         loop = call.parent
