@@ -106,6 +106,58 @@ def is_staticmethod(func: nodes.NodeNG) -> bool:
         isinstance(dd, nodes.Name) and dd.name == "staticmethod" for dd in func.decorators.nodes)
 
 
+
+#: Types an ``isinstance`` test may name that no tensor is.
+HOST_TYPES = frozenset({"str", "bytes", "int", "float", "bool", "list", "tuple", "dict", "set",
+                        "np.ndarray", "numpy.ndarray", "np.generic", "numbers.Number",
+                        "Number"})
+
+
+def _narrowed_to_host(use: nodes.Name) -> bool:
+    """``use`` sits in the body of ``if isinstance(name, str):`` (or the ``else`` of
+    ``if isinstance(name, torch.Tensor)``) in its function: there the name holds no
+    tensor, whatever else it may hold elsewhere."""
+    child, cur = use, use.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
+                                                   nodes.Lambda, nodes.ClassDef)):
+        if isinstance(cur, nodes.If) and child is not cur.test:
+            test, negated = cur.test, False
+            if isinstance(test, nodes.UnaryOp) and test.op == "not":
+                test, negated = test.operand, True
+            if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
+                    test.func.name == "isinstance" and len(test.args) == 2 and \
+                    isinstance(test.args[0], nodes.Name) and test.args[0].name == use.name:
+                kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) \
+                    else [test.args[1]]
+                names = {k.as_string() for k in kinds}
+                in_body = child in cur.body
+                if in_body != negated and names <= HOST_TYPES:
+                    return True
+                if in_body == negated and names == {"torch.Tensor"}:
+                    return True
+        child, cur = cur, cur.parent
+    return False
+
+
+#: How the splits of a ``datasets.DatasetDict`` are named (``dd["train"]``,
+#: ``dd["validation_matched"]``).
+SPLIT_NAMES = frozenset({"train", "training", "test", "testing", "validation", "valid", "val",
+                         "dev", "eval", "evaluation"})
+
+
+def iterates_keys_of(it: nodes.NodeNG, name: str, *, dict_only: bool = False) -> bool:
+    """``it`` walks the keys or indices of the container ``name``: ``name``,
+    ``name.items()``, ``name.keys()``, ``list(name.keys())``, ``range(len(name))``
+    (with ``dict_only``, only through ``items()``/``keys()``)."""
+    if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Name) and \
+            it.func.name in ("list", "tuple", "range", "len", "enumerate") and \
+            len(it.args) == 1 and not it.keywords:
+        return iterates_keys_of(it.args[0], name, dict_only=dict_only)
+    if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute) and \
+            it.func.attrname in ("items", "keys") and not it.args:
+        return isinstance(it.func.expr, nodes.Name) and it.func.expr.name == name
+    return not dict_only and isinstance(it, nodes.Name) and it.name == name
+
 class Ctx:
     """One followed call: ``func`` with the abstract values of its parameters.
 
@@ -610,6 +662,8 @@ class Evaluator:
             if on_path:
                 binds = on_path
         value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
+        if V.any_kind(value, Kind.TENSOR) and _narrowed_to_host(node):
+            value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
         if not V.is_known(value):
             used = self._usage_kind(node.frame(), node.name)
             if used is not None:
@@ -623,7 +677,46 @@ class Evaluator:
             if moved is not None:
                 value = frozenset(v.with_(device=moved[0]) if v.kind is Kind.MODULE else v
                                   for v in value)
+        if V.any_kind(value, Kind.TENSOR) or V.any_kind(value, Kind.DICT) or \
+                V.any_kind(value, Kind.LIST):
+            moved = self._items_moved(node, ctx, d)
+            if moved is not None:
+                value = V.move_device(value, moved[0])
         return value
+
+    def _items_moved(self, use: nodes.Name, ctx: Ctx | None, d: int
+                     ) -> tuple[str | None] | None:
+        """The device of the last loop before ``use`` in its function that moves every
+        element of the container in place: ``for k, v in batch.items(): batch[k] =
+        v.to(dev)`` (also over ``batch``, ``batch.keys()`` or ``range(len(batch))``).
+        The loop stores each item back moved, so the container holds them on ``dev``
+        afterwards, as ``{k: v.to(dev) for k, v in batch.items()}`` would."""
+        frame = use.frame()
+        best: tuple[int, str | None] | None = None
+        for loop in self.own_nodes(frame, nodes.For):
+            if loop.tolineno >= use.lineno or not iterates_keys_of(loop.iter, use.name):
+                continue
+            for stmt in loop.body:
+                if not (isinstance(stmt, nodes.Assign) and len(stmt.targets) == 1 and
+                        isinstance(stmt.targets[0], nodes.Subscript) and
+                        isinstance(stmt.targets[0].value, nodes.Name) and
+                        stmt.targets[0].value.name == use.name and
+                        isinstance(stmt.value, nodes.Call) and
+                        isinstance(stmt.value.func, nodes.Attribute) and
+                        stmt.value.func.attrname in ("to", "cpu", "cuda")):
+                    continue
+                call = stmt.value
+                if call.func.attrname == "to":
+                    from flake8_xla.analysis.specs import device_value
+                    dev_node = keyword(call, "device") or (call.args[0] if call.args else None)
+                    is_dev, dev = device_value(self, dev_node, ctx, d)
+                    if not is_dev:
+                        continue
+                else:
+                    dev = call.func.attrname
+                if best is None or loop.lineno > best[0]:
+                    best = (loop.lineno, dev)
+        return (best[1],) if best is not None else None
 
     def _inplace_move(self, use: nodes.Name | nodes.Attribute, ctx: Ctx | None, d: int
                       ) -> tuple[str | None] | None:
@@ -1839,6 +1932,11 @@ class Evaluator:
                 # ``load_dataset(..., streaming=True)["train"]``: a split of the
                 # IterableDatasetDict, the same stream
                 out.append(frozenset({v}))
+            elif v.kind is Kind.DATASET and isinstance(key, str) and \
+                    key.lower().replace("-", "_").split("_")[0] in SPLIT_NAMES:
+                # ``tokenized["train"]``: a split of a DatasetDict (a column of a dataset
+                # is read by its column name), of a size not known here
+                out.append(frozenset({v.with_(text=None)}))
             elif v.kind in (Kind.ITERATOR, Kind.LOADER, Kind.PROGRESS, Kind.DATASET):
                 out.append(self.iterate(frozenset({v}), d))
             else:

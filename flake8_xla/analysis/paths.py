@@ -111,7 +111,7 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
         kinds = {_device_word(c) for c in consts}
         if None in kinds or len(kinds) != 1 and op not in ("in", "not in"):
             continue  # (``device not in ("cpu", "tpu")``: any of several device kinds)
-        actual = _subject_device(subject, ev)
+        actual = None if _uncalled_parameter(subject, ev) else _subject_device(subject, ev)
         if actual == "unknown":
             continue
         if actual is None:
@@ -146,6 +146,20 @@ def _parameter_texts(subject: nodes.NodeNG, ev: Evaluator | None) -> set[str] | 
                          for v in vs):
         return None
     return {v.text for v in vs if v.text is not None}
+
+
+def _uncalled_parameter(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
+    """``def fit(self, device="cuda"): if device == "tpu": ...``: a parameter of a
+    function that nothing in the project calls. Its default is only what a caller who
+    passes nothing gets; the caller on the XLA path passes the XLA name."""
+    if ev is None or not isinstance(subject, nodes.Name):
+        return False
+    binds = ev.bindings(subject)
+    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+            not isinstance(binds[0].parent, nodes.Arguments):
+        return False
+    func = binds[0].parent.parent
+    return isinstance(func, nodes.FunctionDef) and not ev.call_sites(func)
 
 
 def _selector_parameter(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
@@ -375,11 +389,13 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
             else:
                 continue
         elif not _terminates(node.body, ev):
-            offs = [stmt for stmt in node.body if isinstance(stmt, nodes.Assign) and
+            offs = [stmt for stmt in _straight_line(node.body, ev)
+                    if isinstance(stmt, nodes.Assign) and
                     isinstance(stmt.value, nodes.Const) and stmt.value.value is False]
             if offs and _base_truth(test, ev) is True:  # syntax first, then the truth
                 for stmt in offs:
                     out.update(k for k in (source_key(t) for t in stmt.targets) if k)
+                    out.update(_stored_from_locals(node, stmt, ev))
             continue
         if isinstance(node, nodes.If) and isinstance(test, (nodes.Name, nodes.Attribute)) and \
                 isinstance(node.parent, (nodes.FunctionDef, nodes.Module)) and \
@@ -402,6 +418,50 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
     result = frozenset(out)
     ev._forbidden = result  # type: ignore[attr-defined]
     return result
+
+
+def _straight_line(body: list[nodes.NodeNG], ev: Evaluator) -> list[nodes.NodeNG]:
+    """The statements of ``body`` that every run going on through it executes: its own,
+    and those after a guard that leaves (``if not XLA_AVAILABLE: raise ...`` then the
+    ``else:`` or the rest)."""
+    out: list[nodes.NodeNG] = []
+    for stmt in body:
+        out.append(stmt)
+        if isinstance(stmt, nodes.If) and _terminates(stmt.body, ev):
+            out.extend(_straight_line(stmt.orelse, ev))
+    return out
+
+
+def _stored_from_locals(branch: nodes.If, stmt: nodes.Assign, ev: Evaluator) -> set[str]:
+    """``self.<attr>`` keys that a forced-off local reaches: ``if device == "tpu": fp16 =
+    False`` then ``self._init(fp16=fp16)``, whose ``self.fp16 = fp16`` stores it. The
+    local is passed after the branch, in the branch's function, to a module function
+    that stores the parameter unchanged on ``self``."""
+    names = {t.name for t in stmt.targets if isinstance(t, nodes.AssignName)}
+    frame = branch.frame()
+    if not names or not isinstance(frame, nodes.FunctionDef):
+        return set()
+    out: set[str] = set()
+    for call in ev.own_nodes(frame, nodes.Call):
+        if call.lineno <= branch.tolineno:
+            continue
+        passed = [a for a in [*call.args, *(k.value for k in call.keywords or ())]
+                  if isinstance(a, nodes.Name) and a.name in names]
+        if not passed:
+            continue
+        for func, _ in ev.functions_called(call, None):
+            if not isinstance(func, nodes.FunctionDef):
+                continue
+            bound = isinstance(call.func, nodes.Attribute) and bool(func.args.args) and \
+                func.args.args[0].name in ("self", "cls")
+            params = {p.name for p in func.args.args + func.args.kwonlyargs}
+            given = {p for p in params
+                     if any(ev.site_argument(func, call, p, bound) is a for a in passed)}
+            for assign in ev.own_nodes(func, nodes.Assign):
+                if isinstance(assign.value, nodes.Name) and assign.value.name in given:
+                    out.update(k for k in (source_key(t) for t in assign.targets
+                                           if isinstance(t, nodes.AssignAttr)) if k)
+    return out
 
 
 BRANCHES = (nodes.If, nodes.IfExp, nodes.While)

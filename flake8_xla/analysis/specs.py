@@ -361,7 +361,35 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
     elif entry.name.endswith("TensorDataset") and call.args:
         size = _leading_dim(ev, call.args[0], ctx, d, 0)
         text = str(size) if size is not None else None
+    elif entry.name.endswith((".select", ".Subset")) and call.args:
+        # ``ds.select(range(1000))``, ``Subset(ds, range(n))``: as many rows as indices
+        # (a dataset with fewer rows raises)
+        size = _range_count(ev, argument(call, 0 if entry.name.endswith(".select") else 1,
+                                         "indices"), ctx, d)
+        text = str(size) if size is not None else None
     return one(Kind.DATASET, node=call, qual=entry.name, text=text)
+
+
+def _range_count(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: int
+                 ) -> int | None:
+    """How many indices ``range(...)`` (or ``list(range(...))``) holds when its bounds
+    are known integers, else None."""
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
+            node.func.name in ("list", "tuple") and len(node.args) == 1:
+        node = node.args[0]
+    if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and
+            node.func.name == "range" and 1 <= len(node.args) <= 3 and not node.keywords):
+        return None
+    bounds = []
+    for a in node.args:
+        text = V.single_text(ev.value(a, ctx, d))
+        if text is None or not text.lstrip("-").isdigit():
+            return None
+        bounds.append(int(text))
+    try:
+        return len(range(*bounds))
+    except ValueError:  # a step of 0
+        return None
 
 
 #: Factories whose leading positional arguments (or ``size=`` tuple) give the shape.
@@ -580,6 +608,16 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         flags = frozenset({"bool"}) if dtype is not None and \
             (ev.qualname(dtype) or "") == "torch.bool" else frozenset()
         dev_node = keyword(call, "device")
+        if dev_node is None and entry.name in ("torch.tensor", "torch.as_tensor") and \
+                call.args:
+            data = ev.value(call.args[0], ctx, d)
+            tensors = [v for v in data if v.kind is Kind.TENSOR]
+            if tensors:
+                # ``torch.tensor(t)`` is ``t.clone().detach()``: on the device of ``t``
+                # (Python data makes a CPU tensor)
+                out = V.tensor(V.tensor_device(tensors), flags=flags)
+                return out if len(tensors) == len(data) else join(
+                    out, V.tensor("cpu", flags=flags))
         if dev_node is None:
             return V.tensor("cpu", flags=flags)
         _, dev = device_value(ev, dev_node, ctx, d)

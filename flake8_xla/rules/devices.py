@@ -33,6 +33,29 @@ def _is_cuda(value: str | None) -> bool:
     return value is not None and (value == "cuda" or value.startswith("cuda:"))
 
 
+def _selects_xla(func: nodes.NodeNG, param: str) -> bool:
+    """``func`` compares its parameter ``param`` with an XLA device name (``if device ==
+    "tpu": device = xm.xla_device()``): the parameter selects the mode, its ``'cuda'``
+    default picks the GPU one, and XLA callers pass the XLA name."""
+    if not isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
+        return False
+    for cmp in func.nodes_of_class(nodes.Compare):
+        operands = [cmp.left, *(o for _, o in cmp.ops)]
+        if not any(isinstance(o, nodes.Name) and o.name == param for o in operands):
+            continue
+        for o in operands:
+            names = [const_str(e) for e in o.elts] if isinstance(
+                o, (nodes.Tuple, nodes.List, nodes.Set)) else [const_str(o)]
+            if any(n is not None and n.split(":", 1)[0].lower() in XLA_DEVICE_NAMES
+                   for n in names):
+                return True
+    return False
+
+
+#: Device names that select an XLA device in a mode switch.
+XLA_DEVICE_NAMES = frozenset({"xla", "tpu", "neuron", "trainium", "inferentia"})
+
+
 def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
     """The ``'cuda'``/``'cuda:0'``/``f'cuda:{rank}'`` literal in ``node`` (or a ternary of it)."""
     if node is None:
@@ -146,7 +169,8 @@ XLA device.
                 list(node.kw_defaults)
             for param, default in zip(params, defaults):
                 if default is not None and "device" in param.name and \
-                        param.name != "device_type" and _is_cuda(const_str(default)):
+                        param.name != "device_type" and _is_cuda(const_str(default)) and \
+                        not _selects_xla(node.parent, param.name):
                     yield default, f"the default {param.name}={default.as_string()}"
         elif isinstance(node, nodes.Assign) and any(
                 (isinstance(t, nodes.AssignName) and "device" in t.name) or

@@ -11,7 +11,7 @@ from astroid import nodes
 from flake8_xla.analysis import Ctx, Kind, const_str, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import model
-from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function
+from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function, iterates_keys_of
 from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.paths import xla_truth
 from flake8_xla.analysis.steps import LOOPS
@@ -54,6 +54,18 @@ def sync_prefixes() -> tuple[str, ...]:
     """Module prefixes whose every call reads tensor arguments on the host (``numpy.``)."""
     return tuple(p for p, e in model().prefixes if e.sync)
 
+
+
+def _rebinds_item(target: nodes.Subscript) -> bool:
+    """``batch[k] = v.to(device)`` in ``for k, v in batch.items():``: a dict's entry
+    replaced (tensors have no ``items()``/``keys()``), not a copy into a tensor."""
+    cur = target.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+        if isinstance(cur, nodes.For) and isinstance(target.value, nodes.Name) and \
+                iterates_keys_of(cur.iter, target.value.name, dict_only=True):
+            return True
+        cur = cur.parent
+    return False
 
 class HostSync(Rule):
     """XLA201: a lazy XLA tensor read on the host inside a step loop.
@@ -324,7 +336,7 @@ code off the XLA path, CPU tensors and Python numbers.
                 return "%-formatting of a tensor", fix
         if isinstance(node, nodes.Assign) and holds(node.value, ctx):
             for target in node.targets:
-                if isinstance(target, nodes.Subscript) and any(
+                if isinstance(target, nodes.Subscript) and not _rebinds_item(target) and any(
                         v.kind is Kind.TENSOR and v.device == "cpu"
                         for v in an.value(target.value, ctx)):
                     return "storing a lazy XLA tensor into a CPU tensor", self.FIX_INTO_CPU
