@@ -2538,3 +2538,127 @@ def test_functions_the_gpu_program_runs_through_a_callback_are_off_the_xla_path(
         assert (2, "XLA201") in found, (name, found)  # check(), run per XLA step
         assert not [f for f in found if f[0] >= 11], (name, found)  # train(): GPU only
         assert ((7, "XLA201") in found) is evaluated, (name, found)
+
+
+def test_a_meter_class_a_package_re_exports_is_followed_past_many_helper_modules(
+        tmp_path: Path) -> None:
+    """A script that imports many loader helpers and its meter class through a package's
+    ``__init__``, and builds a loader whose loop is in another module: the search of the
+    modules around it for that loop (XLA102) runs after the script's own step analysis, and
+    the modules its own names resolve into fit the per-file module budget, so the meter's
+    lazy average is still known when XLA201 reads it."""
+    files: dict[str, str] = {"pyproject.toml": ""}
+    helpers = [f"h{i:02d}" for i in range(14)]
+    for name in helpers:
+        files[f"bits/{name}.py"] = f"""\
+            from .use_{name} import use
+
+
+            def {name}(loader):
+                for batch in loader:
+                    use(batch)
+            """
+        files[f"bits/use_{name}.py"] = """\
+            def use(batch):
+                return batch
+            """
+    files["bits/avg.py"] = """\
+        import torch
+
+
+        class AvgTensor:
+            def __init__(self):
+                self.sum = None
+                self.count = None
+
+            def update(self, val, n=1):
+                if self.sum is None:
+                    self.sum = torch.zeros_like(val)
+                    self.count = torch.tensor(0, dtype=torch.long, device=val.device)
+                self.sum += val * n
+                self.count += n
+
+            def compute(self):
+                return self.sum / self.count
+        """
+    files["bits/__init__.py"] = "".join(
+        f"from .{name} import {name}\n" for name in helpers) + "from .avg import AvgTensor\n"
+    files["engine.py"] = """\
+        import torch_xla
+
+
+        def fit(model, loader, optimizer):
+            for x, y in loader:
+                model(x).sum().backward()
+                optimizer.step()
+                torch_xla.sync()
+        """
+    firsts = "\n".join(f"            {name}(loader)" for name in helpers)
+    files["train.py"] = f"""\
+        import torch
+        import torch_xla
+        from torch.utils.data import DataLoader
+        from bits import {", ".join(helpers)}, AvgTensor
+        from engine import fit
+
+
+        def main(model, ds, optimizer):
+            loader = DataLoader(ds, batch_size=32)
+{firsts}
+            fit(model, loader, optimizer)
+
+
+        def evaluate(model, ds):
+            device = torch_xla.device()
+            meter = AvgTensor()
+            for step, (x, y) in enumerate(DataLoader(ds, batch_size=32, drop_last=True)):
+                loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+                torch_xla.sync()
+                meter.update(loss, x.size(0))
+                if step % 10 == 0:
+                    print(meter.compute().item())
+        """
+    top = write(tmp_path / "meter", files)
+    line = next(i for i, text in enumerate((top / "train.py").read_text().splitlines(), 1)
+                if ".item()" in text)
+    assert (line, "XLA201") in lint(top / "train.py")
+
+
+def test_a_neighbour_search_comes_after_the_checked_files_own_step_analysis(
+        tmp_path: Path) -> None:
+    """The modules around a checked file, searched for where its loaders go (XLA102),
+    are built only after the file's own step region: the modules its own names and calls
+    resolve into get the per-file module budget first."""
+    from flake8_xla.context import ModuleContext
+    from flake8_xla.engine import stub_builtins
+
+    top = write(tmp_path / "order", {
+        "pyproject.toml": "",
+        "engine.py": """\
+            def fit(model, loader):
+                for x in loader:
+                    model(x)
+            """,
+        "train.py": """\
+            import torch_xla
+            from torch.utils.data import DataLoader
+            from engine import fit
+
+
+            def main(model, ds):
+                fit(model, DataLoader(ds, batch_size=32))
+                for x in DataLoader(ds, batch_size=32, drop_last=True):
+                    model(x.to(torch_xla.device()))
+                    torch_xla.sync()
+            """,
+    })
+    path = top / "train.py"
+    text = path.read_text(encoding="utf-8")
+    ctx = ModuleContext(ast.parse(text), text, str(path), Options(version=(2, 9)))
+    an = ctx.analyzer
+    with stub_builtins():
+        assert an.steps._region is None
+        neighbours = an.link.iter_neighbour_analyzers(hops=2)
+        first = next(neighbours)
+        assert an.steps._region is not None
+        assert first.module is not an.module

@@ -59,8 +59,10 @@ if TYPE_CHECKING:
     from flake8_xla.analysis.flows import Ctx, Evaluator
     from flake8_xla.analysis.steps import Steps
 
-#: Other modules analyzed per checked file, at most.
-MAX_MODULES = 12
+#: Other modules analyzed per checked file, at most. The source bytes below bound the
+#: cost; the count stays well above what a package's many small modules need (a trainer
+#: package whose ``__init__`` re-exports 30 helpers of a few KB each).
+MAX_MODULES = 48
 #: Source bytes of the other modules analyzed per checked file, at most, and of any one
 #: of them: a large library module (a 100 KB ``modeling_utils.py``) stays unknown, so
 #: that linting one file never builds and analyses most of its project.
@@ -425,6 +427,13 @@ class Session:
                                  ) -> Iterator[Analyzer]:
         """:meth:`neighbour_analyzers`, each built only when the caller asks for the next
         (a question answered by the first ones spends no budget on the others)."""
+        own = self._by_rel.get(self.rel)
+        if own is not None:
+            # The checked file's own step region first: the modules its names and calls
+            # resolve into come before the neighbours' within the module budget (a
+            # neighbour search run first could spend it all, leaving the file's own
+            # imports unknown).
+            own.steps.step_region()
         every = self.target == "all"
         found: list[tuple[int, int, int, str]] = []
         seen = {self.rel}
