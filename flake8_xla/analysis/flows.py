@@ -412,6 +412,8 @@ class Evaluator:
             "called", {})
         self._loop_names: dict[int, dict[str, list[nodes.AssignName]]] = shared.setdefault(
             "loop_names", {})
+        self._item_moves: dict[tuple[int, str], list[tuple[nodes.For, nodes.Call]]] | None = \
+            None
         self._off_path: dict[tuple[int, tuple[type, ...]], bool] = {}
         self._branch_off: dict[tuple[int, tuple[type, ...]], bool] = {}
         self._func_off: dict[tuple[int, tuple[type, ...]], bool] = {}
@@ -677,8 +679,8 @@ class Evaluator:
             if moved is not None:
                 value = frozenset(v.with_(device=moved[0]) if v.kind is Kind.MODULE else v
                                   for v in value)
-        if V.any_kind(value, Kind.TENSOR) or V.any_kind(value, Kind.DICT) or \
-                V.any_kind(value, Kind.LIST):
+        moves = self._item_moves if self._item_moves is not None else self._item_move_table()
+        if moves and V.any_kind(value, Kind.TENSOR, Kind.DICT, Kind.LIST):
             moved = self._items_moved(node, ctx, d)
             if moved is not None:
                 value = V.move_device(value, moved[0])
@@ -691,32 +693,47 @@ class Evaluator:
         v.to(dev)`` (also over ``batch``, ``batch.keys()`` or ``range(len(batch))``).
         The loop stores each item back moved, so the container holds them on ``dev``
         afterwards, as ``{k: v.to(dev) for k, v in batch.items()}`` would."""
-        frame = use.frame()
+        moves = self._item_move_table().get((id(use.frame()), use.name))
+        if not moves:
+            return None
         best: tuple[int, str | None] | None = None
-        for loop in self.own_nodes(frame, nodes.For):
-            if loop.tolineno >= use.lineno or not iterates_keys_of(loop.iter, use.name):
+        for loop, call in moves:
+            if loop.tolineno >= use.lineno:
                 continue
-            for stmt in loop.body:
-                if not (isinstance(stmt, nodes.Assign) and len(stmt.targets) == 1 and
-                        isinstance(stmt.targets[0], nodes.Subscript) and
-                        isinstance(stmt.targets[0].value, nodes.Name) and
-                        stmt.targets[0].value.name == use.name and
+            if call.func.attrname == "to":
+                from flake8_xla.analysis.specs import device_value
+                dev_node = keyword(call, "device") or (call.args[0] if call.args else None)
+                is_dev, dev = device_value(self, dev_node, ctx, d)
+                if not is_dev:
+                    continue
+            else:
+                dev = call.func.attrname
+            if best is None or loop.lineno > best[0]:
+                best = (loop.lineno, dev)
+        return (best[1],) if best is not None else None
+
+    def _item_move_table(self) -> dict[tuple[int, str], list[tuple[nodes.For, nodes.Call]]]:
+        """``(id(frame), name) -> [(loop, move call)]`` for the module's statements
+        ``name[k] = <expr>.to(...)``/``.cpu()``/``.cuda()`` in the body of a ``for`` loop
+        over the keys of ``name`` (syntax only, one walk per module)."""
+        table = self._item_moves
+        if table is None:
+            table = {}
+            for stmt in self.module_nodes(nodes.Assign):
+                target = stmt.targets[0]
+                if not (len(stmt.targets) == 1 and isinstance(target, nodes.Subscript) and
+                        isinstance(target.value, nodes.Name) and
                         isinstance(stmt.value, nodes.Call) and
                         isinstance(stmt.value.func, nodes.Attribute) and
                         stmt.value.func.attrname in ("to", "cpu", "cuda")):
                     continue
-                call = stmt.value
-                if call.func.attrname == "to":
-                    from flake8_xla.analysis.specs import device_value
-                    dev_node = keyword(call, "device") or (call.args[0] if call.args else None)
-                    is_dev, dev = device_value(self, dev_node, ctx, d)
-                    if not is_dev:
-                        continue
-                else:
-                    dev = call.func.attrname
-                if best is None or loop.lineno > best[0]:
-                    best = (loop.lineno, dev)
-        return (best[1],) if best is not None else None
+                loop = stmt.parent
+                if isinstance(loop, nodes.For) and stmt in loop.body and \
+                        iterates_keys_of(loop.iter, target.value.name):
+                    table.setdefault((id(loop.frame()), target.value.name), []).append(
+                        (loop, stmt.value))
+            self._item_moves = table
+        return table
 
     def _inplace_move(self, use: nodes.Name | nodes.Attribute, ctx: Ctx | None, d: int
                       ) -> tuple[str | None] | None:

@@ -820,6 +820,24 @@ def runs_once(node: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluator | None = Non
     return False
 
 
+def in_failing_branch(node: nodes.NodeNG, holder: nodes.NodeNG, ev: Evaluator | None = None
+                      ) -> bool:
+    """``node`` sits in a branch of an ``if`` within ``holder`` that ends by raising or
+    exiting the process (``if loss.isnan(): print(...); exit(1)``): it runs at most once
+    per run, as the run's last act, not once per step."""
+    child, cur = node, node.parent
+    while cur is not None and cur is not holder:
+        if isinstance(cur, nodes.If) and child is not cur.test:
+            block = cur.body if any(s is child for s in cur.body) else cur.orelse
+            last = block[-1] if block else None
+            if isinstance(last, nodes.Raise) or (
+                    isinstance(last, nodes.Expr) and isinstance(last.value, nodes.Call) and
+                    ev is not None and ev.qualname(last.value.func) in EXIT_QUALNAMES):
+                return True
+        child, cur = cur, cur.parent
+    return False
+
+
 def _block_exits_loop(block: list[nodes.NodeNG], loop: nodes.NodeNG) -> bool:
     last = block[-1]
     if isinstance(last, nodes.Break):

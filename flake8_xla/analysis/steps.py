@@ -40,7 +40,7 @@ from flake8_xla.analysis.flows import (
     syntax_cache,
 )
 from flake8_xla.analysis.names import callee_name, keyword
-from flake8_xla.analysis.paths import off_xla_path, runs_once
+from flake8_xla.analysis.paths import in_failing_branch, off_xla_path, runs_once
 from flake8_xla.analysis.values import Kind
 
 if TYPE_CHECKING:
@@ -911,6 +911,8 @@ class Steps:
             # not in the body, so nothing here runs inside a step closure.
             if (node.is_statement or isinstance(node.parent, (nodes.IfExp, nodes.BoolOp))) \
                     and ((isinstance(anchor, LOOPS) and runs_once(node, anchor, self.ev))
+                         or (not isinstance(anchor, LOOPS) and
+                             in_failing_branch(node, anchor, self.ev))
                          or off_xla_path(node, self.ev)):
                 skip.update(id(n) for n in node.nodes_of_class(nodes.NodeNG))
                 continue
