@@ -452,8 +452,8 @@ def _stored_from_locals(branch: nodes.If, stmt: nodes.Assign, ev: Evaluator) -> 
         for func, _ in ev.functions_called(call, None):
             if not isinstance(func, nodes.FunctionDef):
                 continue
-            bound = isinstance(call.func, nodes.Attribute) and bool(func.args.args) and \
-                func.args.args[0].name in ("self", "cls")
+            bound = (isinstance(call.func, nodes.Attribute) or func.name == "__init__") and \
+                bool(func.args.args) and func.args.args[0].name in ("self", "cls")
             params = {p.name for p in func.args.args + func.args.kwonlyargs}
             given = {p for p in params
                      if any(ev.site_argument(func, call, p, bound) is a for a in passed)}

@@ -374,9 +374,22 @@ def _range_count(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: i
                  ) -> int | None:
     """How many indices ``range(...)`` (or ``list(range(...))``) holds when its bounds
     are known integers, else None."""
-    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
-            node.func.name in ("list", "tuple") and len(node.args) == 1:
-        node = node.args[0]
+    for _ in range(3):
+        if isinstance(node, nodes.Name):
+            # ``idx = range(96)`` then ``Subset(ds, idx)``
+            binds = ev.bindings(node)
+            if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+                    not isinstance(binds[0].parent, nodes.Assign):
+                return None
+            node = binds[0].parent.value
+        elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
+                node.func.name in ("list", "tuple") and len(node.args) == 1:
+            node = node.args[0]
+        else:
+            break
+    if isinstance(node, (nodes.List, nodes.Tuple)) and not any(
+            isinstance(e, nodes.Starred) for e in node.elts):
+        return len(node.elts)  # ``Subset(ds, [0, 1, 2, 3])``
     if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and
             node.func.name == "range" and 1 <= len(node.args) <= 3 and not node.keywords):
         return None

@@ -39,16 +39,39 @@ def _selects_xla(func: nodes.NodeNG, param: str) -> bool:
     default picks the GPU one, and XLA callers pass the XLA name."""
     if not isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
         return False
+    def is_param(node: nodes.NodeNG) -> bool:
+        # ``device``, ``device.lower()``, ``str(device)``, ``device.type``
+        while isinstance(node, (nodes.Call, nodes.Attribute)):
+            if isinstance(node, nodes.Call):
+                if isinstance(node.func, nodes.Name) and node.func.name == "str" and \
+                        len(node.args) == 1:
+                    node = node.args[0]
+                    continue
+                node = node.func
+            node = node.expr if isinstance(node, nodes.Attribute) else node
+        return isinstance(node, nodes.Name) and node.name == param
+
+    def names_xla(node: nodes.NodeNG) -> bool:
+        names = [const_str(e) for e in node.elts] if isinstance(
+            node, (nodes.Tuple, nodes.List, nodes.Set)) else [const_str(node)]
+        return any(n is not None and n.split(":", 1)[0].lower() in XLA_DEVICE_NAMES
+                   for n in names)
+
     for cmp in func.nodes_of_class(nodes.Compare):
         operands = [cmp.left, *(o for _, o in cmp.ops)]
-        if not any(isinstance(o, nodes.Name) and o.name == param for o in operands):
-            continue
-        for o in operands:
-            names = [const_str(e) for e in o.elts] if isinstance(
-                o, (nodes.Tuple, nodes.List, nodes.Set)) else [const_str(o)]
-            if any(n is not None and n.split(":", 1)[0].lower() in XLA_DEVICE_NAMES
-                   for n in names):
-                return True
+        if any(is_param(o) for o in operands) and any(names_xla(o) for o in operands):
+            return True
+    for call in func.nodes_of_class(nodes.Call):
+        # ``device.startswith("xla")``
+        if isinstance(call.func, nodes.Attribute) and call.func.attrname in (
+                "startswith", "endswith") and is_param(call.func.expr) and call.args and \
+                names_xla(call.args[0]):
+            return True
+    for match in func.nodes_of_class(nodes.Match):
+        if is_param(match.subject) and any(
+                isinstance(case.pattern, nodes.MatchValue) and names_xla(case.pattern.value)
+                for case in match.cases):
+            return True
     return False
 
 
@@ -168,7 +191,8 @@ XLA device.
             defaults = [None] * (len(node.args) - len(node.defaults)) + list(node.defaults) + \
                 list(node.kw_defaults)
             for param, default in zip(params, defaults):
-                if default is not None and "device" in param.name and \
+                if default is not None and ("device" in param.name or
+                                            param.name == "map_location") and \
                         param.name != "device_type" and _is_cuda(const_str(default)) and \
                         not _selects_xla(node.parent, param.name):
                     yield default, f"the default {param.name}={default.as_string()}"

@@ -635,7 +635,10 @@ cost time, not correctness).
                 stream = v.has("stream")  # a sampler cannot shard a stream: split it
                 if v.has("distributed") or v.has("sampler") or v.has("sampler_unknown") or \
                         v.has("iterable") and not stream or v.has("drop_last_unknown") and \
-                        keyword(node, "batch_sampler") is not None:
+                        keyword(node, "batch_sampler") is not None or \
+                        v.has("unbatched") and not stream:
+                    # (``batch_size=None``: the dataset makes the batches itself, a
+                    # pipeline such as WebDataset's that shards in its own way, unknown)
                     continue
                 if has_star_kwargs(node) or keyword(node, "sampler") is not None or \
                         here and an.off_xla_path(node):

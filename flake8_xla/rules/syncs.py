@@ -57,8 +57,18 @@ def sync_prefixes() -> tuple[str, ...]:
 
 
 def _rebinds_item(target: nodes.Subscript) -> bool:
-    """``batch[k] = v.to(device)`` in ``for k, v in batch.items():``: a dict's entry
-    replaced (tensors have no ``items()``/``keys()``), not a copy into a tensor."""
+    """``batch[k] = v.to(device)`` in ``for k, v in batch.items():``, ``batch["ids"] =
+    ...`` or ``batch[k] = batch[k].to(device)``: a dict's entry replaced (tensors have no
+    ``items()``/``keys()`` and no string keys; an entry stored back moved is a rebind),
+    not a copy into a tensor."""
+    if const_str(target.slice) is not None:
+        return True
+    stmt = target.parent
+    if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Call) and \
+            isinstance(stmt.value.func, nodes.Attribute) and \
+            stmt.value.func.attrname in ("to", "cuda", "cpu") and \
+            stmt.value.func.expr.as_string() == target.as_string():
+        return True
     cur = target.parent
     while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
         if isinstance(cur, nodes.For) and isinstance(target.value, nodes.Name) and \

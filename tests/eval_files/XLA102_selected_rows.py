@@ -15,11 +15,14 @@ def loaders(base):
     data.set_format("torch")
     small_train = data["train"].shuffle(seed=42).select(range(ROWS))
     small_eval = data["test"].select(range(0, 640))
+    picked = list(range(128))
     return [
         # Traps: 1000 rows by 8, 640 by 64, 96 by 32.
         DataLoader(small_train, shuffle=True, batch_size=BATCH),
         DataLoader(small_eval, batch_size=64),
         DataLoader(Subset(base, range(96)), batch_size=32),
+        DataLoader(Subset(base, picked), batch_size=32),
+        DataLoader(Subset(base, [0, 1, 2, 3]), batch_size=2),
         # These do not divide: 1000 by 16, 640 by 100, a split of unknown size.
         DataLoader(small_train, batch_size=16),  # error: XLA102
         DataLoader(small_eval, batch_size=100),  # error: XLA102

@@ -49,6 +49,16 @@ class Runner:
         return cpu
 
 
+def relabel(model, optimizer, dataset):
+    device = torch_xla.device()
+    for batch in DataLoader(dataset, batch_size=32, drop_last=True):  # error: XLA302
+        batch["input_ids"] = batch["input_ids"].to(device)  # trap: a dict entry rebound
+        for key in list(batch):
+            batch[key] = batch[key].to(device)  # trap: an entry stored back moved
+        model(**batch).loss.backward()
+        xm.optimizer_step(optimizer, barrier=True)
+
+
 def accuracy(batch, device):
     for name in batch.keys():
         batch[name] = batch[name].to(device)

@@ -12,6 +12,13 @@ except ImportError:
     XLA_AVAILABLE = False
 
 
+class Half:
+    def __init__(self, half):
+        self.half = half
+        if self.half:
+            self.scaler = torch.cuda.amp.GradScaler()  # trap: off on the XLA path
+
+
 class Model(torch.nn.Module):
     def fit(self, loader, device="cuda", fp16=False):  # trap: a mode switch
         if device == "tpu":
@@ -21,7 +28,8 @@ class Model(torch.nn.Module):
                 self.using_tpu = True
                 fp16 = False
                 device = torch_xla.device()
-        self._setup(device=device, fp16=fp16, amp=True)
+        self._setup(device, fp16, True)
+        self.half = Half(fp16)
         for batch in loader:
             self.step(batch)
             torch_xla.sync()
@@ -43,6 +51,26 @@ def load(path, device="cuda"):  # error: XLA501
     return torch.load(path, map_location=device)
 
 
+def restore(model, path, map_location="cuda"):  # error: XLA501
+    model.load_state_dict(torch.load(path, map_location=map_location))
+
+
+def pick(device="cuda"):  # trap: a mode switch by a method of the name
+    if device.lower().startswith("xla"):
+        return torch_xla.device()
+    return torch.device(device)
+
+
+def place(model, device="cuda"):  # trap: a mode switch by match
+    match device:
+        case "tpu":
+            return model.to(torch_xla.device())
+        case _:
+            return model.to(device)
+
+
 def run(model, loader):
     model.fit(loader, device="tpu")
+    restore(model, "ckpt.pt")
+    place(model, pick("tpu"))
     return load("ckpt.pt")

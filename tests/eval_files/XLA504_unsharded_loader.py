@@ -25,6 +25,11 @@ def _mp_fn(index, dataset, eval_dataset, stream):
         xm.optimizer_step(optimizer)
     for x in pl.MpDeviceLoader(DataLoader(eval_dataset, batch_size=8, drop_last=True), device):
         model(x)
+    # Trap: batch_size=None, a pipeline that makes (and shards) its own batches.
+    piped = DataLoader(stream, num_workers=4, batch_size=None)
+    for x in pl.MpDeviceLoader(piped, device):
+        model(x).sum().backward()
+        xm.optimizer_step(optimizer)
 
 
 if __name__ == "__main__":
