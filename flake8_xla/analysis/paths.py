@@ -317,7 +317,12 @@ def _forbidden_truth(test: nodes.NodeNG, ev: Evaluator, depth: int = 0) -> bool 
     if not forbidden:
         return None
     if isinstance(test, (nodes.Name, nodes.Attribute)):
-        return False if source_key(test) in forbidden else None
+        from flake8_xla.analysis.flows import enclosing_class
+        key = source_key(test)
+        klass = enclosing_class(test.frame()) if key is not None and key.startswith(
+            "self.") else None
+        return False if key in forbidden or (
+            klass is not None and f"{klass.name}:{key}" in forbidden) else None
     if isinstance(test, nodes.UnaryOp) and test.op == "not":
         inner = _forbidden_truth(test.operand, ev, depth + 1)
         return None if inner is None else not inner
@@ -457,10 +462,16 @@ def _stored_from_locals(branch: nodes.If, stmt: nodes.Assign, ev: Evaluator) -> 
             params = {p.name for p in func.args.args + func.args.kwonlyargs}
             given = {p for p in params
                      if any(ev.site_argument(func, call, p, bound) is a for a in passed)}
+            from flake8_xla.analysis.flows import enclosing_class
+            klass = enclosing_class(func)
+            if klass is None:
+                continue
             for assign in ev.own_nodes(func, nodes.Assign):
                 if isinstance(assign.value, nodes.Name) and assign.value.name in given:
-                    out.update(k for k in (source_key(t) for t in assign.targets
-                                           if isinstance(t, nodes.AssignAttr)) if k)
+                    # keyed by the class: another class's ``self.fp16`` is its own
+                    out.update(f"{klass.name}:{k}" for k in (
+                        source_key(t) for t in assign.targets
+                        if isinstance(t, nodes.AssignAttr)) if k)
     return out
 
 

@@ -19,6 +19,13 @@ class Half:
             self.scaler = torch.cuda.amp.GradScaler()  # trap: off on the XLA path
 
 
+class Full:
+    def __init__(self, half):
+        self.half = half
+        if self.half:
+            self.scaler = torch.cuda.amp.GradScaler()  # error: XLA401
+
+
 class Model(torch.nn.Module):
     def fit(self, loader, device="cuda", fp16=False):  # trap: a mode switch
         if device == "tpu":
@@ -30,6 +37,7 @@ class Model(torch.nn.Module):
                 device = torch_xla.device()
         self._setup(device, fp16, True)
         self.half = Half(fp16)
+        self.full = Full(True)
         for batch in loader:
             self.step(batch)
             torch_xla.sync()
