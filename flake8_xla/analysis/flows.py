@@ -106,7 +106,6 @@ def is_staticmethod(func: nodes.NodeNG) -> bool:
         isinstance(dd, nodes.Name) and dd.name == "staticmethod" for dd in func.decorators.nodes)
 
 
-
 #: Types an ``isinstance`` test may name that no tensor is.
 HOST_TYPES = frozenset({"str", "bytes", "int", "float", "bool", "list", "tuple", "dict", "set",
                         "np.ndarray", "numpy.ndarray", "np.generic", "numbers.Number",
@@ -157,6 +156,7 @@ def iterates_keys_of(it: nodes.NodeNG, name: str, *, dict_only: bool = False) ->
             it.func.attrname in ("items", "keys") and not it.args:
         return isinstance(it.func.expr, nodes.Name) and it.func.expr.name == name
     return not dict_only and isinstance(it, nodes.Name) and it.name == name
+
 
 class Ctx:
     """One followed call: ``func`` with the abstract values of its parameters.
@@ -700,14 +700,10 @@ class Evaluator:
         for loop, call in moves:
             if loop.tolineno >= use.lineno:
                 continue
-            if call.func.attrname == "to":
-                from flake8_xla.analysis.specs import device_value
-                dev_node = keyword(call, "device") or (call.args[0] if call.args else None)
-                is_dev, dev = device_value(self, dev_node, ctx, d)
-                if not is_dev:
-                    continue
-            else:
-                dev = call.func.attrname
+            moved = self._move_target(call, ctx, d)
+            if moved is None:
+                continue
+            dev = moved[0]
             if best is None or loop.lineno > best[0]:
                 best = (loop.lineno, dev)
         return (best[1],) if best is not None else None
@@ -735,6 +731,17 @@ class Evaluator:
             self._item_moves = table
         return table
 
+    def _move_target(self, call: nodes.Call, ctx: Ctx | None, d: int
+                     ) -> tuple[str | None] | None:
+        """The device ``x.to(dev)``/``x.cpu()``/``x.cuda()`` moves to (``.to`` of a dtype
+        moves nothing: None)."""
+        if call.func.attrname != "to":
+            return (call.func.attrname,)
+        from flake8_xla.analysis.specs import device_value
+        dev_node = keyword(call, "device") or (call.args[0] if call.args else None)
+        is_dev, dev = device_value(self, dev_node, ctx, d)
+        return (dev,) if is_dev else None
+
     def _inplace_move(self, use: nodes.Name | nodes.Attribute, ctx: Ctx | None, d: int
                       ) -> tuple[str | None] | None:
         """The device of the last ``name.to(dev)``/``.cpu()`` statement before ``use``
@@ -757,14 +764,10 @@ class Evaluator:
                 continue
             if not isinstance(call.parent, nodes.Expr) or call.lineno >= use.lineno:
                 continue
-            if f.attrname == "to":
-                from flake8_xla.analysis.specs import device_value
-                dev_node = keyword(call, "device") or (call.args[0] if call.args else None)
-                is_dev, dev = device_value(self, dev_node, ctx, d)
-                if not is_dev:
-                    continue
-            else:
-                dev = f.attrname
+            moved = self._move_target(call, ctx, d)
+            if moved is None:
+                continue
+            dev = moved[0]
             if best is None or call.lineno > best[0]:
                 best = (call.lineno, dev)
         return (best[1],) if best is not None else None

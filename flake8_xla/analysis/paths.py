@@ -133,13 +133,8 @@ def _parameter_texts(subject: nodes.NodeNG, ev: Evaluator | None) -> set[str] | 
     if ev is None or not isinstance(subject, nodes.Name) or \
             words_of(subject) & DEVICE_SUBJECT_WORDS:
         return None
-    binds = ev.bindings(subject)
-    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
-            not isinstance(binds[0].parent, nodes.Arguments):
-        return None
-    func = binds[0].parent.parent
-    if not isinstance(func, nodes.FunctionDef) or not ev.call_sites(func) or \
-            _selector_parameter(subject, ev):
+    func = _parameter_of(subject, ev)
+    if func is None or not ev.call_sites(func) or _selector_parameter(subject, ev):
         return None
     vs = ev.value(subject)
     if not vs or not all(v.kind is Kind.HOST and v.qual == "str" and v.text is not None
@@ -154,12 +149,18 @@ def _uncalled_parameter(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
     passes nothing gets; the caller on the XLA path passes the XLA name."""
     if ev is None or not isinstance(subject, nodes.Name):
         return False
+    func = _parameter_of(subject, ev)
+    return func is not None and not ev.call_sites(func)
+
+
+def _parameter_of(subject: nodes.Name, ev: Evaluator) -> nodes.FunctionDef | None:
+    """The function of which ``subject`` is a parameter (its only binding), else None."""
     binds = ev.bindings(subject)
     if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
             not isinstance(binds[0].parent, nodes.Arguments):
-        return False
+        return None
     func = binds[0].parent.parent
-    return isinstance(func, nodes.FunctionDef) and not ev.call_sites(func)
+    return func if isinstance(func, nodes.FunctionDef) else None
 
 
 def _selector_parameter(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
@@ -339,21 +340,26 @@ def _forbidden_truth(test: nodes.NodeNG, ev: Evaluator, depth: int = 0) -> bool 
     return None
 
 
+def _ends_run(stmt: nodes.NodeNG | None, ev: Evaluator | None) -> bool:
+    """``raise ...`` or a process exit call (``sys.exit(1)``, ``exit()``)."""
+    if isinstance(stmt, nodes.Raise):
+        return True
+    return isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call) and \
+        ev is not None and ev.qualname(stmt.value.func) in EXIT_QUALNAMES
+
+
 def _terminates(body: list[nodes.NodeNG], ev: Evaluator | None, loop: nodes.NodeNG | None = None
                 ) -> bool:
     """The block ends by leaving: ``raise``, ``return``, an exit call, ``parser.error()``."""
     if not body:
         return False
     last = body[-1]
-    if isinstance(last, (nodes.Raise, nodes.Return)):
+    if isinstance(last, nodes.Return) or _ends_run(last, ev):
         return True
     if isinstance(last, nodes.Break):
         return loop is None or enclosing_loop(last) is loop
     if isinstance(last, nodes.Expr) and isinstance(last.value, nodes.Call):
         call = last.value
-        q = ev.qualname(call.func) if ev is not None else None
-        if q in EXIT_QUALNAMES:
-            return True
         if isinstance(call.func, nodes.Attribute) and call.func.attrname == "error" and \
                 loop is None:
             return True  # parser.error(...) exits
@@ -446,6 +452,7 @@ def _stored_from_locals(branch: nodes.If, stmt: nodes.Assign, ev: Evaluator) -> 
     frame = branch.frame()
     if not names or not isinstance(frame, nodes.FunctionDef):
         return set()
+    from flake8_xla.analysis.flows import enclosing_class
     out: set[str] = set()
     for call in ev.own_nodes(frame, nodes.Call):
         if call.lineno <= branch.tolineno:
@@ -462,7 +469,6 @@ def _stored_from_locals(branch: nodes.If, stmt: nodes.Assign, ev: Evaluator) -> 
             params = {p.name for p in func.args.args + func.args.kwonlyargs}
             given = {p for p in params
                      if any(ev.site_argument(func, call, p, bound) is a for a in passed)}
-            from flake8_xla.analysis.flows import enclosing_class
             klass = enclosing_class(func)
             if klass is None:
                 continue
@@ -840,10 +846,7 @@ def in_failing_branch(node: nodes.NodeNG, holder: nodes.NodeNG, ev: Evaluator | 
     while cur is not None and cur is not holder:
         if isinstance(cur, nodes.If) and child is not cur.test:
             block = cur.body if any(s is child for s in cur.body) else cur.orelse
-            last = block[-1] if block else None
-            if isinstance(last, nodes.Raise) or (
-                    isinstance(last, nodes.Expr) and isinstance(last.value, nodes.Call) and
-                    ev is not None and ev.qualname(last.value.func) in EXIT_QUALNAMES):
+            if block and _ends_run(block[-1], ev):
                 return True
         child, cur = cur, cur.parent
     return False

@@ -55,7 +55,6 @@ def sync_prefixes() -> tuple[str, ...]:
     return tuple(p for p, e in model().prefixes if e.sync)
 
 
-
 def _rebinds_item(target: nodes.Subscript) -> bool:
     """``batch[k] = v.to(device)`` in ``for k, v in batch.items():``, ``batch["ids"] =
     ...`` or ``batch[k] = batch[k].to(device)``: a dict's entry replaced (tensors have no
@@ -76,6 +75,7 @@ def _rebinds_item(target: nodes.Subscript) -> bool:
             return True
         cur = cur.parent
     return False
+
 
 class HostSync(Rule):
     """XLA201: a lazy XLA tensor read on the host inside a step loop.
