@@ -2662,3 +2662,74 @@ def test_a_neighbour_search_comes_after_the_checked_files_own_step_analysis(
         first = next(neighbours)
         assert an.steps._region is not None
         assert first.module is not an.module
+
+
+def test_a_loader_factorys_non_xla_branch_return_does_not_reach_the_xla_path(
+        tmp_path: Path) -> None:
+    """A helper module's loader factory returns a sharded loader in its XLA branch and a
+    plain one in the other; a helper that returns both of its loaders as a tuple hands the
+    XLA training loop (in a third module) the sharded one only: no XLA504. Without the
+    sampler in the XLA branch, the plain loader is reported."""
+    files = {
+        "setup.py": "",
+        "src/__init__.py": "",
+        "src/config.py": "USE_TPU = False\n",
+        "src/dataset.py": """\
+            import torch
+            from torch.utils.data import DataLoader
+            from . import config
+            if config.USE_TPU:
+                import torch_xla.runtime as xr
+
+
+            def train_loader_for(ds):
+                if config.USE_TPU:
+                    sampler = torch.utils.data.distributed.DistributedSampler(
+                        ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+                    return DataLoader(ds, batch_size=32, sampler=sampler, drop_last=True)
+                else:
+                    return DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)
+
+
+            def get_loaders(ds):
+                return train_loader_for(ds), train_loader_for(ds)
+            """,
+        "src/engine.py": """\
+            def train_one_epoch(model, optimizer, loader, device, xm):
+                for x, y in loader:
+                    loss = model(x.to(device), y.to(device))
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+            """,
+        "src/train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+            import torch_xla.distributed.xla_multiprocessing as xmp
+            from .dataset import get_loaders
+            from .engine import train_one_epoch
+
+
+            def run(rank, ds):
+                device = torch_xla.device()
+                model = torch.nn.Linear(2, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader, _ = get_loaders(ds)
+                for epoch in range(3):
+                    train_one_epoch(model, opt, pl.MpDeviceLoader(loader, device), device, xm)
+
+
+            if __name__ == "__main__":
+                xmp.spawn(run, args=(None,))
+            """,
+    }
+    top = write(tmp_path / "sharded", files)
+    assert not [f for f in lint(top / "src" / "train.py") if f[1] == "XLA504"]
+    assert not [f for f in lint(top / "src" / "engine.py") if f[1] == "XLA504"]
+    files["src/dataset.py"] = files["src/dataset.py"].replace(
+        "sampler=sampler, drop_last=True", "drop_last=True")
+    top = write(tmp_path / "plain", files)
+    found = lint(top / "src" / "train.py") + lint(top / "src" / "engine.py") + \
+        lint(top / "src" / "dataset.py")
+    assert [f for f in found if f[1] == "XLA504"]

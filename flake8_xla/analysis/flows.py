@@ -114,28 +114,51 @@ HOST_TYPES = frozenset({"str", "bytes", "int", "float", "bool", "list", "tuple",
 
 def _narrowed_to_host(use: nodes.Name) -> bool:
     """``use`` sits in the body of ``if isinstance(name, str):`` (or the ``else`` of
-    ``if isinstance(name, torch.Tensor)``) in its function: there the name holds no
-    tensor, whatever else it may hold elsewhere."""
+    ``if isinstance(name, torch.Tensor)``/``if torch.is_tensor(name)``, also of a
+    conditional expression) in its function: there the name holds no tensor, whatever
+    else it may hold elsewhere."""
     child, cur = use, use.parent
     while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
                                                    nodes.Lambda, nodes.ClassDef)):
-        if isinstance(cur, nodes.If) and child is not cur.test:
+        if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
             test, negated = cur.test, False
             if isinstance(test, nodes.UnaryOp) and test.op == "not":
                 test, negated = test.operand, True
-            if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
-                    test.func.name == "isinstance" and len(test.args) == 2 and \
-                    isinstance(test.args[0], nodes.Name) and test.args[0].name == use.name:
-                kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) \
-                    else [test.args[1]]
-                names = {k.as_string() for k in kinds}
-                in_body = child in cur.body
+            in_body = child in cur.body if isinstance(cur, nodes.If) else child is cur.body
+            names = _type_test(test, use.name)
+            if names is not None:
                 if in_body != negated and names <= HOST_TYPES:
                     return True
-                if in_body == negated and names == {"torch.Tensor"}:
+                if in_body == negated and names <= TENSOR_TYPES:
                     return True
         child, cur = cur, cur.parent
     return False
+
+
+def _is_none(node: nodes.NodeNG | None) -> bool:
+    """``node`` is the constant ``None``."""
+    return isinstance(node, nodes.Const) and node.value is None
+
+
+#: How a type test names the tensor class (``isinstance(x, torch.Tensor)``, after
+#: ``from torch import Tensor``; ``torch.is_tensor(x)`` counts as the first).
+TENSOR_TYPES = frozenset({"torch.Tensor", "Tensor"})
+
+
+def _type_test(test: nodes.NodeNG, name: str) -> set[str] | None:
+    """The type names ``test`` checks the name ``name`` against: ``isinstance(name, T)``
+    or ``isinstance(name, (T1, T2))``, and ``torch.is_tensor(name)`` as ``torch.Tensor``;
+    None for any other test."""
+    if not isinstance(test, nodes.Call) or len(test.args) not in (1, 2) or test.keywords or \
+            not isinstance(test.args[0], nodes.Name) or test.args[0].name != name:
+        return None
+    if isinstance(test.func, nodes.Name) and test.func.name == "isinstance" and \
+            len(test.args) == 2:
+        kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
+        return {k.as_string() for k in kinds}
+    if len(test.args) == 1 and test.func.as_string() == "torch.is_tensor":
+        return {"torch.Tensor"}
+    return None
 
 
 #: How the splits of a ``datasets.DatasetDict`` are named (``dd["train"]``,
@@ -1118,12 +1141,26 @@ class Evaluator:
                 return True
         return False
 
+    @staticmethod
+    def _handed_to_backward(func: nodes.NodeNG, name: str) -> bool:
+        """``name`` is the one argument of a framework's backward in ``func``
+        (``accelerator.backward(loss)``, ``fabric.backward(loss)``): a loss tensor."""
+        for call in func.nodes_of_class(nodes.Call):
+            f = call.func
+            if isinstance(f, nodes.Attribute) and f.attrname == "backward" and \
+                    len(call.args) == 1 and isinstance(call.args[0], nodes.Name) and \
+                    call.args[0].name == name:
+                return True
+        return False
+
     def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         attrs, moved_in_place = self._attribute_uses(func).get(name, (set(), False))
         if attrs & MODULE_USES or moved_in_place:
             return one(Kind.MODULE)
         if "backward" in attrs and not self._backward_takes_loss(func, name):
             return V.tensor()
+        if self._handed_to_backward(func, name):
+            return V.tensor()  # ``accelerator.backward(loss)``: the loss is a tensor
         if attrs & OPTIMIZER_USES or {"step", "zero_grad"} <= attrs:
             return one(Kind.OPTIMIZER)
         return None
@@ -1223,6 +1260,12 @@ class Evaluator:
         out: list[nodes.ClassDef] = []
         for stmt in stmts:
             value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) else None
+            if isinstance(value, nodes.IfExp) and _is_none(value.orelse):
+                value = value.body  # ``ema = ModelEMA(model) if args.ema else None``
+            elif isinstance(value, nodes.IfExp) and _is_none(value.body):
+                value = value.orelse
+            elif _is_none(value) and isinstance(stmt, (nodes.Assign, nodes.AnnAssign)):
+                continue  # ``self.ema = None``: no method runs on it
             if not (isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name)):
                 return []
             classes = [b for b in self.bindings(value.func) if isinstance(b, nodes.ClassDef)]
@@ -2339,6 +2382,11 @@ class Evaluator:
         rets = self.own_nodes(func, nodes.Return)
         if not rets:
             return V.host("none")
+        if len(rets) > 1:
+            # ``if config.USE_TPU: return DataLoader(ds, sampler=...)`` / ``else: return
+            # DataLoader(ds, shuffle=True)``: a return the XLA path never reaches adds nothing
+            from flake8_xla.analysis.paths import off_xla_path
+            rets = [r for r in rets if not off_xla_path(r, self)] or rets
         return join(*(self.value(r.value, ctx, d) if r.value is not None else V.host("none")
                       for r in rets))
 

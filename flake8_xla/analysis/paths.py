@@ -74,6 +74,8 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
             right.value is None:
         # ``args.tpu_cores is not None``: the truth of the flag itself.
         inner = _word_truth(left)
+        if inner is None and _none_on_xla_path(left, ev):
+            inner = False  # ``scaler is not None`` where only a CUDA branch sets it
         if inner is None:
             return None
         return inner if op in ("is not", "!=") else not inner
@@ -254,8 +256,35 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         truth = _word_truth(test)
         if truth is None and ev is not None:
             truth = _bound_truth(test, ev, depth)
+        if truth is None and _none_on_xla_path(test, ev):
+            truth = False
         return truth
     return None
+
+
+def _none_on_xla_path(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
+    """``subject`` is a local name that every assignment reaching the XLA path binds to
+    ``None``: the others lie in branches the XLA path never takes (``scaler = None``, then
+    ``scaler = GradScaler()`` under ``if device.type == "cuda":``). A name some nested
+    function rebinds (``global``/``nonlocal``), or any other kind of binding (a parameter,
+    a loop target), is not known."""
+    if ev is None or not isinstance(subject, nodes.Name):
+        return False
+    binds = ev.bindings(subject)
+    if not binds or not all(isinstance(b, nodes.AssignName) for b in binds):
+        return False
+    declared = getattr(ev, "_declared_names", None)
+    if declared is None:
+        declared = {n for node in ev.module_nodes((nodes.Global, nodes.Nonlocal))
+                    for n in node.names}
+        ev._declared_names = declared  # type: ignore[attr-defined]
+    if subject.name in declared:
+        return False
+    on_path = [b for b in binds if not off_xla_path(b, ev)]
+    return bool(on_path) and len(on_path) < len(binds) and all(
+        isinstance(b.parent, nodes.Assign) and len(b.parent.targets) == 1 and
+        isinstance(b.parent.value, nodes.Const) and b.parent.value.value is None
+        for b in on_path)
 
 
 def _bound_truth(flag: nodes.Name | nodes.Attribute, ev: Evaluator, depth: int
@@ -409,11 +438,11 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
                     out.update(_stored_from_locals(node, stmt, ev))
             continue
         if isinstance(node, nodes.If) and isinstance(test, (nodes.Name, nodes.Attribute)) and \
-                isinstance(node.parent, (nodes.FunctionDef, nodes.Module)) and \
-                node.body and isinstance(node.body[-1], nodes.Raise) and \
+                _in_main_flow(node, ev) and node.body and _refuses(node.body[-1], ev) and \
                 _base_truth(test, ev) is None:
-            # ``if args.fp16: raise ValueError("not supported on TPU")`` in the main flow:
-            # every run that goes on has the flag off.
+            # ``if args.fp16: raise ValueError("not supported on TPU")`` in the main flow,
+            # or ``if args.profile: parser.error(...)`` in its XLA branch (``if args.device
+            # == "xla":``): every run that goes on has the flag off.
             key = source_key(test)
             if key:
                 out.add(key)
@@ -429,6 +458,36 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
     result = frozenset(out)
     ev._forbidden = result  # type: ignore[attr-defined]
     return result
+
+
+def _in_main_flow(node: nodes.If, ev: Evaluator) -> bool:
+    """``node`` is a statement of a function's or the module's own body, or of the body of
+    ``if``s there whose tests hold on the XLA path (``if args.device == "xla":``) or that
+    guard the script's main block."""
+    child, parent = node, node.parent
+    while isinstance(parent, nodes.If):
+        if child not in parent.body or not (_base_truth(parent.test, ev) is True or
+                                            _in_main_block(child)):
+            return False
+        child, parent = parent, parent.parent
+    return isinstance(parent, (nodes.FunctionDef, nodes.Module))
+
+
+def _refuses(stmt: nodes.NodeNG, ev: Evaluator) -> bool:
+    """``raise ...``, a process exit, or ``parser.error(...)`` of an argparse parser (it
+    exits)."""
+    if _ends_run(stmt, ev):
+        return True
+    if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call) and
+            isinstance(stmt.value.func, nodes.Attribute) and
+            stmt.value.func.attrname == "error" and
+            isinstance(stmt.value.func.expr, nodes.Name)):
+        return False
+    binds = ev.bindings(stmt.value.func.expr)
+    return bool(binds) and all(
+        isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+        isinstance(b.parent.value, nodes.Call) and
+        (ev.qualname(b.parent.value.func) or "").endswith("ArgumentParser") for b in binds)
 
 
 def _straight_line(body: list[nodes.NodeNG], ev: Evaluator) -> list[nodes.NodeNG]:

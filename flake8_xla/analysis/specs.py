@@ -733,6 +733,16 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         return one(Kind.TUPLE, elts=tuple(
             apply(ev, replace(entry, returns=s, bare_returns=None), q, call, receiver, ctx, d)
             for s in sub.split(",")))
+    if spec == "optimizer_state_dict":
+        # ``{"state": {index: {"exp_avg": tensor, ...}}, "param_groups": [{"lr": ...,
+        # "params": [index, ...]}]}`` (torch/optim/optimizer.py): the state's tensors lie
+        # where the parameters do, the groups hold Python numbers
+        device = receiver.device if receiver is not None else None
+        state = one(Kind.DICT, items=(), elem=one(Kind.DICT, items=(),
+                                                  elem=V.tensor(device)))
+        groups = one(Kind.LIST, elem=one(Kind.DICT, items=(), elem=V.host()))
+        return one(Kind.DICT, items=(("state", state), ("param_groups", groups)),
+                   elem=UNKNOWN_SET, bound=rv, flags=frozenset({"state_dict"}))
     if spec in ("params", "named_params", "state_dict", "modules", "named_modules"):
         device = receiver.device if receiver is not None else None
         param = V.tensor(device, flags=frozenset({"param"}))

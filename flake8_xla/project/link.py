@@ -82,7 +82,7 @@ MAX_NEIGHBOUR_SCAN = 64
 #: Call sites in other modules joined for one parameter, at most (then unknown).
 MAX_REMOTE_SITES = 8
 #: astroid trees of other modules kept per process.
-TREE_CACHE = 6
+TREE_CACHE = 64
 #: Modules whose step regions are chained to find step roots, at most.
 MAX_ROOT_CHAIN = 3
 _MAX_REEXPORT = 6

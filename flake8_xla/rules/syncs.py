@@ -208,8 +208,11 @@ code off the XLA path, CPU tensors and Python numbers.
         an = self.an
         found = memo[id(func)] = set()
         work: list[nodes.NodeNG] = []
-        for call in an.ev.own_nodes(func, nodes.Call):
-            if an.does(call, "save") or an.does(call, "xla_save"):
+        # (also a save in a function nested in ``func``, a thread target or a closure
+        # that writes ``func``'s object: ``def _do_save(): torch.save(state, path)``)
+        for call in func.nodes_of_class(nodes.Call):
+            if (an.does(call, "save") or an.does(call, "xla_save")) and not isinstance(
+                    call.frame(), nodes.ClassDef):
                 obj = call.args[0] if call.args else keyword(call, "obj")
                 if obj is None and isinstance(call.func, nodes.Attribute):
                     obj = call.func.expr  # ``model.save_pretrained(path)``
@@ -225,7 +228,7 @@ code off the XLA path, CPU tensors and Python numbers.
                     for b in an.ev.bindings(n):
                         stmt = b.statement() if isinstance(b, nodes.AssignName) else None
                         if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) and \
-                                stmt.value is not None and enclosing_function(stmt) is func:
+                                stmt.value is not None and func.parent_of(stmt):
                             work.append(stmt.value)
         for stmt in an.ev.own_nodes(func, nodes.Assign):
             # ``state[k] = v.cpu()`` into a saved name
