@@ -1141,17 +1141,17 @@ class Evaluator:
                 return True
         return False
 
-    @staticmethod
-    def _handed_to_backward(func: nodes.NodeNG, name: str) -> bool:
-        """``name`` is the one argument of a framework's backward in ``func``
+    def _handed_to_backward(self, func: nodes.NodeNG, name: str) -> bool:
+        """``name`` is the one argument of a framework's backward in ``func``'s own code
         (``accelerator.backward(loss)``, ``fabric.backward(loss)``): a loss tensor."""
-        for call in func.nodes_of_class(nodes.Call):
-            f = call.func
-            if isinstance(f, nodes.Attribute) and f.attrname == "backward" and \
-                    len(call.args) == 1 and isinstance(call.args[0], nodes.Name) and \
-                    call.args[0].name == name:
-                return True
-        return False
+        table = self.__dict__.setdefault("_backward_args", {})
+        names = table.get(id(func))
+        if names is None:
+            names = table[id(func)] = frozenset(
+                call.args[0].name for call in self.own_nodes(func, nodes.Call)
+                if isinstance(call.func, nodes.Attribute) and call.func.attrname == "backward"
+                and len(call.args) == 1 and isinstance(call.args[0], nodes.Name))
+        return name in names
 
     def _usage_kind_of(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         attrs, moved_in_place = self._attribute_uses(func).get(name, (set(), False))

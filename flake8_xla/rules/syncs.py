@@ -210,9 +210,11 @@ code off the XLA path, CPU tensors and Python numbers.
         work: list[nodes.NodeNG] = []
         # (also a save in a function nested in ``func``, a thread target or a closure
         # that writes ``func``'s object: ``def _do_save(): torch.save(state, path)``)
-        for call in func.nodes_of_class(nodes.Call):
-            if (an.does(call, "save") or an.does(call, "xla_save")) and not isinstance(
-                    call.frame(), nodes.ClassDef):
+        calls = list(an.ev.own_nodes(func, nodes.Call))
+        for inner in an.ev.own_nodes(func, nodes.FunctionDef):
+            calls += an.ev.own_nodes(inner, nodes.Call)
+        for call in calls:
+            if an.does(call, "save") or an.does(call, "xla_save"):
                 obj = call.args[0] if call.args else keyword(call, "obj")
                 if obj is None and isinstance(call.func, nodes.Attribute):
                     obj = call.func.expr  # ``model.save_pretrained(path)``
