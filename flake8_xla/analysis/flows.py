@@ -93,6 +93,11 @@ TENSOR_ONLY_ATTRS = frozenset({"item", "detach", "cpu", "numpy", "tolist"})
 #: Attributes only a torch module has: a value they are used on is a module.
 MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "modules",
                          "named_modules", "children", "requires_grad_", "buffers"})
+#: Methods of accelerate's ``Accelerator`` that, beside ``prepare`` and ``backward``, tell
+#: an object of unknown origin to be one (accelerate/accelerator.py).
+ACCELERATOR_USES = frozenset({"unwrap_model", "gather_for_metrics", "wait_for_everyone",
+                              "is_main_process", "is_local_main_process", "sync_gradients",
+                              "accumulate", "save_state", "gather"})
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 MODULE_BASES = ("torch.nn.", "transformers.", "lightning.", "pytorch_lightning.",
                 "torchvision.models.", "timm.")
@@ -1163,6 +1168,10 @@ class Evaluator:
             return V.tensor()  # ``accelerator.backward(loss)``: the loss is a tensor
         if attrs & OPTIMIZER_USES or {"step", "zero_grad"} <= attrs:
             return one(Kind.OPTIMIZER)
+        if {"prepare", "backward"} <= attrs and attrs & ACCELERATOR_USES:
+            # ``accelerator.prepare(...)``, ``.backward(loss)``, ``.unwrap_model(...)``: an
+            # accelerate Accelerator handed in from elsewhere
+            return one(Kind.FRAMEWORK, qual="accelerate")
         return None
 
     # ------------------------------------------------------------------ call sites
@@ -1585,14 +1594,26 @@ class Evaluator:
         if not V.is_known(result) and isinstance(node, nodes.Attribute):
             key = source_key(node)
             used = self._usage_kind(node.frame(), key) if key else None
+            if used is None and key is not None and key.startswith("self.") and \
+                    key.count(".") == 1:
+                # ``self.accelerator``: how the class's methods together use it (an object
+                # stored in ``__init__`` and used across the methods); only an Accelerator
+                # is told this way
+                klass = enclosing_class(node.frame())
+                found = self._usage_kind(klass, key) if klass is not None else None
+                if found is not None and V.any_kind(found, Kind.FRAMEWORK):
+                    used = found
             if used is not None:
                 result = used
         if isinstance(node, nodes.Attribute):
             local = self._local_attr_assignment(node)
             if local is not None:
                 # ``self.model = Net()`` earlier in the same function: that object, not
-                # what the class's other methods store or move
-                result = self.binding_value(local, None, ctx, d)
+                # what the class's other methods store or move (unless that is unknown and
+                # the class's use of the attribute tells what it is)
+                assigned = self.binding_value(local, None, ctx, d)
+                if V.is_known(assigned) or not V.any_kind(result, Kind.FRAMEWORK):
+                    result = assigned
         if isinstance(node, nodes.Attribute) and V.any_kind(result, Kind.MODULE):
             moved = self._inplace_move(node, ctx, d)  # ``self.model.cpu()`` before the use
             if moved is not None:
