@@ -33,6 +33,7 @@ from flake8_xla.analysis.names import (
     QualNames,
     callee_name,
     const_str,
+    is_none,
     keyword,
     lookup,
     runs_before,
@@ -117,53 +118,15 @@ HOST_TYPES = frozenset({"str", "bytes", "int", "float", "bool", "list", "tuple",
                         "Number"})
 
 
-def _narrowed_to_host(use: nodes.Name) -> bool:
-    """``use`` sits in the body of ``if isinstance(name, str):`` (or the ``else`` of
-    ``if isinstance(name, torch.Tensor)``/``if torch.is_tensor(name)``, also of a
-    conditional expression) in its function: there the name holds no tensor, whatever
-    else it may hold elsewhere."""
-    child, cur = use, use.parent
-    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
-                                                   nodes.Lambda, nodes.ClassDef)):
-        if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
-            test, negated = cur.test, False
-            if isinstance(test, nodes.UnaryOp) and test.op == "not":
-                test, negated = test.operand, True
-            in_body = child in cur.body if isinstance(cur, nodes.If) else child is cur.body
-            names = _type_test(test, use.name)
-            if names is not None:
-                if in_body != negated and names <= HOST_TYPES:
-                    return True
-                if in_body == negated and names <= TENSOR_TYPES:
-                    return True
-        child, cur = cur, cur.parent
-    return False
-
-
-def _is_none(node: nodes.NodeNG | None) -> bool:
-    """``node`` is the constant ``None``."""
-    return isinstance(node, nodes.Const) and node.value is None
-
-
-#: How a type test names the tensor class (``isinstance(x, torch.Tensor)``, after
-#: ``from torch import Tensor``; ``torch.is_tensor(x)`` counts as the first).
-TENSOR_TYPES = frozenset({"torch.Tensor", "Tensor"})
-
-
-def _type_test(test: nodes.NodeNG, name: str) -> set[str] | None:
-    """The type names ``test`` checks the name ``name`` against: ``isinstance(name, T)``
-    or ``isinstance(name, (T1, T2))``, and ``torch.is_tensor(name)`` as ``torch.Tensor``;
-    None for any other test."""
-    if not isinstance(test, nodes.Call) or len(test.args) not in (1, 2) or test.keywords or \
-            not isinstance(test.args[0], nodes.Name) or test.args[0].name != name:
-        return None
-    if isinstance(test.func, nodes.Name) and test.func.name == "isinstance" and \
-            len(test.args) == 2:
-        kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
-        return {k.as_string() for k in kinds}
-    if len(test.args) == 1 and test.func.as_string() == "torch.is_tensor":
-        return {"torch.Tensor"}
-    return None
+def _host_type_test(test: nodes.NodeNG, name: str) -> bool:
+    """``test`` is ``isinstance(name, T)`` (or ``(T1, T2)``) whose every type is a host
+    type (:data:`HOST_TYPES`)."""
+    if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and
+            test.func.name == "isinstance" and len(test.args) == 2 and not test.keywords and
+            isinstance(test.args[0], nodes.Name) and test.args[0].name == name):
+        return False
+    kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
+    return {k.as_string() for k in kinds} <= HOST_TYPES
 
 
 #: How the splits of a ``datasets.DatasetDict`` are named (``dd["train"]``,
@@ -540,13 +503,9 @@ class Evaluator:
                 return self.value(node.body, ctx, d)
             if truth is False:
                 return self.value(node.orelse, ctx, d)
-            body, orelse = self.value(node.body, ctx, d), self.value(node.orelse, ctx, d)
-            narrowed = self._isinstance_tensor(node.test)
-            # ``v.cpu() if isinstance(v, torch.Tensor) else v``: the other arm is no tensor
-            if narrowed is not None and isinstance(node.orelse, nodes.Name) and \
-                    node.orelse.name == narrowed:
-                orelse = frozenset(v for v in orelse if v.kind is not Kind.TENSOR)
-            return join(body, orelse)
+            # (``v.cpu() if isinstance(v, torch.Tensor) else v``: the name in the other arm
+            # holds no tensor, see _narrowed_to_host)
+            return join(self.value(node.body, ctx, d), self.value(node.orelse, ctx, d))
         if isinstance(node, nodes.Tuple):
             return one(Kind.TUPLE, elts=self._elts(node.elts, ctx, d))
         if isinstance(node, (nodes.List, nodes.Set)):
@@ -588,6 +547,28 @@ class Evaluator:
             if found is not None:
                 return found
         return one(Kind.REF, qual=q)
+
+    def _narrowed_to_host(self, use: nodes.Name) -> bool:
+        """``use`` sits in the body of ``if isinstance(name, str):`` or in the other arm of
+        a tensor test of the name (``if isinstance(name, torch.Tensor)``,
+        ``torch.is_tensor(name)``: see :meth:`_isinstance_tensor`), of an ``if`` or a
+        conditional expression in its function: there the name holds no tensor, whatever
+        else it may hold elsewhere."""
+        child, cur = use, use.parent
+        while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
+                                                       nodes.Lambda, nodes.ClassDef)):
+            if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
+                test, negated = cur.test, False
+                if isinstance(test, nodes.UnaryOp) and test.op == "not":
+                    test, negated = test.operand, True
+                in_body = child in cur.body if isinstance(cur, nodes.If) else \
+                    child is cur.body
+                if in_body != negated and _host_type_test(test, use.name):
+                    return True
+                if in_body == negated and self._isinstance_tensor(test) == use.name:
+                    return True
+            child, cur = cur, cur.parent
+        return False
 
     def _isinstance_tensor(self, test: nodes.NodeNG) -> str | None:
         """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``), else None."""
@@ -692,7 +673,7 @@ class Evaluator:
             if on_path:
                 binds = on_path
         value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
-        if V.any_kind(value, Kind.TENSOR) and _narrowed_to_host(node):
+        if V.any_kind(value, Kind.TENSOR) and self._narrowed_to_host(node):
             value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
         if not V.is_known(value):
             used = self._usage_kind(node.frame(), node.name)
@@ -1269,11 +1250,11 @@ class Evaluator:
         out: list[nodes.ClassDef] = []
         for stmt in stmts:
             value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) else None
-            if isinstance(value, nodes.IfExp) and _is_none(value.orelse):
+            if isinstance(value, nodes.IfExp) and is_none(value.orelse):
                 value = value.body  # ``ema = ModelEMA(model) if args.ema else None``
-            elif isinstance(value, nodes.IfExp) and _is_none(value.body):
+            elif isinstance(value, nodes.IfExp) and is_none(value.body):
                 value = value.orelse
-            elif _is_none(value) and isinstance(stmt, (nodes.Assign, nodes.AnnAssign)):
+            elif is_none(value) and isinstance(stmt, (nodes.Assign, nodes.AnnAssign)):
                 continue  # ``self.ema = None``: no method runs on it
             if not (isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name)):
                 return []

@@ -36,6 +36,11 @@ def const_str(node: nodes.NodeNG | None) -> str | None:
     return None
 
 
+def is_none(node: nodes.NodeNG | None) -> bool:
+    """``node`` is the constant ``None``."""
+    return isinstance(node, nodes.Const) and node.value is None
+
+
 def callee_name(func: nodes.NodeNG) -> str | None:
     """The callee's last name: ``f`` of ``f(...)`` and of ``obj.f(...)``, else None."""
     if isinstance(func, nodes.Name):

@@ -27,6 +27,7 @@ from flake8_xla.analysis.names import (
     XLA_WORDS,
     const_str,
     is_main_test,
+    is_none,
     keyword,
     source_key,
     words_of,
@@ -283,8 +284,7 @@ def _none_on_xla_path(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
     on_path = [b for b in binds if not off_xla_path(b, ev)]
     return bool(on_path) and len(on_path) < len(binds) and all(
         isinstance(b.parent, nodes.Assign) and len(b.parent.targets) == 1 and
-        isinstance(b.parent.value, nodes.Const) and b.parent.value.value is None
-        for b in on_path)
+        is_none(b.parent.value) for b in on_path)
 
 
 def _bound_truth(flag: nodes.Name | nodes.Attribute, ev: Evaluator, depth: int

@@ -13,7 +13,14 @@ from astroid import nodes
 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import Entry
-from flake8_xla.analysis.names import argument, const_str, has_star_kwargs, keyword, words_of
+from flake8_xla.analysis.names import (
+    argument,
+    const_str,
+    has_star_kwargs,
+    is_none,
+    keyword,
+    words_of,
+)
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 
 if TYPE_CHECKING:
@@ -159,7 +166,7 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     elif batch is None:
         if not batch_sampler:
             text = "1"
-    elif isinstance(batch, nodes.Const) and batch.value is None:
+    elif is_none(batch):
         flags.add("unbatched")  # batch_size=None: each item is a batch the dataset made
     elif isinstance(batch, nodes.Call) and isinstance(batch.func, nodes.Name) and \
             batch.func.name == "len" and batch.args and dataset is not None and \
