@@ -2733,3 +2733,47 @@ def test_a_loader_factorys_non_xla_branch_return_does_not_reach_the_xla_path(
     found = lint(top / "src" / "train.py") + lint(top / "src" / "engine.py") + \
         lint(top / "src" / "dataset.py")
     assert [f for f in found if f[1] == "XLA504"]
+
+
+def test_a_save_helpers_star_args_take_what_other_modules_pass(tmp_path: Path) -> None:
+    # ``save_on_master(*args, **kwargs)`` in a helper module that never names torch_xla:
+    # its torch.save writes what the training script passes, state dicts on the device,
+    # and the message names that call; a CPU copy passed by another script is fine.
+    top = write(tmp_path / "dino", {
+        "pyproject.toml": "",
+        "utils.py": """\
+            import torch
+
+
+            def is_main_process():
+                return True
+
+
+            def save_on_master(*args, **kwargs):
+                if is_main_process():
+                    torch.save(*args, **kwargs)
+
+
+            def save_copy(*args):
+                torch.save(*args)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+
+            import utils
+
+
+            def main(model, optimizer, epochs):
+                device = torch_xla.device()
+                model = model.to(device)
+                for epoch in range(epochs):
+                    state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
+                    utils.save_on_master(state, "checkpoint.pth")
+                    cpu = {k: v.cpu() for k, v in model.state_dict().items()}
+                    utils.save_copy(cpu, "copy.pth")
+            """,
+    })
+    assert lint(top / "utils.py") == [(10, "XLA503")]
+    found = [m for m in messages(top / "utils.py") if m.startswith("XLA503")]
+    assert "what train.py:12 passes" in found[0], found

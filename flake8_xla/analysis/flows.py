@@ -824,6 +824,10 @@ class Evaluator:
             bound = found.arg(use.name) if found is not None else None
             if bound is not None:
                 return bound
+            if found is None:
+                passed = self._star_param(b.parent, use.name, d)
+                if passed is not None:
+                    return passed
             return one(Kind.LIST, elem=UNKNOWN_SET) if use.name == b.vararg else one(
                 Kind.DICT, items=(), elem=UNKNOWN_SET)
         if not isinstance(b, (nodes.AssignName, nodes.AssignAttr)):
@@ -907,6 +911,34 @@ class Evaluator:
             self._param_memo[key] = EMPTY  # in progress
             self._param_memo[key] = self._free_param(func, b, d)
         return self._param_memo[key]
+
+    def _star_param(self, func: nodes.NodeNG, name: str, d: int) -> frozenset[Value] | None:
+        """What the project's call sites pass for ``*args`` or ``**kwargs`` (``name``) of
+        ``func``, outside any caller's context (``def save_on_master(*args, **kwargs):
+        torch.save(*args, **kwargs)`` called as ``save_on_master(state, path)``); None when
+        no call site is known (memoised)."""
+        key = (id(func), "*" + name)
+        if key in self._param_memo:
+            return self._param_memo[key] or None
+        self._param_memo[key] = EMPTY  # in progress
+        if not isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
+            return None
+        found: list[frozenset[Value]] = []
+        sites = self.call_sites(func)
+        for call, bound_self in sites[:MAX_SITES]:
+            bound = self.ctx_for_values(
+                func, self.call_arguments(call, None, d), None, 1, d,
+                UNKNOWN_SET if bound_self else None).arg(name)
+            if bound is not None:
+                found.append(bound)
+        if len(sites) > MAX_SITES:
+            found.append(UNKNOWN_SET)
+        node = func.args.vararg_node if name == func.args.vararg else func.args.kwarg_node
+        if self.link is not None and node is not None:
+            found.extend(self.link.param_values(self, func, node, d))
+        result = join(*found) if found else EMPTY
+        self._param_memo[key] = result
+        return result or None
 
     def _params(self, func: nodes.NodeNG) -> list[str]:
         a = func.args

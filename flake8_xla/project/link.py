@@ -307,6 +307,8 @@ class Session:
         self._by_module: dict[int, tuple[str, Analyzer]] = {}
         self._entries: dict[int, list[nodes.NodeNG]] = {}
         self._params: dict[tuple[int, str], list[frozenset[Value]]] = {}
+        # the call sites in other modules that param_values read, per function
+        self._passed_at: dict[int, list[tuple[str, nodes.Call]]] = {}
         self._constructions: dict[int, list[tuple[Evaluator, nodes.Call]] | None] = {}
         self._roots: dict[str, list[tuple[nodes.NodeNG, Ctx | None, str]]] = {}
         self._roots_busy: list[str] = []
@@ -804,6 +806,9 @@ class Session:
                     sites += 1
                     if sites > MAX_REMOTE_SITES:
                         break
+                    seen_at = self._passed_at.setdefault(id(func), [])
+                    if all(c is not call for _, c in seen_at):
+                        seen_at.append((caller, call))
                     passed = an.ev.call_arguments(call, None, d,
                                                   only=_position(func, param, bound_self))
                     bound = ev.ctx_for_values(func, passed, None, 1, d, self_v)
@@ -1105,6 +1110,17 @@ class Session:
         path relative to the checked file's folder); None for a node of no linked module."""
         owner = self._owner(node)
         return self._where(owner[0], node) if owner is not None else None
+
+    def passed_at(self, func: nodes.NodeNG) -> list[str]:
+        """Where other modules call ``func`` with the arguments :meth:`param_values` read
+        (``["train.py:429"]``, relative to the checked file's folder); empty when none
+        was read."""
+        return [self._where(rel, call) for rel, call in self._passed_at.get(id(func), [])
+                if call.root() is not self.current_module()]
+
+    def current_module(self) -> nodes.Module | None:
+        """The astroid module of the checked file (None before one is set)."""
+        return self.current.module if self.current is not None else None
 
     def _where(self, rel: str, node: nodes.NodeNG) -> str:
         here = os.path.dirname(self.rel)

@@ -8,7 +8,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import Analyzer, Kind, const_str, has_star_kwargs, keyword, source_key
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import enclosing_function
+from flake8_xla.analysis.flows import SCOPES, enclosing_function
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
@@ -248,7 +248,8 @@ Under `xmp.spawn` or `torch_xla.launch` every process trains a replica of the mo
 on its shard of the data. `optimizer.step()` only applies the local gradients: no
 all-reduce happens, the replicas diverge, and the run silently trains N different
 models. `xm.optimizer_step(optimizer)` all-reduces the gradients across replicas
-and then steps.
+and then steps. A bare `optimizer.step()` next to it, before or after, steps the
+parameters a second time, once with this replica's own gradients.
 
 **Example**
 ```python
@@ -274,6 +275,9 @@ reported.
     SECOND_STEP = ("second optimizer step: {what} updates the parameters again after "
                    "xm.optimizer_step already stepped them (with the all-reduced gradients); "
                    "call only xm.optimizer_step(optimizer)")
+    FIRST_STEP = ("optimizer step without gradient all-reduce: {what} updates the parameters "
+                  "with this replica's own gradients before xm.optimizer_step all-reduces the "
+                  "same gradients and steps again; call only xm.optimizer_step(optimizer)")
     CLOSURE = ("optimizer closure after the all-reduce: xm.optimizer_step reduces the gradients "
                "before it calls optimizer.step(closure), so the gradients the closure computes "
                "are never all-reduced; run forward and backward before xm.optimizer_step and "
@@ -335,14 +339,40 @@ reported.
             scope = call.scope()
             for other in an.calls_named("step"):
                 f = other.func
-                if other.scope() is not scope or other.lineno <= call.lineno or \
+                if other.scope() is not scope or other.lineno == call.lineno or \
                         not isinstance(f, nodes.Attribute) or other.args:
                     continue
-                if f.expr.as_string() == opt.as_string() and _same_block(call, other) and \
-                        _loop_of(call) is _loop_of(other):
+                if f.expr.as_string() != opt.as_string() or not _same_block(call, other) or \
+                        _loop_of(call) is not _loop_of(other):
+                    continue
+                if other.lineno > call.lineno:
                     yield Finding(other.lineno, other.col_offset, self.code,
                                   f"{self.code} " + self.SECOND_STEP.format(
                                       what=f"{f.as_string()}()"))
+                elif _siblings(other, call) and not _backward_between(other, call):
+                    # ``opt.step()`` then ``xm.optimizer_step(opt)`` on the same gradients
+                    yield Finding(other.lineno, other.col_offset, self.code,
+                                  f"{self.code} " + self.FIRST_STEP.format(
+                                      what=f"{f.as_string()}()"))
+
+
+def _siblings(a: nodes.NodeNG, b: nodes.NodeNG) -> bool:
+    """The statements of the two nodes sit in the same block (run under the same
+    conditions: not ``if not tpu: opt.step()`` beside ``if tpu: xm.optimizer_step(opt)``)."""
+    sa, sb = a.statement(), b.statement()
+    return sa.parent is sb.parent and any(
+        sa in block and sb in block for block in (getattr(sa.parent, field, None) or []
+                                                   for field in ("body", "orelse",
+                                                                 "finalbody"))
+        if isinstance(block, list))
+
+
+def _backward_between(first: nodes.Call, last: nodes.Call) -> bool:
+    """A ``.backward()`` call of the same function runs between the two calls' lines (new
+    gradients: the later step does not reuse the earlier one's)."""
+    return any(isinstance(c.func, nodes.Attribute) and c.func.attrname == "backward" and
+               first.lineno < c.lineno < last.lineno
+               for c in first.scope().nodes_of_class(nodes.Call, skip_klass=SCOPES))
 
 
 def _loop_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
@@ -490,8 +520,26 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
                 continue
             what = self._xla_payload(an.value(call.args[0]), call.args[0])
             if what:
-                yield self.finding(call, what=what)
+                yield self.finding(call, what=what + self._passed_from(an, call.args[0]))
         yield from self._live_model_moves(an)
+
+    @staticmethod
+    def _passed_from(an: Analyzer, node: nodes.NodeNG) -> str:
+        """`` (what train.py:429 passes)`` when the saved value is a parameter of its
+        function (``save_on_master(*args)``) that a call in another module fills."""
+        if isinstance(node, nodes.Starred):
+            node = node.value
+        link = an.ev.link
+        if not isinstance(node, nodes.Name) or link is None:
+            return ""
+        binds = an.ev.bindings(node)
+        func = enclosing_function(node)
+        if func is None or not binds or not all(
+                isinstance(b, nodes.Arguments) or isinstance(b, nodes.AssignName) and
+                isinstance(b.parent, nodes.Arguments) for b in binds):
+            return ""
+        places = link.passed_at(func)
+        return f" (what {places[0]} passes)" if places else ""
 
     def _xla_payload(self, vs: frozenset[V.Value], node: nodes.NodeNG) -> str | None:
         """What in the saved value holds XLA tensors, or None (CPU data, or unknown)."""

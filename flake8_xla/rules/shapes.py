@@ -458,8 +458,13 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         of a class whose ``__call__`` it is) or named like one. Not reported when the
         function pads the result again to a fixed size (``F.pad``).
         """
+        return self._collates(call.frame(), 0)
+
+    def _collates(self, func: nodes.NodeNG, depth: int) -> bool:
+        """``func`` is a collate function (see :meth:`_in_collate_fn`), or a helper of the
+        module that one calls (``collate_fn=collate`` whose body is ``return
+        pad_batch(x, vocab)``), up to two calls deep; one that pads again is not."""
         an = self.an
-        func = call.frame()
         if isinstance(func, nodes.Lambda):
             parent = func.parent
             return isinstance(parent, nodes.Keyword) and parent.arg == "collate_fn"
@@ -467,6 +472,9 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             return False
         if self._repads(func):
             return False
+        if depth < 2 and any(self._collates(site.frame(), depth + 1)
+                             for site, _ in an.ev.call_sites(func)):
+            return True
         if any(kw == "collate_fn" for kw, _, _ in callback_sites(an.ev).get(id(func), [])):
             return True
         if "collate" in func.name.lower():

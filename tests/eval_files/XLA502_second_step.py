@@ -43,3 +43,31 @@ def branches(model, loader, optimizer, use_xla):
             xm.optimizer_step(optimizer)
         else:
             optimizer.step()
+
+
+def step_before_reduce(model, loader, optimizer):
+    for x in pl.MpDeviceLoader(loader, device):
+        model(x).sum().backward()
+        optimizer.step()  # error: XLA502
+        xm.optimizer_step(optimizer)
+        optimizer.zero_grad()
+
+
+def accumulate_then_reduce(model, loader, optimizer, probe):
+    # Trap: a step of the gradients of an earlier backward, then new gradients reduced.
+    for x in pl.MpDeviceLoader(loader, device):
+        probe(x).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        xm.optimizer_step(optimizer)
+
+
+def separate_branches(model, loader, optimizer, tpu):
+    # Trap: the bare step runs only off the TPU, in a block of its own.
+    for x in pl.MpDeviceLoader(loader, device):
+        model(x).sum().backward()
+        if not tpu:
+            optimizer.step()
+        if tpu:
+            xm.optimizer_step(optimizer, barrier=True)
