@@ -2756,6 +2756,10 @@ def test_a_save_helpers_star_args_take_what_other_modules_pass(tmp_path: Path) -
 
             def save_copy(*args):
                 torch.save(*args)
+
+
+            def save_kw(**kwargs):
+                torch.save(**kwargs)
             """,
         "train.py": """\
             import torch
@@ -2769,11 +2773,124 @@ def test_a_save_helpers_star_args_take_what_other_modules_pass(tmp_path: Path) -
                 model = model.to(device)
                 for epoch in range(epochs):
                     state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
-                    utils.save_on_master(state, "checkpoint.pth")
                     cpu = {k: v.cpu() for k, v in model.state_dict().items()}
+                    utils.save_on_master(cpu, "cpu.pth")
+                    utils.save_on_master(state, "checkpoint.pth")
                     utils.save_copy(cpu, "copy.pth")
+                    utils.save_kw(obj=state, f="kw.pth")
             """,
     })
-    assert lint(top / "utils.py") == [(10, "XLA503")]
+    assert lint(top / "utils.py") == [(10, "XLA503"), (18, "XLA503")]
     found = [m for m in messages(top / "utils.py") if m.startswith("XLA503")]
-    assert "what train.py:12 passes" in found[0], found
+    # (the message names the call that passes the device tensors, not the CPU copy's)
+    assert "what train.py:14 passes" in found[0], found
+    assert "what train.py:16 passes" in found[1], found
+
+
+def _wrap_project(root: Path, wrap_line: str, helper: str = "dist_utils") -> Path:
+    return write(root, {
+        "pyproject.toml": "",
+        "dist_utils.py": """\
+            from torch_xla.distributed.fsdp import XlaFullyShardedDataParallel as FSDP
+
+
+            def apply_fsdp(model):
+                model.backbone = FSDP(model.backbone)
+                return model
+            """,
+        "engine.py": """\
+            def train_one_epoch(model, loader, optimizer, device):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = model(x.to(device)).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+        "main.py": f"""\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            import {helper}
+            from engine import train_one_epoch
+
+
+            def _mp_fn(index, model, data):
+                device = torch_xla.device()
+                model = model.to(device)
+                {wrap_line}
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = pl.MpDeviceLoader(data, device)
+                train_one_epoch(model, loader, optimizer, device)
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=(None, None))
+            """,
+    })
+
+
+def test_a_model_wrapped_by_fsdp_in_a_helper_of_the_program_is_not_an_unreduced_step(
+        tmp_path: Path) -> None:
+    """XLA502: the bare ``optimizer.step()`` of a loop module is not reported when the XLA
+    program that runs it wraps the model with FSDP through a helper of another module;
+    without the wrap it is."""
+    wrapped = _wrap_project(tmp_path / "wrapped", "model = dist_utils.apply_fsdp(model)")
+    assert [f for f in lint(wrapped / "engine.py") if f[1] == "XLA502"] == []
+    # (the helper module is not imported by the program: no wrap within reach)
+    plain = _wrap_project(tmp_path / "plain", "os.getpid()", helper="os")
+    assert [f for f in lint(plain / "engine.py") if f[1] == "XLA502"] == [(6, "XLA502")]
+
+
+def test_a_method_of_a_class_re_exported_by_another_module_runs_in_the_step(
+        tmp_path: Path) -> None:
+    """``main.py`` takes ``DataEncoder`` through ``data.py``'s re-export of ``encoder.py``
+    and hands it to the evaluation loop of ``train.py``, which never imports either: the
+    encoder's ``decode`` runs in that loop, so its data-dependent op is reported there."""
+    top = write(tmp_path / "det", {
+        "pyproject.toml": "",
+        "encoder.py": """\
+            import torch
+
+
+            class DataEncoder:
+                def __init__(self, threshold):
+                    self.threshold = threshold
+
+                def decode(self, scores):
+                    keep = torch.nonzero(scores > self.threshold)
+                    return keep
+            """,
+        "data.py": """\
+            from encoder import DataEncoder
+
+            __all__ = ["DataEncoder"]
+            """,
+        "train.py": """\
+            import torch
+
+
+            def validate(model, loader, encoder, device):
+                found = []
+                with torch.no_grad():
+                    for x in loader:
+                        scores = model(x.to(device))
+                        found.append(encoder.decode(scores))
+                return found
+            """,
+        "main.py": """\
+            import torch
+            import torch_xla
+
+            from data import DataEncoder
+            from train import validate
+
+
+            def main(loader):
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                return validate(model, loader, DataEncoder(0.5), device)
+            """,
+    })
+    assert [f for f in lint(top / "encoder.py") if f[1] == "XLA104"] == [(9, "XLA104")]

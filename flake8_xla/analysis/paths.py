@@ -588,6 +588,8 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
     is handed ``func`` to call it)."""
     from flake8_xla.analysis.hooks import callback_sites
 
+    if _class_built_off_xla(func, ev):
+        return True
     sites = ev.call_sites(func)
     handed = callback_sites(ev).get(id(func), [])
     if handed and not all(off_xla_path(call, ev, kinds) for _, call, _ in handed):
@@ -612,6 +614,40 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
     # every call of its own module is off the path: so is the function, unless a module
     # that is XLA code calls it too, on its XLA path
     return _not_run_by_xla_code(func, ev)
+
+
+def _class_built_off_xla(func: nodes.NodeNG, ev: Evaluator) -> bool:
+    """``func`` is a method of a top-level class that its module builds only off the XLA
+    path, names nowhere else, and no module that is XLA code names (``profiler =
+    StepProfiler(device) if args.profile else NullProfiler()`` where the XLA branch of
+    the parser refuses ``--profile``): no instance exists on the XLA path, so none of its
+    methods runs there. For ``--xla-target=auto`` (the project tells which modules use
+    the class). A construction counts off the path also in the other arm of a
+    conditional expression, whatever branches the caller asks about. Memoised per
+    class."""
+    from flake8_xla.analysis.flows import is_staticmethod
+
+    klass = func.parent
+    link = ev.link
+    if not isinstance(klass, nodes.ClassDef) or not isinstance(klass.parent, nodes.Module) \
+            or link is None or is_staticmethod(func) or (
+                func.decorators is not None and any(
+                    isinstance(d, nodes.Name) and d.name == "classmethod"
+                    for d in func.decorators.nodes)):
+        return False
+    memo = ev._func_off
+    key = (id(klass), "built_off")
+    if key in memo:
+        return memo[key]
+    memo[key] = False  # in progress
+    uses = [n for n in ev.module_nodes(nodes.Name) if n.name == klass.name]
+    built = [n.parent for n in uses
+             if isinstance(n.parent, nodes.Call) and n.parent.func is n]
+    result = bool(built) and len(built) == len(uses) and \
+        link.used_only_here(ev, klass) and \
+        all(off_xla_path(call, ev) for call in built)
+    memo[key] = result
+    return result
 
 
 def _not_run_by_xla_code(func: nodes.NodeNG, ev: Evaluator) -> bool:
@@ -694,8 +730,9 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
             return True
         if truth is None and in_else and isinstance(cur, nodes.If) and _else_unreachable(cur, ev):
             return True
-    if isinstance(cur, nodes.ExceptHandler) and _catches_import_error(cur) and \
-            _imports_xla(cur.parent):
+    if isinstance(cur, nodes.ExceptHandler) and (
+            _catches_import_error(cur) and _imports_xla(cur.parent) or
+            _gets_xla_device(cur.parent, ev)):
         return True
     if nodes.If in kinds and child.is_statement and _after_xla_exit(cur, child, ev):
         return True
@@ -786,6 +823,23 @@ def _imports_xla(try_node: nodes.NodeNG) -> bool:
             names = [imp.modname] if isinstance(imp, nodes.ImportFrom) else \
                 [n for n, _ in imp.names]
             if any((n or "").startswith(("torch_xla", "torch_xla_py")) for n in names):
+                return True
+    return False
+
+
+def _gets_xla_device(try_node: nodes.NodeNG, ev: Evaluator | None) -> bool:
+    """A ``try`` whose short body (at most three simple statements) gets the XLA device
+    (``try: device = xm.xla_device()`` ``except Exception: device = torch.device("cpu")``):
+    on the XLA path that call succeeds, so its handlers are the path without a device."""
+    if not isinstance(try_node, nodes.Try) or ev is None or not 0 < len(try_node.body) <= 3 \
+            or not all(isinstance(s, (nodes.Assign, nodes.Expr, nodes.Import, nodes.ImportFrom))
+                       for s in try_node.body):
+        return False
+    for stmt in try_node.body:
+        for call in stmt.nodes_of_class(nodes.Call):
+            q = ev.qualname(call.func)
+            entry = ev.api.call(q) if q else None
+            if entry is not None and entry.returns == "device:xla":
                 return True
     return False
 

@@ -756,7 +756,8 @@ class ProjectIndex:
         """Modules that may call methods of ``rel``'s objects without importing ``rel``:
         the other modules that a module importing ``rel`` also imports (the composition
         root ``train.py`` builds the model of ``model.py`` and hands it to the evaluator of
-        ``evaluator.py``), that call an attribute named one of ``methods``
+        ``evaluator.py``; also a module importing such an importer, the root that takes
+        the class through a re-export), that call an attribute named one of ``methods``
         (``gen_model.generate(...)``). XLA code only, or with ``every_module`` any module;
         sorted, without ``rel``'s importers (see :meth:`callers`)."""
         table = self._reverse(every_module)
@@ -764,7 +765,11 @@ class ProjectIndex:
         wanted = set(methods)
         out: set[str] = set()
         xla = None if every_module else self.xla_code()
-        for parent in importers:
+        # (and the modules importing those: ``main.py`` builds the ``DataEncoder`` that
+        # ``data.py`` re-exports from ``encoder.py`` and hands it to ``train.py``)
+        parents = list(importers) + sorted({p for m in importers for p in table.get(m, ())
+                                            if p != rel and p not in importers})
+        for parent in parents:
             for m in self.import_targets(parent):
                 if m == rel or m in out or m in importers or (xla is not None and m not in xla):
                     continue

@@ -307,8 +307,10 @@ class Session:
         self._by_module: dict[int, tuple[str, Analyzer]] = {}
         self._entries: dict[int, list[nodes.NodeNG]] = {}
         self._params: dict[tuple[int, str], list[frozenset[Value]]] = {}
-        # the call sites in other modules that param_values read, per function
-        self._passed_at: dict[int, list[tuple[str, nodes.Call]]] = {}
+        # the call sites in other modules that param_values read, with what each passes,
+        # per function and parameter
+        self._passed_at: dict[tuple[int, str], list[tuple[str, nodes.Call,
+                                                          frozenset[Value]]]] = {}
         self._constructions: dict[int, list[tuple[Evaluator, nodes.Call]] | None] = {}
         self._roots: dict[str, list[tuple[nodes.NodeNG, Ctx | None, str]]] = {}
         self._roots_busy: list[str] = []
@@ -479,6 +481,14 @@ class Session:
         that is XLA code (so it runs on the XLA path whatever its own module does)."""
         rel = self._top_level_home(ev, func)
         return rel is not None and self.index.used_by_xla_code(rel, func.name)
+
+    def used_only_here(self, ev: Evaluator, klass: nodes.ClassDef) -> bool:
+        """No module that is XLA code names ``klass``, a top-level class of ``ev``'s
+        module, and the project decides what is XLA code (``auto``)."""
+        if self.target != "auto" or not isinstance(klass.parent, nodes.Module):
+            return False
+        owner = self._by_module.get(id(ev.module))
+        return owner is not None and not self.index.used_by_xla_code(owner[0], klass.name)
 
     def only_off_xla(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
         """``func``, a top-level function of ``ev``'s module, is called only by modules that
@@ -806,9 +816,6 @@ class Session:
                     sites += 1
                     if sites > MAX_REMOTE_SITES:
                         break
-                    seen_at = self._passed_at.setdefault(id(func), [])
-                    if all(c is not call for _, c in seen_at):
-                        seen_at.append((caller, call))
                     passed = an.ev.call_arguments(call, None, d,
                                                   only=_position(func, param, bound_self))
                     bound = ev.ctx_for_values(func, passed, None, 1, d, self_v)
@@ -823,6 +830,9 @@ class Session:
                     if value:
                         found.append(value)
                         self._record(value, param)
+                        seen_at = self._passed_at.setdefault((id(func), param.name), [])
+                        if all(c is not call for _, c, _ in seen_at):
+                            seen_at.append((caller, call, value))
                 if sites > MAX_REMOTE_SITES:
                     if not method:
                         found.append(UNKNOWN_SET)
@@ -1111,12 +1121,14 @@ class Session:
         owner = self._owner(node)
         return self._where(owner[0], node) if owner is not None else None
 
-    def passed_at(self, func: nodes.NodeNG) -> list[str]:
-        """Where other modules call ``func`` with the arguments :meth:`param_values` read
-        (``["train.py:429"]``, relative to the checked file's folder); empty when none
-        was read."""
-        return [self._where(rel, call) for rel, call in self._passed_at.get(id(func), [])
-                if call.root() is not self.current_module()]
+    def passed_at(self, func: nodes.NodeNG, param: str,
+                  keep: Callable[[frozenset[Value]], bool] | None = None) -> list[str]:
+        """Where other modules call ``func`` with the values of ``param`` that
+        :meth:`param_values` read (``["train.py:429"]``, relative to the checked file's
+        folder), only those whose value ``keep`` accepts; empty when none was read."""
+        return [self._where(rel, call) for rel, call, value in
+                self._passed_at.get((id(func), param), [])
+                if call.root() is not self.current_module() and (keep is None or keep(value))]
 
     def current_module(self) -> nodes.Module | None:
         """The astroid module of the checked file (None before one is set)."""

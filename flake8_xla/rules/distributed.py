@@ -151,7 +151,11 @@ def _other_optimizer(an: Analyzer, call: nodes.Call, stepped: str | None) -> boo
 
 
 def wraps_model(an: Analyzer) -> bool:
-    """A DDP/FSDP/ZeRO wrapper or a framework that all-reduces gradients itself."""
+    """A DDP/FSDP/ZeRO wrapper or a framework that all-reduces gradients itself: in the
+    module, or called by a module of the project that the module's check reaches (the XLA
+    program that imports a loop's module, and the helpers it imports: ``model =
+    apply_fsdp(model)`` in ``main.py`` whose ``FSDP(module)`` sits in ``dist_utils.py``,
+    before ``train_one_epoch(model, ...)`` of ``train.py`` steps the optimizer)."""
     if any(an.imports.imports_prefix(m) for m in MANAGED):
         return True
     for call in an.module_nodes(nodes.Call):
@@ -159,6 +163,23 @@ def wraps_model(an: Analyzer) -> bool:
             return True
         name = (an.qualname(call.func) or source_key(call.func) or "").rsplit(".", 1)[-1]
         if name in WRAPPERS:
+            return True
+    return _project_wraps(an)
+
+
+def _project_wraps(an: Analyzer) -> bool:
+    """Some other module of the check's reach calls a wrapper of :data:`WRAPPERS` (by its
+    syntax facts, stored in the project index)."""
+    link = an.ev.link
+    rel = link.rel_of(an) if link is not None else None
+    if rel is None:
+        return False
+    index = link.index
+    reach = index.reach(rel, every_module=link.target == "all") or ()
+    for other in reach:
+        facts = index.facts(other) if other != rel else None
+        if facts is not None and any(w in facts.called_names or w in facts.call_attrs
+                                     for w in WRAPPERS):
             return True
     return False
 
@@ -343,36 +364,85 @@ reported.
                         not isinstance(f, nodes.Attribute) or other.args:
                     continue
                 if f.expr.as_string() != opt.as_string() or not _same_block(call, other) or \
-                        _loop_of(call) is not _loop_of(other):
-                    continue
+                        _loop_of(call) is not _loop_of(other) or \
+                        other.statement() is call.statement():
+                    continue  # (one statement: ``opt.step() if c else xm.optimizer_step(opt)``)
                 if other.lineno > call.lineno:
+                    if _leaves_block_after(call, other):
+                        continue  # ``if xla: xm.optimizer_step(opt); return`` then ``opt.step()``
                     yield Finding(other.lineno, other.col_offset, self.code,
                                   f"{self.code} " + self.SECOND_STEP.format(
                                       what=f"{f.as_string()}()"))
-                elif _siblings(other, call) and not _backward_between(other, call):
+                elif _siblings(other, call) and not _backward_between(an, other, call):
                     # ``opt.step()`` then ``xm.optimizer_step(opt)`` on the same gradients
                     yield Finding(other.lineno, other.col_offset, self.code,
                                   f"{self.code} " + self.FIRST_STEP.format(
                                       what=f"{f.as_string()}()"))
 
 
+def _obj_item(vs: frozenset[V.Value]) -> frozenset[V.Value]:
+    """The ``obj`` entry of the keyword dicts in ``vs`` (``torch.save(**kwargs)``)."""
+    return frozenset(x for v in vs if v.kind is Kind.DICT
+                     for k, part in (v.items or ()) if k == "obj" for x in part)
+
+
+def _unconditional(stmt: nodes.NodeNG) -> nodes.NodeNG:
+    """``stmt``, or the ``with`` statement whose body holds it (a body that always runs),
+    outermost first."""
+    while isinstance(stmt.parent, nodes.With) and stmt in stmt.parent.body:
+        stmt = stmt.parent
+    return stmt
+
+
 def _siblings(a: nodes.NodeNG, b: nodes.NodeNG) -> bool:
     """The statements of the two nodes sit in the same block (run under the same
-    conditions: not ``if not tpu: opt.step()`` beside ``if tpu: xm.optimizer_step(opt)``)."""
-    sa, sb = a.statement(), b.statement()
-    return sa.parent is sb.parent and any(
+    conditions: not ``if not tpu: opt.step()`` beside ``if tpu: xm.optimizer_step(opt)``),
+    also through ``with`` blocks (``with xp.Trace("opt"): opt.step()``)."""
+    sa, sb = _unconditional(a.statement()), _unconditional(b.statement())
+    return sa is not sb and sa.parent is sb.parent and any(
         sa in block and sb in block for block in (getattr(sa.parent, field, None) or []
                                                    for field in ("body", "orelse",
                                                                  "finalbody"))
         if isinstance(block, list))
 
 
-def _backward_between(first: nodes.Call, last: nodes.Call) -> bool:
-    """A ``.backward()`` call of the same function runs between the two calls' lines (new
-    gradients: the later step does not reuse the earlier one's)."""
-    return any(isinstance(c.func, nodes.Attribute) and c.func.attrname == "backward" and
-               first.lineno < c.lineno < last.lineno
-               for c in first.scope().nodes_of_class(nodes.Call, skip_klass=SCOPES))
+def _backward_between(an: Analyzer, first: nodes.Call, last: nodes.Call) -> bool:
+    """A ``.backward()`` call runs between the two calls' lines of the function, written
+    there or in a function of the module that a call there runs (new gradients: the later
+    step does not reuse the earlier one's)."""
+    def backward(c: nodes.Call) -> bool:
+        return isinstance(c.func, nodes.Attribute) and c.func.attrname == "backward"
+
+    between = [c for c in first.scope().nodes_of_class(nodes.Call, skip_klass=SCOPES)
+               if first.lineno < c.lineno < last.lineno]
+    if any(backward(c) for c in between):
+        return True
+    for c in between:
+        for func, _ in an.ev.functions_called(c, None):
+            if any(backward(inner) for inner in func.nodes_of_class(nodes.Call)):
+                return True
+    return False
+
+
+def _leaves_block_after(call: nodes.NodeNG, other: nodes.NodeNG) -> bool:
+    """A block that holds ``call`` but not ``other`` ends its run after ``call`` (a
+    ``return``, ``continue``, ``break`` or ``raise`` later in it), so ``other`` never runs
+    after ``call``."""
+    stmt = call.statement()
+    while stmt is not None and not isinstance(stmt, (nodes.FunctionDef, nodes.Module)):
+        parent = stmt.parent
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(parent, field, None)
+            if not isinstance(block, list) or stmt not in block:
+                continue
+            if any(other in s.nodes_of_class(type(other)) for s in block):
+                return False  # (``other`` is in this block: the usual order holds)
+            later = block[block.index(stmt) + 1:]
+            if any(isinstance(s, (nodes.Return, nodes.Continue, nodes.Break, nodes.Raise))
+                   for s in later):
+                return True
+        stmt = parent
+    return False
 
 
 def _loop_of(node: nodes.NodeNG) -> nodes.NodeNG | None:
@@ -514,13 +584,19 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
         if an is None:
             return
         for call in an.module_nodes(nodes.Call):
-            if (an.qualname(call.func) or "") != "torch.save" or not call.args:
+            if (an.qualname(call.func) or "") != "torch.save":
                 continue
-            if an.off_xla_path(call):
+            saved = call.args[0] if call.args else keyword(call, "obj")
+            star = next((k.value for k in call.keywords or () if k.arg is None), None)
+            if saved is None and star is None or an.off_xla_path(call):
                 continue
-            what = self._xla_payload(an.value(call.args[0]), call.args[0])
+            if saved is not None:
+                what = self._xla_payload(an.value(saved), saved)
+            else:  # ``torch.save(**kwargs)`` handed ``obj=state``
+                saved = star
+                what = self._xla_payload(_obj_item(an.value(star)), star)
             if what:
-                yield self.finding(call, what=what + self._passed_from(an, call.args[0]))
+                yield self.finding(call, what=what + self._passed_from(an, saved))
         yield from self._live_model_moves(an)
 
     @staticmethod
@@ -538,10 +614,19 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
                 isinstance(b, nodes.Arguments) or isinstance(b, nodes.AssignName) and
                 isinstance(b.parent, nodes.Arguments) for b in binds):
             return ""
-        places = link.passed_at(func)
+        def holds_xla(value: frozenset[V.Value]) -> bool:
+            if isinstance(node.parent, nodes.Keyword):  # ``**kwargs``: its ``obj``
+                value = _obj_item(value)
+            elif isinstance(node.parent, nodes.Starred):  # ``*args``: the saved object first
+                value = frozenset(v for v in value if v.kind is not Kind.TUPLE) | frozenset(
+                    x for v in value if v.kind is Kind.TUPLE and v.elts for x in v.elts[0])
+            return bool(TorchSaveXla._xla_payload(value, node))
+
+        places = link.passed_at(func, node.name, holds_xla)
         return f" (what {places[0]} passes)" if places else ""
 
-    def _xla_payload(self, vs: frozenset[V.Value], node: nodes.NodeNG) -> str | None:
+    @staticmethod
+    def _xla_payload(vs: frozenset[V.Value], node: nodes.NodeNG) -> str | None:
         """What in the saved value holds XLA tensors, or None (CPU data, or unknown)."""
         if V.holds_lazy(vs):
             for v in vs:

@@ -276,16 +276,25 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         return self._moved(call, loop, names) and not self._repadded(call, loop, names)
 
     def _repads(self, func: nodes.NodeNG, names: set[str] | None = None,
-                an: Analyzer | None = None) -> bool:
+                an: Analyzer | None = None, *, collate: bool = False) -> bool:
         """The function pads again, with ``F.pad`` or by concatenating a tensor filled to a
         computed size (``torch.cat([torch.full((1, n - len), pad_id), ids], dim=1)``), to a
         fixed length, as the padded length is only known at run time otherwise. With
         ``names``, only a padding of one of those names counts (not the generated
-        tokens padded for a gather, nor a mask grown by one each decode step)."""
+        tokens padded for a gather, nor a mask grown by one each decode step). With
+        ``collate`` (a collate function's batch), also a copy into a buffer of fixed size
+        or a helper of the module that pads."""
         if not isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
             return False
         an = an or self.an
         calls = list(func.nodes_of_class(nodes.Call))
+        if collate and (self._fills_fixed_buffer(func, calls, an) or any(
+                isinstance(f, nodes.FunctionDef) and f is not func and
+                f.root() is an.module and self._repads_alone(f, an)
+                for c in calls for f, _ in an.ev.functions_called(c, None))):
+            # a fixed-size buffer the batch is copied into, or a helper of the module
+            # that pads to a fixed length (``ids = pad_to_length(ids, MAX_LEN)``)
+            return True
         filled = {c.parent.targets[0].name for c in calls
                   if _filler(an, c) and isinstance(c.parent, nodes.Assign) and
                   len(c.parent.targets) == 1 and isinstance(c.parent.targets[0], nodes.AssignName)}
@@ -301,6 +310,43 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
                             for e in c.args[0].elts):
                 return True
         return False
+
+    def _handed_over(self, func: nodes.FunctionDef) -> bool:
+        """The module names ``func`` other than to call it (``for fn in (collate, ...)``,
+        ``partial(collate, ...)``, ``collate_fn=collate``)."""
+        return any(n.name == func.name and not (isinstance(n.parent, nodes.Call) and
+                                                n.parent.func is n)
+                   for n in self.an.module_nodes(nodes.Name))
+
+    def _repads_alone(self, func: nodes.FunctionDef, an: Analyzer) -> bool:
+        """``func`` itself pads with ``F.pad`` or a filled tensor (:meth:`_repads` without
+        following its own calls, memoised)."""
+        memo = self.__dict__.setdefault("_repads_memo", {})
+        if id(func) not in memo:
+            memo[id(func)] = False
+            calls = list(func.nodes_of_class(nodes.Call))
+            memo[id(func)] = any(
+                (an.qualname(c.func) or "") == "torch.nn.functional.pad" for c in calls) or \
+                self._fills_fixed_buffer(func, calls, an)
+        return memo[id(func)]
+
+    def _fills_fixed_buffer(self, func: nodes.NodeNG, calls: list[nodes.Call],
+                            an: Analyzer) -> bool:
+        """``out = ids.new_full((B, MAX_LEN), pad)`` (a filler whose size is not the batch's
+        longest item) that the function then writes into by slice (``out[i, :n] = x``):
+        the batch leaves at that fixed size."""
+        fillers = [c for c in calls
+                   if an.qualname(c.func) in _FILLERS or isinstance(c.func, nodes.Attribute)
+                   and c.func.attrname in _FILLER_METHODS]
+        if any(self._sized_by_longest(c) for c in fillers):
+            return False  # (a batch sized by its longest item is the hazard itself)
+        filled = {c.parent.targets[0].name for c in fillers
+                  if isinstance(c.parent, nodes.Assign) and len(c.parent.targets) == 1 and
+                  isinstance(c.parent.targets[0], nodes.AssignName)}
+        return bool(filled) and any(
+            isinstance(t, nodes.Subscript) and isinstance(t.value, nodes.Name) and
+            t.value.name in filled and any(True for _ in a.value.nodes_of_class(nodes.Name))
+            for a in func.nodes_of_class(nodes.Assign) for t in a.targets)
 
     def _moved(self, call: nodes.Call, loop: nodes.NodeNG | None, names: set[str]) -> bool:
         """What ``call`` returns (bound to ``names``) is moved to a device other than the
@@ -470,14 +516,16 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             return isinstance(parent, nodes.Keyword) and parent.arg == "collate_fn"
         if not isinstance(func, nodes.FunctionDef):
             return False
-        if self._repads(func):
+        if self._repads(func, collate=True):
             return False
         if depth < 2 and any(self._collates(site.frame(), depth + 1)
                              for site, _ in an.ev.call_sites(func)):
             return True
         if any(kw == "collate_fn" for kw, _, _ in callback_sites(an.ev).get(id(func), [])):
             return True
-        if "collate" in func.name.lower():
+        if "collate" in func.name.lower() and (depth == 0 or self._handed_over(func)):
+            # (by its name, for a caller only when it is handed over as a value somewhere:
+            # a helper of a host-side ``collate_eval_outputs(outputs)`` is not in one)
             return True
         klass = func.parent
         if func.name == "__call__" and isinstance(klass, nodes.ClassDef):

@@ -71,3 +71,45 @@ def separate_branches(model, loader, optimizer, tpu):
             optimizer.step()
         if tpu:
             xm.optimizer_step(optimizer, barrier=True)
+
+
+def one_expression(model, loader, optimizer, use_xla):
+    # Trap: one step or the other, in a single (wrapped) conditional expression.
+    for x in pl.MpDeviceLoader(loader, device):
+        model(x).sum().backward()
+        (optimizer.step() if not use_xla else
+         xm.optimizer_step(optimizer, barrier=False))
+
+
+def traced_step(model, loader, optimizer, xp):
+    for x in pl.MpDeviceLoader(loader, device):
+        model(x).sum().backward()
+        with xp.Trace("opt"):
+            optimizer.step()  # error: XLA502
+        xm.optimizer_step(optimizer)
+
+
+class Stepper:
+    def __init__(self, optimizer, use_xla):
+        self.optimizer, self.use_xla = optimizer, use_xla
+
+    def step(self):
+        # Trap: the XLA branch returns before the plain step.
+        if self.use_xla:
+            xm.optimizer_step(self.optimizer)
+            return
+        self.optimizer.step()
+
+
+def forward_backward(model, x):
+    model(x).sum().backward()
+
+
+def two_micro_steps(model, loader, optimizer):
+    # Trap: a helper computes new gradients between the two steps.
+    for x in pl.MpDeviceLoader(loader, device):
+        forward_backward(model, x)
+        optimizer.step()
+        optimizer.zero_grad()
+        forward_backward(model, x)
+        xm.optimizer_step(optimizer)
