@@ -259,16 +259,27 @@ def _star_keywords(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
 def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
               ) -> frozenset[Value] | None:
     """The batch a ``DataLoader(collate_fn=fn)`` yields when ``fn`` is a function of the
-    code and every value it returns is a tuple, list or dict of known parts (``return
+    code (or an instance of its class with ``__call__``) and every value it returns is a tuple, list or dict of known parts (``return
     torch.stack(imgs), labels`` with ``labels`` a list of Python ints); else None (a batch
     of unknown structure)."""
     collate = keyword(call, "collate_fn")
     if collate is None:
         return None
     funcs = ev.value(collate, ctx, d)
-    if not funcs or not all(v.kind is Kind.FUNCTION and v.node is not None for v in funcs):
+    parts: list[frozenset[Value]] = []
+    for v in funcs:
+        if v.kind is Kind.FUNCTION and v.node is not None:
+            parts.append(ev.returns(v.node, None, d))
+            continue
+        # an instance of a class of the code whose ``__call__`` collates (``Collater()``)
+        method = ev.method_of(v.node, "__call__") if v.kind is Kind.OBJECT and \
+            isinstance(v.node, nodes.ClassDef) else None
+        if method is None:
+            return None
+        parts.append(ev.returns(method, ev.bind_self(method, v, None), d))
+    if not parts:
         return None
-    batch = join(*(ev.returns(v.node, None, d) for v in funcs))
+    batch = join(*parts)
     if not batch or not all(
             (v.kind in (Kind.TUPLE, Kind.LIST) and v.elts is not None and all(
                 V.is_known(e) for e in v.elts)) or

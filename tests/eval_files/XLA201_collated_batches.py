@@ -54,3 +54,28 @@ def loop_fn(model, loader, device, context):
 def run(model, dataset, devices):
     model_parallel = dp.DataParallel(model, device_ids=devices)
     model_parallel(loop_fn, DataLoader(dataset, batch_size=8, drop_last=True, collate_fn=collate))
+
+
+class Collater:
+    """Pads mels to a fixed length; keeps the raw waveforms as numpy arrays."""
+
+    def __init__(self, frames=400):
+        self.frames = frames
+
+    def __call__(self, samples):
+        waves = [s[0] for s in samples]  # numpy arrays
+        mels = torch.zeros(len(samples), 80, self.frames)
+        for i, s in enumerate(samples):
+            mels[i, :, : s[1].shape[1]] = s[1]
+        return waves, mels
+
+
+def train_collater(model, dataset, optimizer):
+    loader = DataLoader(dataset, batch_size=8, drop_last=True, collate_fn=Collater())
+    for waves, mels in pl.MpDeviceLoader(loader, device):
+        # Trap: the waveforms stay numpy arrays on the host.
+        print(np.abs(waves[0]).max())
+        loss = model(mels).mean()
+        loss.backward()
+        optimizer.step()
+        print(mels.mean().item())  # error: XLA201
