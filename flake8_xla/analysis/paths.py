@@ -629,7 +629,7 @@ def _class_built_off_xla(func: nodes.NodeNG, ev: Evaluator) -> bool:
 
     klass = func.parent
     link = ev.link
-    if not isinstance(klass, nodes.ClassDef) or not isinstance(klass.parent, nodes.Module) \
+    if not isinstance(klass, nodes.ClassDef) or klass.parent is not ev.module \
             or link is None or is_staticmethod(func) or (
                 func.decorators is not None and any(
                     isinstance(d, nodes.Name) and d.name == "classmethod"
@@ -640,7 +640,14 @@ def _class_built_off_xla(func: nodes.NodeNG, ev: Evaluator) -> bool:
     if key in memo:
         return memo[key]
     memo[key] = False  # in progress
-    uses = [n for n in ev.module_nodes(nodes.Name) if n.name == klass.name]
+    from flake8_xla.analysis.flows import syntax_cache
+    shared = syntax_cache(klass.root())
+    by_name = shared.get("name_nodes")
+    if by_name is None:
+        by_name = shared["name_nodes"] = {}
+        for n in ev.module_nodes(nodes.Name):
+            by_name.setdefault(n.name, []).append(n)
+    uses = by_name.get(klass.name, [])
     built = [n.parent for n in uses
              if isinstance(n.parent, nodes.Call) and n.parent.func is n]
     result = bool(built) and len(built) == len(uses) and \

@@ -740,7 +740,28 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         return one(Kind.LIST, elem=ev.iterate(inner, d))
     if spec == "dict":
         items = tuple((k.arg, ev.value(k.value, ctx, d)) for k in call.keywords or () if k.arg)
-        return one(Kind.DICT, items=items, elem=UNKNOWN_SET if call.args else None)
+        elem = None
+        if call.args:
+            # ``dict([(key, AdamW(...)) for key in keys])``: the second part of each pair
+            # written in the call (a comprehension or a literal of pairs); ``dict(other)``:
+            # what the dict ``other`` holds. Other iterables stay unknown.
+            parts: list[frozenset[Value]] = []
+            arg = call.args[0]
+            written = isinstance(arg, (nodes.ListComp, nodes.GeneratorExp)) and isinstance(
+                arg.elt, nodes.Tuple) or isinstance(arg, (nodes.List, nodes.Tuple)) and all(
+                isinstance(e, nodes.Tuple) for e in arg.elts)
+            for v in _arg_value(ev, call, 0, ctx, d):
+                if v.kind is not Kind.DICT and not written:
+                    parts.append(UNKNOWN_SET)
+                    continue
+                if v.kind is Kind.DICT:
+                    parts += [v.elem or EMPTY, *(part for _, part in v.items or ())]
+                    continue
+                for e in ev.iterate(frozenset({v}), d):
+                    parts.append(e.elts[1] if e.kind in (Kind.TUPLE, Kind.LIST) and
+                                 e.elts is not None and len(e.elts) == 2 else UNKNOWN_SET)
+            elem = join(*parts) if parts else UNKNOWN_SET
+        return one(Kind.DICT, items=items, elem=elem)
     if head.startswith("arg") and head[3:].isdigit():
         return _arg_value(ev, call, int(head[3:]), ctx, d)
     if spec == "prepare":

@@ -174,23 +174,84 @@ def _project_wraps(an: Analyzer) -> bool:
     rel = link.rel_of(an) if link is not None else None
     if rel is None:
         return False
-    index = link.index
-    reach = index.reach(rel, every_module=link.target == "all") or ()
-    for other in reach:
-        facts = index.facts(other) if other != rel else None
-        if facts is not None and any(w in facts.called_names or w in facts.call_attrs
-                                     for w in WRAPPERS):
-            return True
-    return False
+    memo = link.__dict__.setdefault("_project_wraps", {})
+    if rel not in memo:
+        index = link.index
+        memo[rel] = any(
+            facts is not None and any(w in facts.called_names or w in facts.call_attrs
+                                      for w in WRAPPERS)
+            for other in index.reach(rel, every_module=link.target == "all") or ()
+            if other != rel for facts in (index.facts(other),))
+    return memo[rel]
 
 
 def _is_optimizer(an: Analyzer, node: nodes.NodeNG, ctx=None) -> bool:
     """An optimizer value that is not managed by a framework, nor of a project class
-    whose own ``step`` may all-reduce (see :func:`_step_may_reduce`)."""
+    whose own ``step`` may all-reduce (see :func:`_step_may_reduce`); or an object of a
+    project class that only steps torch optimizers it holds (:func:`_steps_torch_only`)."""
     vs = an.value(node, ctx)
     return any(v.kind is Kind.OPTIMIZER and not v.has("managed") and not v.has("external")
                and not (isinstance(v.node, nodes.ClassDef) and _step_may_reduce(an, v.node))
-               for v in vs)
+               for v in vs) or (bool(vs) and all(_steps_torch_only(an, v) for v in vs))
+
+
+def _keyed_step(an: Analyzer, node: nodes.NodeNG, ctx=None) -> bool:
+    """``optimizer.step("decoder")`` of a project wrapper (:func:`_steps_torch_only`): its
+    argument picks an optimizer, it is no closure."""
+    vs = an.value(node, ctx)
+    return bool(vs) and all(_steps_torch_only(an, v) for v in vs)
+
+
+def _steps_torch_only(an: Analyzer, obj: V.Value) -> bool:
+    """``obj`` is an instance of a project class (not a torch optimizer) whose ``step``,
+    through the methods of its own that it calls, steps only torch optimizers that it
+    holds and calls nothing that may all-reduce (StyleTTS's ``MultiOptimizer``:
+    ``self.optimizers[key].step()`` over a dict of ``AdamW``): its ``step(key)`` is a bare
+    optimizer step."""
+    klass = obj.node
+    if obj.kind is not Kind.OBJECT or not isinstance(klass, nodes.ClassDef):
+        return False
+    method = an.ev.method_of(klass, "step")
+    steps = an.steps.steps_for(method) if method is not None else None
+    if method is None or steps is None:
+        return False
+    ev = steps.an.ev
+    work = [(method, ev.bind_self(method, obj, None))]
+    seen: set[int] = set()
+    stepped = False
+    while work:
+        func, fctx = work.pop()
+        if id(func) in seen or len(seen) > 6:
+            return False if len(seen) > 6 else stepped
+        seen.add(id(func))
+        params = set(func.argnames())
+        for call in func.nodes_of_class(nodes.Call):
+            f = call.func
+            if isinstance(f, nodes.Attribute):
+                receiver = ev.value(f.expr, fctx)
+                if receiver and all(v.kind is Kind.HOST and v.qual == "none" for v in receiver):
+                    continue  # ``scaler.step(...)`` under ``if scaler is not None`` (None)
+                if f.attrname == "step":
+                    if not receiver or not all(
+                            v.kind is Kind.OPTIMIZER and (v.qual or "").startswith(
+                                "torch.optim.") and not isinstance(v.node, nodes.ClassDef)
+                            for v in receiver):
+                        return False
+                    stepped = True
+                    continue
+                if isinstance(f.expr, nodes.Name) and f.expr.name == "self":
+                    inner = [fn for fn, _ in ev.functions_called(call, fctx)]
+                    if not inner:
+                        return False
+                    work += [(fn, c) for fn, c in ev.functions_called(call, fctx)]
+                    continue
+                if f.attrname in ("zero_grad", "update", "keys", "values", "items", "get"):
+                    continue
+                return False
+            if isinstance(f, nodes.Name) and (f.name in params or f.name in _PLAIN_BUILTINS):
+                continue
+            return False
+    return stepped
 
 
 #: Builtins a hand-written optimizer's ``step`` calls while updating tensors.
@@ -323,7 +384,8 @@ reported.
                 continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 f = call.func
-                if isinstance(f, nodes.Attribute) and f.attrname == "step" and not call.args \
+                if isinstance(f, nodes.Attribute) and f.attrname == "step" and (
+                        not call.args or _keyed_step(an, f.expr, ctx)) \
                         and keyword(call, "found_inf") is None and \
                         _is_optimizer(an, f.expr, ctx) and \
                         not reduces_gradients(an, loop, call) and not an.off_xla_path(call):
