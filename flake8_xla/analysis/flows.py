@@ -105,11 +105,20 @@ MODULE_BASES = ("torch.nn.", "transformers.", "lightning.", "pytorch_lightning."
 TERMINATORS = ("exit",)
 
 
+def _decorated(func: nodes.NodeNG, name: str) -> bool:
+    return isinstance(func, nodes.FunctionDef) and func.decorators is not None and any(
+        isinstance(dd, nodes.Name) and dd.name == name for dd in func.decorators.nodes)
+
+
 def is_staticmethod(func: nodes.NodeNG) -> bool:
     """A method decorated with ``@staticmethod``: a call through an instance or ``self``
     binds no receiver to its first parameter."""
-    return isinstance(func, nodes.FunctionDef) and func.decorators is not None and any(
-        isinstance(dd, nodes.Name) and dd.name == "staticmethod" for dd in func.decorators.nodes)
+    return _decorated(func, "staticmethod")
+
+
+def is_classmethod(func: nodes.NodeNG) -> bool:
+    """A method decorated with ``@classmethod``: its first parameter is the class."""
+    return _decorated(func, "classmethod")
 
 
 #: Types an ``isinstance`` test may name that no tensor is.
@@ -1006,9 +1015,7 @@ class Evaluator:
         klass = enclosing_class(func) if isinstance(func, nodes.FunctionDef) else None
         is_static = is_staticmethod(func)
         if klass is not None and not is_static and params and params[0] == name:
-            if name == "cls" or (func.decorators is not None and any(
-                    isinstance(dd, nodes.Name) and dd.name == "classmethod"
-                    for dd in func.decorators.nodes)):
+            if name == "cls" or is_classmethod(func):
                 return one(Kind.CLASS, node=klass)
             return self.instance(klass)
         from flake8_xla.analysis import hooks
@@ -1196,6 +1203,17 @@ class Evaluator:
                     table.setdefault(id(func), []).append((call, bound))
             self._sites = table
         return self._sites
+
+    def name_uses(self, name: str) -> list[nodes.Name]:
+        """The module's ``Name`` nodes that spell ``name`` (one walk of the module, kept
+        with its tree)."""
+        shared = syntax_cache(self.module)
+        table = shared.get("name_nodes")
+        if table is None:
+            table = shared["name_nodes"] = {}
+            for n in self.module_nodes(nodes.Name):
+                table.setdefault(n.name, []).append(n)
+        return table.get(name, [])
 
     def call_sites(self, func: nodes.NodeNG) -> list[tuple[nodes.Call, bool]]:
         """Calls of the module that reach ``func``, each with "self is bound" (a method)."""
@@ -1419,10 +1437,8 @@ class Evaluator:
         """The class defines ``forward(self, ...)`` (not a static autograd ``forward``)."""
         for item in klass.body:
             if isinstance(item, nodes.FunctionDef) and item.name == "forward" and \
-                    item.args.args and item.args.args[0].name == "self" and not any(
-                        isinstance(dec, nodes.Name) and dec.name in ("staticmethod",
-                                                                     "classmethod")
-                        for dec in (item.decorators.nodes if item.decorators else ())):
+                    item.args.args and item.args.args[0].name == "self" and \
+                    not is_staticmethod(item) and not is_classmethod(item):
                 return True
         return False
 

@@ -625,29 +625,19 @@ def _class_built_off_xla(func: nodes.NodeNG, ev: Evaluator) -> bool:
     the class). A construction counts off the path also in the other arm of a
     conditional expression, whatever branches the caller asks about. Memoised per
     class."""
-    from flake8_xla.analysis.flows import is_staticmethod
+    from flake8_xla.analysis.flows import is_classmethod, is_staticmethod
 
     klass = func.parent
     link = ev.link
     if not isinstance(klass, nodes.ClassDef) or klass.parent is not ev.module \
-            or link is None or is_staticmethod(func) or (
-                func.decorators is not None and any(
-                    isinstance(d, nodes.Name) and d.name == "classmethod"
-                    for d in func.decorators.nodes)):
+            or link is None or is_staticmethod(func) or is_classmethod(func):
         return False
     memo = ev._func_off
     key = (id(klass), "built_off")
     if key in memo:
         return memo[key]
     memo[key] = False  # in progress
-    from flake8_xla.analysis.flows import syntax_cache
-    shared = syntax_cache(klass.root())
-    by_name = shared.get("name_nodes")
-    if by_name is None:
-        by_name = shared["name_nodes"] = {}
-        for n in ev.module_nodes(nodes.Name):
-            by_name.setdefault(n.name, []).append(n)
-    uses = by_name.get(klass.name, [])
+    uses = ev.name_uses(klass.name)
     built = [n.parent for n in uses
              if isinstance(n.parent, nodes.Call) and n.parent.func is n]
     result = bool(built) and len(built) == len(uses) and \
@@ -677,12 +667,8 @@ def _in_main_block(node: nodes.NodeNG) -> bool:
 
 def _named_in_module(func: nodes.NodeNG, ev: Evaluator) -> bool:
     """Some name of ``func``'s module spells ``func``'s name (a reference, a re-export)."""
-    from flake8_xla.analysis.flows import syntax_cache
-    shared = syntax_cache(func.root())
-    names = shared.get("name_set")
-    if names is None:
-        names = shared["name_set"] = frozenset(n.name for n in ev.module_nodes(nodes.Name))
-    return getattr(func, "name", None) in names
+    name = getattr(func, "name", None)
+    return name is not None and bool(ev.name_uses(name))
 
 
 def _shows_xla_use(func: nodes.NodeNG, ev: Evaluator) -> bool:

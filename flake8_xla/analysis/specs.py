@@ -259,9 +259,9 @@ def _star_keywords(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
 def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
               ) -> frozenset[Value] | None:
     """The batch a ``DataLoader(collate_fn=fn)`` yields when ``fn`` is a function of the
-    code (or an instance of its class with ``__call__``) and every value it returns is a tuple, list or dict of known parts (``return
-    torch.stack(imgs), labels`` with ``labels`` a list of Python ints); else None (a batch
-    of unknown structure)."""
+    code (or an instance of its class with ``__call__``) and every value it returns is a
+    tuple, list or dict of known parts (``return torch.stack(imgs), labels`` with
+    ``labels`` a list of Python ints); else None (a batch of unknown structure)."""
     collate = keyword(call, "collate_fn")
     if collate is None:
         return None
@@ -751,15 +751,14 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
                 arg.elt, nodes.Tuple) or isinstance(arg, (nodes.List, nodes.Tuple)) and all(
                 isinstance(e, nodes.Tuple) for e in arg.elts)
             for v in _arg_value(ev, call, 0, ctx, d):
-                if v.kind is not Kind.DICT and not written:
-                    parts.append(UNKNOWN_SET)
-                    continue
                 if v.kind is Kind.DICT:
                     parts += [v.elem or EMPTY, *(part for _, part in v.items or ())]
-                    continue
-                for e in ev.iterate(frozenset({v}), d):
-                    parts.append(e.elts[1] if e.kind in (Kind.TUPLE, Kind.LIST) and
-                                 e.elts is not None and len(e.elts) == 2 else UNKNOWN_SET)
+                elif not written:
+                    parts.append(UNKNOWN_SET)
+                else:
+                    parts += [e.elts[1] if e.kind in (Kind.TUPLE, Kind.LIST) and
+                              e.elts is not None and len(e.elts) == 2 else UNKNOWN_SET
+                              for e in ev.iterate(frozenset({v}), d)]
             elem = join(*parts) if parts else UNKNOWN_SET
         return one(Kind.DICT, items=items, elem=elem)
     if head.startswith("arg") and head[3:].isdigit():

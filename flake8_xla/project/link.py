@@ -1128,11 +1128,8 @@ class Session:
         folder), only those whose value ``keep`` accepts; empty when none was read."""
         return [self._where(rel, call) for rel, call, value in
                 self._passed_at.get((id(func), param), [])
-                if call.root() is not self.current_module() and (keep is None or keep(value))]
-
-    def current_module(self) -> nodes.Module | None:
-        """The astroid module of the checked file (None before one is set)."""
-        return self.current.module if self.current is not None else None
+                if (self.current is None or call.root() is not self.current.module) and
+                (keep is None or keep(value))]
 
     def _where(self, rel: str, node: nodes.NodeNG) -> str:
         here = os.path.dirname(self.rel)

@@ -203,6 +203,14 @@ def _keyed_step(an: Analyzer, node: nodes.NodeNG, ctx=None) -> bool:
 
 
 def _steps_torch_only(an: Analyzer, obj: V.Value) -> bool:
+    """Memoised per analyzer and value: see :func:`_wraps_torch_optimizers`."""
+    memo = an.__dict__.setdefault("_steps_torch_only", {})
+    if obj not in memo:
+        memo[obj] = _wraps_torch_optimizers(an, obj)
+    return memo[obj]
+
+
+def _wraps_torch_optimizers(an: Analyzer, obj: V.Value) -> bool:
     """``obj`` is an instance of a project class (not a torch optimizer) whose ``step``,
     through the methods of its own that it calls, steps only torch optimizers that it
     holds and calls nothing that may all-reduce (StyleTTS's ``MultiOptimizer``:
@@ -221,8 +229,10 @@ def _steps_torch_only(an: Analyzer, obj: V.Value) -> bool:
     stepped = False
     while work:
         func, fctx = work.pop()
-        if id(func) in seen or len(seen) > 6:
-            return False if len(seen) > 6 else stepped
+        if id(func) in seen:
+            continue
+        if len(seen) > 6:
+            return False
         seen.add(id(func))
         params = set(func.argnames())
         for call in func.nodes_of_class(nodes.Call):
@@ -240,10 +250,10 @@ def _steps_torch_only(an: Analyzer, obj: V.Value) -> bool:
                     stepped = True
                     continue
                 if isinstance(f.expr, nodes.Name) and f.expr.name == "self":
-                    inner = [fn for fn, _ in ev.functions_called(call, fctx)]
+                    inner = list(ev.functions_called(call, fctx))
                     if not inner:
                         return False
-                    work += [(fn, c) for fn, c in ev.functions_called(call, fctx)]
+                    work += inner
                     continue
                 if f.attrname in ("zero_grad", "update", "keys", "values", "items", "get"):
                     continue

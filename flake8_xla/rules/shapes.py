@@ -314,9 +314,8 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
     def _handed_over(self, func: nodes.FunctionDef) -> bool:
         """The module names ``func`` other than to call it (``for fn in (collate, ...)``,
         ``partial(collate, ...)``, ``collate_fn=collate``)."""
-        return any(n.name == func.name and not (isinstance(n.parent, nodes.Call) and
-                                                n.parent.func is n)
-                   for n in self.an.module_nodes(nodes.Name))
+        return any(not (isinstance(n.parent, nodes.Call) and n.parent.func is n)
+                   for n in self.an.ev.name_uses(func.name))
 
     def _repads_alone(self, func: nodes.FunctionDef, an: Analyzer) -> bool:
         """``func`` itself pads with ``F.pad`` or a filled tensor (:meth:`_repads` without
