@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 from flake8_xla.imports import ImportTable, walk_statements
 
@@ -57,3 +58,16 @@ def test_import_table_binds_nested_imports_and_later_bindings_win() -> None:
     assert table.resolve("osp") == "ntpath"
     assert table.imports_prefix("torch_xla")
     assert table.resolve("f") is None
+
+
+def test_astwalk_matches_ast_walk_and_prunes() -> None:
+    """flake8_xla.astwalk.walk yields what ast.walk yields, in the same order (the project
+    index's summaries depend on it); a pruned node is yielded without its children."""
+    from flake8_xla.astwalk import walk
+
+    source = (Path(__file__).parent.parent / "flake8_xla" / "project" / "summary.py").read_text()
+    tree = ast.parse(source)
+    assert [id(n) for n in walk(tree)] == [id(n) for n in ast.walk(tree)]
+    small = ast.parse("def f():\n    g()\nh()\n")
+    names = [n.id for n in walk(small, prune=(ast.FunctionDef,)) if isinstance(n, ast.Name)]
+    assert names == ["h"]

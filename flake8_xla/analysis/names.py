@@ -173,6 +173,24 @@ def lookup(name: nodes.Name) -> list[nodes.NodeNG]:
     jump (``continue``, ``break``, ``return``, ``raise``) is on a path that never reaches
     code after that block, so it is ignored; any other ``del`` kills as astroid has it.
     """
+    root = name.root()
+    table = root.__dict__.get(_LOOKUP_ATTR)
+    if table is None:
+        table = {}
+        setattr(root, _LOOKUP_ATTR, table)
+    found = table.get(id(name))
+    if found is None:
+        found = table[id(name)] = tuple(_lookup(name))
+    return list(found)
+
+
+#: The attribute of an astroid module that memoises :func:`lookup` per Name node: the
+#: answer depends on the tree alone, so every analyzer and qualified-name table of the
+#: tree (the sessions of a project that link a cached module) shares it.
+_LOOKUP_ATTR = "_flake8_xla_lookup"
+
+
+def _lookup(name: nodes.Name) -> list[nodes.NodeNG]:
     scope = name.scope()
     local = getattr(scope, "locals", {}).get(name.name, ())
     if not any(isinstance(n, nodes.DelName) for n in local):

@@ -12,6 +12,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from flake8_xla.astwalk import walk
 from flake8_xla.imports import ImportTable
 from flake8_xla.project.xlause import is_program, name_chain, shows_xla_use
 
@@ -109,26 +110,25 @@ def _top_imports(tree: ast.Module) -> tuple[tuple[str, int, tuple[str, ...]], ..
     return tuple(e for stmt in tree.body for e in _import_entries(stmt))
 
 
+#: Code that does not run when the module is imported, or runs more than once.
+_IMPORT_TIME_PRUNE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.For,
+                      ast.AsyncFor, ast.While, ast.comprehension, ast.ListComp, ast.SetComp,
+                      ast.DictComp, ast.GeneratorExp)
+
+
 def _import_time_callees(tree: ast.Module) -> set[int]:
     """ids of the Name/Attribute nodes that spell the callee of a call run once at import
     time: in a module-level statement (also under ``if``/``try``/``with``), outside
     every function, lambda, class body, loop and comprehension."""
     out: set[int] = set()
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda,
-                             ast.For, ast.AsyncFor, ast.While, ast.comprehension,
-                             ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            continue
-        if isinstance(node, ast.Call):
-            f = node.func
+    for node in walk(tree, prune=_IMPORT_TIME_PRUNE):
+        if type(node) is ast.Call:
+            f = node.func  # type: ignore[attr-defined]
             while isinstance(f, ast.Attribute):
                 out.add(id(f))
                 f = f.value
             if isinstance(f, ast.Name):
                 out.add(id(f))
-        stack.extend(ast.iter_child_nodes(node))
     return out
 
 
@@ -139,17 +139,19 @@ def summarize(tree: ast.Module, source: str) -> Summary:
     refs: set[str] = set()
     deep: set[str] = set()
     shallow = _import_time_callees(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            imports.extend(_import_entries(node))
-            continue
+    names = table.names
+    name_t, attr_t = ast.Name, ast.Attribute
+    for node in walk(tree):
+        t = type(node)
         ref = None
-        if isinstance(node, ast.Attribute):
+        if t is name_t:
+            ref = names.get(node.id)  # type: ignore[attr-defined]
+        elif t is attr_t:
             chain = name_chain(node)
-            if chain and chain[0] in table.names:
-                ref = ".".join([table.names[chain[0]], *chain[1:]])
-        elif isinstance(node, ast.Name) and node.id in table.names:
-            ref = table.names[node.id]
+            if chain and chain[0] in names:
+                ref = ".".join([names[chain[0]], *chain[1:]])
+        elif t is ast.Import or t is ast.ImportFrom:
+            imports.extend(_import_entries(node))
         if ref is not None:
             refs.add(ref)
             if id(node) not in shallow:

@@ -32,6 +32,7 @@ import ast
 import re
 import string
 
+from flake8_xla.astwalk import walk
 from flake8_xla.imports import ImportTable
 
 #: Cheap text test: a module that shows XLA use spells ``xla`` or ``Accelerator``, or
@@ -89,7 +90,7 @@ def file_rule(tree: ast.AST, source: str, imports: ImportTable) -> bool:
         return False
     if imports.imports_prefix("torch_xla") or imports.imports_prefix("torch_xla_py"):
         return True
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
                 node.value == "xla" or node.value.startswith("xla:")):
             return True
@@ -129,7 +130,7 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
     if file_rule(tree, source, imports):
         return True
     launcher = "Accelerator" in source and imports.imports_prefix("accelerate")
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if launcher and isinstance(node, ast.Call):
             dotted = _dotted(node.func)
             if dotted is not None:
