@@ -318,9 +318,9 @@ def test_fix_sweep_never_produces_code_that_fails_to_parse() -> None:
 
 
 def test_padding_fix_only_touches_calls_that_take_a_padding_strategy() -> None:
-    """XLA101 reports a tensor factory sized by the batch's longest item in a collate
-    function; it takes no ``padding=``, so the unsafe fix leaves it alone (and still sets
-    ``padding="max_length"`` on a tokenizer call)."""
+    """XLA101 reports the ``max(...)`` that sizes a tensor factory by the batch's longest
+    item in a collate function; neither takes ``padding=``, so the unsafe fix leaves them
+    alone (and still sets ``padding="max_length"`` on a tokenizer call)."""
     src = ("import torch\nimport torch_xla\nfrom torch.utils.data import DataLoader\n"
            "def collate(batch):\n"
            "    n = max(len(ids) for ids in batch)\n"
@@ -330,11 +330,12 @@ def test_padding_fix_only_touches_calls_that_take_a_padding_strategy() -> None:
 
     lint = linter("XLA101")
 
-    assert [t.line for t in lint(src)] == [6, 8]
+    assert [t.line for t in lint(src)] == [5, 8]
     result = fix_until_stable(src, lint, version=(2, 9), unsafe=True)
     assert "torch.full((len(batch), n), 0)\n" in result.text
+    assert "n = max(len(ids) for ids in batch)\n" in result.text
     assert "padding='max_length'" in result.text
-    assert [(t.line, t.code) for t in result.remaining] == [(6, "XLA101")]
+    assert [(t.line, t.code) for t in result.remaining] == [(5, "XLA101")]
 
 
 def test_drop_last_fix_leaves_evaluation_and_prediction_loaders_whole() -> None:

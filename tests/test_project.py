@@ -158,6 +158,45 @@ def test_root_without_a_marker_is_the_folder_above_the_outermost_package(tmp_pat
     assert find_root(top / "script.py").path == top.resolve()
 
 
+def test_without_a_marker_the_folder_flake8_runs_in_is_the_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``flake8 .`` at the top of a copy without ``.git``: a package in a ``src`` folder
+    that is not one belongs to the project of the script beside ``src`` that imports it,
+    so its loader is reported there as in a git checkout; elsewhere (or too far above the
+    package) the fallback stays the folder above the outermost package."""
+    top = write(tmp_path / "copy", {
+        "src/data/__init__.py": "",
+        "src/data/loaders.py": """\
+            from torch.utils.data import DataLoader
+
+            def get_loader(ds, bs):
+                return DataLoader(ds, batch_size=bs, shuffle=True)
+            """,
+        "train.py": """\
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from src.data.loaders import get_loader
+
+            def main(model, opt, ds):
+                device = torch_xla.device()
+                for x, y in pl.MpDeviceLoader(get_loader(ds, 32), device):
+                    model(x).sum().backward()
+                    opt.step()
+            """})
+    loaders = top / "src" / "data" / "loaders.py"
+    monkeypatch.chdir(ROOT)  # (a folder that does not hold the copy)
+    assert find_root(loaders).path == (top / "src").resolve()
+    assert lint(loaders) == []
+    project.reset()
+    monkeypatch.chdir(top)
+    root = find_root(loaders)
+    assert root is not None and root.path == top.resolve() and not root.marked
+    assert lint(loaders) == [(4, "XLA102")]
+    deep = write(tmp_path / "a" / "b" / "c" / "d", {"pkg/__init__.py": "", "pkg/m.py": ""})
+    monkeypatch.chdir(tmp_path)  # four folders above the package's parent: too far
+    assert find_root(deep / "pkg" / "m.py").path == deep.resolve()
+
+
 def test_no_project_for_missing_files_installed_packages_and_virtualenvs(tmp_path: Path
                                                                          ) -> None:
     top = write(tmp_path / "p", {"pyproject.toml": "", ".venv/lib/x.py": "",

@@ -364,6 +364,13 @@ def target_path(target: nodes.NodeNG, stmt: nodes.NodeNG) -> list[int | str] | N
     return path
 
 
+#: Name prefixes of torch's functions that read or set the library's state (see
+#: ``torch/__init__.py``: ``get_default_dtype``, ``is_grad_enabled``,
+#: ``are_deterministic_algorithms_enabled``, ``set_default_device``): they return host
+#: values, where an unlisted ``torch.<op>()`` makes a tensor.
+_TORCH_STATE_PREFIXES = ("get_", "is_", "are_", "has_", "set_")
+
+
 class Evaluator:
     """Abstract values of one astroid module's expressions (memoised, budgeted)."""
 
@@ -2498,6 +2505,11 @@ class Evaluator:
         """
         if q.rsplit(".", 1)[-1][:1].isupper():
             return UNKNOWN_SET
+        if q.startswith("torch.") and q.rsplit(".", 1)[-1].startswith(_TORCH_STATE_PREFIXES):
+            # ``torch.get_autocast_gpu_dtype()``, ``torch.is_grad_enabled()``,
+            # ``torch.set_float32_matmul_precision(...)``: the library's state (a dtype, a
+            # flag, None), a host value, not a new tensor
+            return V.host()
         if q.startswith("torch.") and not q.rsplit(".", 1)[-1][:1].isupper():
             # torch.<op>(tensors): a tensor on the device of its tensor arguments; with
             # none, a new tensor on its device= argument, else on the default (CPU) device.

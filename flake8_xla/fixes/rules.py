@@ -527,7 +527,7 @@ def fix_host_sync(ctx: FixContext, target: Target) -> list[Edit]:
 
 # XLA101 ------------------------------------------------------------------------------
 #: Calls that XLA101 reports but that take no ``padding=`` strategy.
-NOT_PADDING_CALLS = frozenset({"pad_sequence", "batch_by_size", "full", "zeros", "ones",
+NOT_PADDING_CALLS = frozenset({"pad_sequence", "batch_by_size", "max", "full", "zeros", "ones",
                                "empty", "new_full", "new_zeros", "new_ones", "new_empty"})
 
 

@@ -4,7 +4,9 @@ The root of a file's project is the nearest folder above it that holds
 ``pyproject.toml``, ``setup.cfg``, ``setup.py`` or ``.git`` (as for ruff, mypy and
 black). Without such a folder the root is the folder above the file's outermost
 package (the folder of ``__init__.py`` files around it), which is the file's own folder
-for a loose script. A file inside an installed package (under ``site-packages`` or
+for a loose script; or, when flake8 runs in a folder a few levels above that one, the
+folder it runs in (``flake8 .`` at the top of a copy without markers: a ``src`` folder
+that is not a package, namespace packages). A file inside an installed package (under ``site-packages`` or
 ``dist-packages``) never belongs to the project above that folder: its project is its
 top-level package, resolved from the ``site-packages`` folder.
 
@@ -58,9 +60,15 @@ def _has_marker(folder: str) -> bool:
     return any(os.path.exists(os.path.join(folder, m)) for m in MARKERS)
 
 
+#: How many folders above the fallback root (the folder above the outermost package) the
+#: folder flake8 runs in may be and still be taken as the project (see :func:`_run_root`).
+MAX_RUN_DIR_HOPS = 3
+
+
 @lru_cache(maxsize=4096)
-def _root_of_dir(folder: str) -> Root | None:
-    """The root for files in ``folder`` (an absolute, resolved path)."""
+def _root_of_dir(folder: str, run_dir: str | None = None) -> Root | None:
+    """The root for files in ``folder`` (an absolute, resolved path), when flake8 runs in
+    ``run_dir`` (absolute and resolved, or None when unknown)."""
     start = Path(folder)
     cur = start
     while True:
@@ -75,7 +83,38 @@ def _root_of_dir(folder: str) -> Root | None:
     top = start
     while (top / "__init__.py").is_file() and top.parent != top:
         top = top.parent
-    return Root(top, False)
+    return _run_root(top, run_dir) or Root(top, False)
+
+
+def _run_root(top: Path, run_dir: str | None) -> Root | None:
+    """The folder flake8 runs in as the root of an unmarked project: ``flake8 .`` at the top
+    of a repository copied without its ``.git`` (a notebook's or a CI job's files) checks
+    ``src/data/loaders.py`` (a package in a ``src`` folder that is not one) and the
+    ``train.py`` beside ``src`` as one project, as it checks them in a git checkout. Taken
+    only when it holds ``top`` at most :data:`MAX_RUN_DIR_HOPS` folders up, through no
+    folder that holds no project code, and is neither the file system's root nor the home
+    folder (an editor started there must not scan it); else None."""
+    if run_dir is None:
+        return None
+    run = Path(run_dir)
+    if run == top or run.parent == run:
+        return None
+    try:
+        if run == Path.home():
+            return None
+        rel = top.relative_to(run)
+    except (ValueError, RuntimeError, KeyError):
+        return None
+    if len(rel.parts) > MAX_RUN_DIR_HOPS or any(skipped_dir(part) for part in rel.parts):
+        return None
+    return Root(run, False)
+
+
+def _run_dir() -> str | None:
+    try:
+        return os.path.realpath(os.getcwd())
+    except OSError:
+        return None
 
 
 def _installed_root(start: Path, site: Path) -> Root | None:
@@ -102,7 +141,7 @@ def find_root(file: str | os.PathLike[str]) -> Root | None:
             return None
     except (OSError, ValueError):
         return None
-    root = _root_of_dir(str(path.parent))
+    root = _root_of_dir(str(path.parent), _run_dir())
     if root is None:
         return None
     try:

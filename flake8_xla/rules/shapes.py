@@ -171,6 +171,8 @@ size and the length, with the same effect. So does tokenizing each input on its 
 the step loop (`tokenizer(prompt, return_tensors="pt")` per prompt of an evaluation or
 generation loop): nothing is padded, and every input keeps the length of its text
 (unless the loop pads it again, with `F.pad` or by concatenating a filled tensor).
+A collate function that pads by hand (`torch.full((n, max(len(s) for s in batch)), PAD)`)
+is reported where it takes the batch's longest length, the `max(...)`.
 
 Measured (checks/XLA101, PJRT_DEVICE=CPU): one uncached compilation per distinct
 padded length for the flagged script against at most two for the fixed one.
@@ -224,10 +226,12 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         an = self.an
         q = an.qualname(call.func) or ""
         if (q in _FILLERS or isinstance(call.func, nodes.Attribute) and not q and
-                call.func.attrname in _FILLER_METHODS) and self._sized_by_longest(call) and \
+                call.func.attrname in _FILLER_METHODS) and \
+                (longest := self._sized_by_longest(call)) is not None and \
                 self._in_collate_fn(call):
-            return call, ("a batch tensor sized by the longest item of the batch (max(...)) "
-                          "in the collate function")
+            # (reported where the length is chosen: the fix is a fixed length there)
+            return longest, ("the batch's longest item (max(...)) as the size of a batch "
+                             "tensor in the collate function")
         if q.startswith(NOT_TOKENIZERS) and q != PAD_SEQUENCE:
             return None  # nn.Conv2d(padding=1), F.pad, torchvision transforms
         if q in PADDING_COLLATORS:
@@ -337,7 +341,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         fillers = [c for c in calls
                    if an.qualname(c.func) in _FILLERS or isinstance(c.func, nodes.Attribute)
                    and c.func.attrname in _FILLER_METHODS]
-        if any(self._sized_by_longest(c) for c in fillers):
+        if any(self._sized_by_longest(c) is not None for c in fillers):
             return False  # (a batch sized by its longest item is the hazard itself)
         filled = {c.parent.targets[0].name for c in fillers
                   if isinstance(c.parent, nodes.Assign) and len(c.parent.targets) == 1 and
@@ -480,9 +484,10 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             return True
         return _strategy_is_dynamic(an.value(pad))
 
-    def _sized_by_longest(self, call: nodes.Call) -> bool:
-        """A size argument of the factory is the batch's longest length: ``max(len(s)
-        for s in seqs)`` written there, or a name of its function bound once to it."""
+    def _sized_by_longest(self, call: nodes.Call) -> nodes.Call | None:
+        """The ``max(len(s) for s in seqs)`` that gives a size argument of the factory the
+        batch's longest length: written there, or bound once to a name of its function;
+        else None."""
         sizes = [keyword(call, "size"), *call.args]
         for size in (s for s in sizes if s is not None):
             parts = size.elts if isinstance(size, (nodes.Tuple, nodes.List)) else [size]
@@ -493,8 +498,8 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
                             isinstance(binds[0].parent, nodes.Assign):
                         part = binds[0].parent.value
                 if _longest(part):
-                    return True
-        return False
+                    return part
+        return None
 
     def _in_collate_fn(self, call: nodes.Call) -> bool:
         """``pad_sequence`` in a collate function whose batches keep the padded length.

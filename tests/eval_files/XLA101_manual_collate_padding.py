@@ -1,5 +1,6 @@
 """Eval file for XLA101: a collate function that pads by hand to the longest sequence of
-its batch, against one that pads to a fixed length."""
+its batch, against one that pads to a fixed length. Reported where the longest length is
+taken (``max(...)``): a fixed length there is the fix."""
 import torch
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
@@ -10,8 +11,8 @@ MAX_LEN = 128
 
 
 def collate(batch):
-    max_len = max(len(ids) for ids, _ in batch)
-    out = torch.full((len(batch), max_len), PAD, dtype=torch.long)  # error: XLA101
+    max_len = max(len(ids) for ids, _ in batch)  # error: XLA101
+    out = torch.full((len(batch), max_len), PAD, dtype=torch.long)
     for i, (ids, _) in enumerate(batch):
         out[i, : len(ids)] = torch.tensor(ids)
     return out, torch.tensor([y for _, y in batch])
@@ -26,11 +27,11 @@ class MelCollater:
     """Pads spectrograms to the longest of each batch, read from their shapes."""
 
     def __call__(self, batch):
-        longest = max([mel.shape[1] for mel, _ in batch])
-        mels = torch.zeros((len(batch), 80, longest)).float()  # error: XLA101
+        longest = max([mel.shape[1] for mel, _ in batch])  # error: XLA101
+        mels = torch.zeros((len(batch), 80, longest)).float()
         texts = torch.zeros(len(batch), max(t.size(0) for _, t in batch)).long()  # error: XLA101
-        frames = max(mel.shape[1] for mel, _ in batch)
-        energy = torch.zeros(len(batch), 1, frames)  # error: XLA101
+        frames = max(mel.shape[1] for mel, _ in batch)  # error: XLA101
+        energy = torch.zeros(len(batch), 1, frames)
         for i, (mel, text) in enumerate(batch):
             mels[i, :, : mel.shape[1]] = mel
             texts[i, : text.size(0)] = text

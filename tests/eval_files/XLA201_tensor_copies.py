@@ -1,6 +1,7 @@
 """Eval file for XLA201: ``torch.tensor(t)`` is ``t.clone().detach()``, on the device of
 ``t``, so a helper that reads the copy reads a lazy tensor; inside ``if isinstance(x,
-str):`` a name holds no tensor."""
+str):`` a name holds no tensor; torch's state getters (``torch.get_default_dtype()``) give
+host values, not tensors."""
 import numpy as np
 import torch
 import torch_xla
@@ -30,3 +31,18 @@ def evaluate(model, loader):
             print(describe(row))
         torch_xla.sync()
     return scores
+
+
+def cast_inputs(model, loader, opt):
+    # torch's state getters return host values (a dtype, a flag), not new CPU tensors:
+    # ``.to(dtype)`` casts on the device and copies nothing to the host.
+    device = torch_xla.device()
+    model.to(device)
+    for x, y in loader:
+        x = x.to(device)
+        if torch.is_autocast_enabled():
+            x = x.to(torch.get_autocast_gpu_dtype())  # trap: a dtype
+        x = x.to(torch.get_default_dtype())  # trap: a dtype
+        model(x).sum().backward()
+        opt.step()
+        torch_xla.sync()
