@@ -81,8 +81,11 @@ MAX_NEIGHBOURS = 8
 MAX_NEIGHBOUR_SCAN = 64
 #: Call sites in other modules joined for one parameter, at most (then unknown).
 MAX_REMOTE_SITES = 8
-#: astroid trees of other modules kept per process.
-TREE_CACHE = 64
+#: astroid trees of other modules kept per process. Every full collection of the garbage
+#: collector scans the trees kept (about 50,000 objects each): at the root of pytorch/xla,
+#: 64 trees cost 2.0 s of collections against 1.1 s for 16, which build only 10 trees
+#: more (324 against 314).
+TREE_CACHE = 16
 #: Modules whose step regions are chained to find step roots, at most.
 MAX_ROOT_CHAIN = 3
 _MAX_REEXPORT = 6
