@@ -195,6 +195,9 @@ def test_without_a_marker_the_folder_flake8_runs_in_is_the_root(
     deep = write(tmp_path / "a" / "b" / "c" / "d", {"pkg/__init__.py": "", "pkg/m.py": ""})
     monkeypatch.chdir(tmp_path)  # four folders above the package's parent: too far
     assert find_root(deep / "pkg" / "m.py").path == deep.resolve()
+    stdlib = write(tmp_path / "usr" / "lib" / "python3.11", {"os.py": "", "site.py": ""})
+    monkeypatch.chdir(tmp_path / "usr" / "lib")  # a standard library is no project code
+    assert find_root(stdlib / "os.py").path == stdlib.resolve()
 
 
 def test_no_project_for_missing_files_installed_packages_and_virtualenvs(tmp_path: Path

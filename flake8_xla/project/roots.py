@@ -92,8 +92,9 @@ def _run_root(top: Path, run_dir: str | None) -> Root | None:
     ``src/data/loaders.py`` (a package in a ``src`` folder that is not one) and the
     ``train.py`` beside ``src`` as one project, as it checks them in a git checkout. Taken
     only when it holds ``top`` at most :data:`MAX_RUN_DIR_HOPS` folders up, through no
-    folder that holds no project code, and is neither the file system's root nor the home
-    folder (an editor started there must not scan it); else None."""
+    folder that holds no project code (:func:`skipped_dir`: a virtual environment, a
+    standard library), and is neither the file system's root nor the home folder (an
+    editor started there must not scan it); else None."""
     if run_dir is None:
         return None
     run = Path(run_dir)
@@ -105,8 +106,19 @@ def _run_root(top: Path, run_dir: str | None) -> Root | None:
         rel = top.relative_to(run)
     except (ValueError, RuntimeError, KeyError):
         return None
-    if len(rel.parts) > MAX_RUN_DIR_HOPS or any(skipped_dir(part) for part in rel.parts):
+    if len(rel.parts) > MAX_RUN_DIR_HOPS:
         return None
+    folder = run
+    for part in rel.parts:
+        # (a virtual environment or an interpreter's standard library on the way down:
+        # the file is not project code of the folder flake8 runs in)
+        folder = folder / part
+        try:
+            entries = set(os.listdir(folder))
+        except OSError:
+            return None
+        if skipped_dir(part, entries):
+            return None
     return Root(run, False)
 
 
