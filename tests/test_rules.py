@@ -264,3 +264,29 @@ def test_a_value_converted_when_it_is_a_tensor_is_read_once() -> None:
         "for k, v in metrics.items()})\n")
     found = [f for f in lint_source(source, "t.py", Options(version=(2, 9))) if f.line == 14]
     assert [f.code for f in found] == ["XLA201"], [f.message for f in found]
+
+
+def test_an_xla_process_group_makes_replicas_unless_ddp_wraps_the_model() -> None:
+    """``dist.init_process_group("xla")`` is a torchrun job of one replica per device
+    (XLA502 on a bare step); with the model under DDP, or another backend, it is not."""
+    def codes(setup: str, wrap: str = "") -> list[str]:
+        src = ("import torch\nimport torch.distributed as dist\nimport torch_xla\n"
+               "import torch_xla.distributed.parallel_loader as pl\n"
+               "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+               "def main(loader):\n"
+               f"    {setup}\n"
+               "    device = torch_xla.device()\n"
+               "    model = torch.nn.Linear(4, 2).to(device)\n"
+               f"    {wrap or 'pass'}\n"
+               "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+               "    for x in pl.MpDeviceLoader(loader, device):\n"
+               "        model(x).sum().backward()\n"
+               "        opt.step()\n")
+        return [f.code for f in lint_source(src, "t.py", Options(version=(2, 9)))
+                if f.code == "XLA502"]
+
+    assert codes('dist.init_process_group("xla")') == ["XLA502"]
+    assert codes('dist.init_process_group(backend="xla")') == ["XLA502"]
+    assert codes('dist.init_process_group("xla")', "model = DDP(model)") == []
+    assert codes('dist.init_process_group("gloo")') == []
+    assert codes("pass") == []

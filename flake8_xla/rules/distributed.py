@@ -42,12 +42,14 @@ MAX_LAUNCHING_CALLERS = 8
 
 def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
     """The module's code runs in one process per device: it starts them itself
-    (``xmp.spawn``/``torch_xla.launch``), or a project module that imports it does and
-    calls into it from a function (the function the replicas run, or one it calls).
+    (``xmp.spawn``/``torch_xla.launch``), it sets up the XLA process group that
+    ``torchrun`` starts it in (``dist.init_process_group("xla")``), or a project module
+    that imports it does and calls into it from a function (the function the replicas
+    run, or one it calls).
 
     A single-process SPMD script (``xr.use_spmd()``) is not.
     """
-    if launcher_calls(an, multi_only=True):
+    if launcher_calls(an, multi_only=True) or _xla_process_group(an):
         return not _spmd(an)
     found = getattr(an, "_launched_by_importer", None)
     if found is None:
@@ -55,6 +57,22 @@ def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
         found = _launched_by_importer(an, hops)
         an._launched_by_importer = found  # type: ignore[attr-defined]
     return found
+
+
+def _xla_process_group(an: Analyzer) -> bool:
+    """The module sets up torch.distributed's XLA process group on the XLA path:
+    ``dist.init_process_group("xla")`` (or ``backend="xla"``, ``init_method="xla://"``),
+    which ``torchrun --nproc_per_node=N`` or ``xmp.spawn`` runs in one process per device
+    (torch_xla ``distributed/xla_backend.py``; the "Distributed Data Parallel" guide)."""
+    for call in an.calls_named("init_process_group"):
+        if not (an.qualname(call.func) or "").startswith("torch.distributed"):
+            continue
+        backend = call.args[0] if call.args else keyword(call, "backend")
+        method = const_str(keyword(call, "init_method")) or ""
+        if (const_str(backend) == "xla" or method.startswith("xla://")) and \
+                not an.off_xla_path(call):
+            return True
+    return False
 
 
 def _spmd(an: Analyzer) -> bool:
@@ -333,10 +351,11 @@ class UnreducedOptimizerStep(Rule):
     fix = "none"
     name = "unreduced-optimizer-step"
     message = ("optimizer step without gradient all-reduce: each replica of this xmp.spawn/"
-               "torch_xla.launch job updates with its own gradients, so the replicas drift apart; "
-               "use xm.optimizer_step(optimizer)")
+               "torch_xla.launch/torchrun job updates with its own gradients, so the replicas "
+               "drift apart; use xm.optimizer_step(optimizer)")
     explanation = """\
-Under `xmp.spawn` or `torch_xla.launch` every process trains a replica of the model
+Under `xmp.spawn`, `torch_xla.launch` or `torchrun` with the XLA process group
+(`dist.init_process_group("xla")`) every process trains a replica of the model
 on its shard of the data. `optimizer.step()` only applies the local gradients: no
 all-reduce happens, the replicas diverge, and the run silently trains N different
 models. `xm.optimizer_step(optimizer)` all-reduces the gradients across replicas
