@@ -290,3 +290,9 @@ def test_an_xla_process_group_makes_replicas_unless_ddp_wraps_the_model() -> Non
     assert codes('dist.init_process_group("xla")', "model = DDP(model)") == []
     assert codes('dist.init_process_group("gloo")') == []
     assert codes("pass") == []
+    assert codes('dist.init_process_group("xla" if torch_xla else "nccl")') == ["XLA502"]
+    # SPMD: one process; its distributed checkpointing sets up a gloo group over xla://
+    assert codes('dist.init_process_group("gloo", init_method="xla://")') == []
+    assert codes('dist.init_process_group("xla")',
+                 "import torch_xla.distributed.spmd as xs; "
+                 "xs.mark_sharding(model.weight, None, (0, 1))") == []

@@ -367,7 +367,8 @@ def target_path(target: nodes.NodeNG, stmt: nodes.NodeNG) -> list[int | str] | N
 #: Name prefixes of torch's functions that read or set the library's state (see
 #: ``torch/__init__.py``: ``get_default_dtype``, ``is_grad_enabled``,
 #: ``are_deterministic_algorithms_enabled``, ``set_default_device``): they return host
-#: values, where an unlisted ``torch.<op>()`` makes a tensor.
+#: values, where an unlisted ``torch.<op>()`` makes a tensor. ``get_default_device()``
+#: (a device, CPU unless set) keeps the tensor default: moving to it moves to its device.
 _TORCH_STATE_PREFIXES = ("get_", "is_", "are_", "has_", "set_")
 
 
@@ -2505,7 +2506,8 @@ class Evaluator:
         """
         if q.rsplit(".", 1)[-1][:1].isupper():
             return UNKNOWN_SET
-        if q.startswith("torch.") and q.rsplit(".", 1)[-1].startswith(_TORCH_STATE_PREFIXES):
+        if q.startswith("torch.") and q.rsplit(".", 1)[-1].startswith(_TORCH_STATE_PREFIXES) \
+                and "device" not in q.rsplit(".", 1)[-1]:
             # ``torch.get_autocast_gpu_dtype()``, ``torch.is_grad_enabled()``,
             # ``torch.set_float32_matmul_precision(...)``: the library's state (a dtype, a
             # flag, None), a host value, not a new tensor

@@ -61,22 +61,27 @@ def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
 
 def _xla_process_group(an: Analyzer) -> bool:
     """The module sets up torch.distributed's XLA process group on the XLA path:
-    ``dist.init_process_group("xla")`` (or ``backend="xla"``, ``init_method="xla://"``),
-    which ``torchrun --nproc_per_node=N`` or ``xmp.spawn`` runs in one process per device
+    ``dist.init_process_group("xla")`` (or ``backend="xla"``, or a backend variable that
+    is ``"xla"`` on the XLA path), which ``torchrun --nproc_per_node=N`` or ``xmp.spawn`` runs in one process per device
     (torch_xla ``distributed/xla_backend.py``; the "Distributed Data Parallel" guide)."""
     for call in an.calls_named("init_process_group"):
         if not (an.qualname(call.func) or "").startswith("torch.distributed"):
             continue
         backend = call.args[0] if call.args else keyword(call, "backend")
-        method = const_str(keyword(call, "init_method")) or ""
-        if (const_str(backend) == "xla" or method.startswith("xla://")) and \
+        # (``"xla" if use_tpu else "nccl"``: the XLA path's choice; a gloo group with
+        # ``init_method="xla://"`` is what SPMD's distributed checkpointing sets up)
+        if backend is not None and any(v.text == "xla" for v in an.value(backend)) and \
                 not an.off_xla_path(call):
             return True
     return False
 
 
 def _spmd(an: Analyzer) -> bool:
-    return any(an.does(c, "spmd") for c in an.calls_named("use_spmd"))
+    """Single-process SPMD: ``xr.use_spmd()``, or the module shards tensors over a mesh
+    (``xs.mark_sharding``), which only SPMD mode does."""
+    return any(an.does(c, "spmd") for c in an.calls_named("use_spmd")) or any(
+        (an.qualname(c.func) or "").startswith("torch_xla.distributed.spmd")
+        for c in an.calls_named("mark_sharding"))
 
 
 #: modules between a launcher and the module whose code the replicas run

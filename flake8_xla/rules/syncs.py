@@ -295,7 +295,8 @@ code off the XLA path, CPU tensors and Python numbers.
                     return None
                 if receiver_lazy and syncs & {"transfer"} and not self._writes_checkpoint(node):
                     return f".{name}()", fix
-                if name == "to" and receiver_lazy and node.args and self._to_cpu(node, ctx) \
+                if name == "to" and receiver_lazy and (node.args or keyword(node, "device")) \
+                        and self._to_cpu(node, ctx) \
                         and not self._writes_checkpoint(node):
                     return ".to('cpu')", fix
                 if name == "copy_" and node.args and lazy(node.args[0], ctx) and any(

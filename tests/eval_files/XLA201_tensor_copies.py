@@ -43,6 +43,10 @@ def cast_inputs(model, loader, opt):
         if torch.is_autocast_enabled():
             x = x.to(torch.get_autocast_gpu_dtype())  # trap: a dtype
         x = x.to(torch.get_default_dtype())  # trap: a dtype
-        model(x).sum().backward()
+        loss = model(x).sum()
+        loss.backward()
         opt.step()
+        seen = loss.detach().to(device="cpu")  # error: XLA201
+        kept = loss.detach().to(torch.get_default_device())  # error: XLA201
+        print(seen, kept)  # (already on the host)
         torch_xla.sync()
