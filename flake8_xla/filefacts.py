@@ -87,7 +87,8 @@ class FileFacts:
                                                    ast.Constant, ast.AST)
         loop_ts = (ast.For, ast.AsyncFor, ast.While)
         def_ts = (ast.FunctionDef, ast.AsyncFunctionDef)
-        # A queue over ``_fields`` walks about twice as fast as ast.walk.
+        # A queue over ``_fields`` walks about twice as fast as ast.walk (the walk of
+        # flake8_xla.astwalk, inlined: as a generator it made these facts 20 % slower).
         queue: deque[ast.AST] = deque([tree])
         pop, push = queue.popleft, queue.append
         while queue:

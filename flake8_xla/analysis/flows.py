@@ -2504,15 +2504,16 @@ class Evaluator:
         A class (a capitalised name: ``TrainerState(...)``, ``SummaryWriter(...)``) makes
         an object, never a tensor; a function handed lazy tensors returns one.
         """
-        if q.rsplit(".", 1)[-1][:1].isupper():
+        last = q.rsplit(".", 1)[-1]
+        if last[:1].isupper():
             return UNKNOWN_SET
-        if q.startswith("torch.") and q.rsplit(".", 1)[-1].startswith(_TORCH_STATE_PREFIXES) \
-                and "device" not in q.rsplit(".", 1)[-1]:
+        if q.startswith("torch.") and last.startswith(_TORCH_STATE_PREFIXES) and \
+                "device" not in last:
             # ``torch.get_autocast_gpu_dtype()``, ``torch.is_grad_enabled()``,
             # ``torch.set_float32_matmul_precision(...)``: the library's state (a dtype, a
             # flag, None), a host value, not a new tensor
             return V.host()
-        if q.startswith("torch.") and not q.rsplit(".", 1)[-1][:1].isupper():
+        if q.startswith("torch."):
             # torch.<op>(tensors): a tensor on the device of its tensor arguments; with
             # none, a new tensor on its device= argument, else on the default (CPU) device.
             from flake8_xla.analysis.specs import _tensors_in
@@ -2525,7 +2526,7 @@ class Evaluator:
             if not call.args or (V.is_known(args) and not V.any_kind(
                     args, Kind.TENSOR, Kind.LIST, Kind.TUPLE)):
                 return V.tensor("cpu")  # a new tensor on the default device
-            if deep and q.rsplit(".", 1)[-1] in JOINING_FUNCTIONS and all(
+            if deep and last in JOINING_FUNCTIONS and all(
                     v.has("bool") for v in deep):
                 # ``torch.cat(masks)``: joined boolean masks are a boolean mask
                 return V.tensor(V.tensor_device(deep), flags=frozenset({"bool"}))

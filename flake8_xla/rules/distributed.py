@@ -59,15 +59,21 @@ def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
     return found
 
 
+def _backend(call: nodes.Call) -> nodes.NodeNG | None:
+    """The ``backend`` argument of ``init_process_group(...)`` (positional or keyword)."""
+    return call.args[0] if call.args else keyword(call, "backend")
+
+
 def _xla_process_group(an: Analyzer) -> bool:
     """The module sets up torch.distributed's XLA process group on the XLA path:
     ``dist.init_process_group("xla")`` (or ``backend="xla"``, or a backend variable that
-    is ``"xla"`` on the XLA path), which ``torchrun --nproc_per_node=N`` or ``xmp.spawn`` runs in one process per device
-    (torch_xla ``distributed/xla_backend.py``; the "Distributed Data Parallel" guide)."""
+    is ``"xla"`` on the XLA path), which ``torchrun --nproc_per_node=N`` or ``xmp.spawn``
+    runs in one process per device (torch_xla ``distributed/xla_backend.py``; the
+    "Distributed Data Parallel" guide)."""
     for call in an.calls_named("init_process_group"):
         if not (an.qualname(call.func) or "").startswith("torch.distributed"):
             continue
-        backend = call.args[0] if call.args else keyword(call, "backend")
+        backend = _backend(call)
         # (``"xla" if use_tpu else "nccl"``: the XLA path's choice; a gloo group with
         # ``init_method="xla://"`` is what SPMD's distributed checkpointing sets up)
         if backend is not None and any(v.text == "xla" for v in an.value(backend)) and \
@@ -832,7 +838,7 @@ cost time, not correctness).
             return  # accelerate/Lightning/ignite add the distributed sampler themselves
         has_group = False
         for call in an.calls_named("init_process_group"):
-            backend = call.args[0] if call.args else keyword(call, "backend")
+            backend = _backend(call)
             method = const_str(keyword(call, "init_method")) or ""
             if const_str(backend) in ("xla", None) or method.startswith("xla"):
                 has_group = True  # an XLA (or configurable) process group gives the rank
