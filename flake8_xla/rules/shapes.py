@@ -68,18 +68,106 @@ UNPADDED = "tokenizing each input without padding"
 _FILLER_NAMES = frozenset({"full", "zeros", "ones", "empty"}) | _FILLER_METHODS
 
 
-def _longest(node: nodes.NodeNG) -> bool:
-    """``max(len(s) for s in seqs)`` / ``max([len(s) ...])`` / ``max(map(len, seqs))`` /
-    ``max(b[0].shape[1] for b in batch)`` / ``max(x.size(0) for x in xs)``: the longest
-    length of the items."""
-    if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and
-            node.func.name == "max" and len(node.args) == 1):
-        return False
-    items = node.args[0]
+def _lengths(items: nodes.NodeNG) -> bool:
+    """``[len(s) for s in seqs]`` / ``map(len, seqs)`` / ``(x.size(0) for x in xs)`` /
+    ``[b[0].shape[1] for b in batch]``: the lengths of the items."""
     return any(isinstance(n, nodes.Name) and n.name == "len"
                for n in items.nodes_of_class(nodes.Name)) or (
         isinstance(items, (nodes.GeneratorExp, nodes.ListComp)) and any(
             n.attrname in ("shape", "size") for n in items.elt.nodes_of_class(nodes.Attribute)))
+
+
+def _bound_once(name: nodes.Name) -> nodes.NodeNG | None:
+    """The value of the one plain assignment ``name = value`` of its function (or module)
+    that binds it, else None (a parameter, a loop variable, a name bound twice)."""
+    try:
+        binds = name.lookup(name.name)[1]
+    except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+        return None
+    if len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and \
+            isinstance(binds[0].parent, nodes.Assign) and len(binds[0].parent.targets) == 1:
+        return binds[0].parent.value
+    return None
+
+
+def _holds_lengths(node: nodes.NodeNG, depth: int = 0) -> bool:
+    """The lengths of the items (see :func:`_lengths`), possibly bound to a name first and
+    made a tensor or an array (``lengths = torch.tensor([len(x) for x in batch])``)."""
+    if depth > 2:
+        return False
+    if isinstance(node, nodes.Name):
+        value = _bound_once(node)
+        return value is not None and _holds_lengths(value, depth + 1)
+    if isinstance(node, nodes.Call) and len(node.args) == 1 and not node.keywords and \
+            callee_name(node.func) in ("list", "tuple", "sorted", "tensor", "LongTensor",
+                                  "IntTensor", "array", "asarray"):
+        # ``list(map(len, seqs))``, ``torch.tensor([...])``, ``np.array([...])``
+        return _holds_lengths(node.args[0], depth + 1)
+    return isinstance(node, (nodes.GeneratorExp, nodes.ListComp, nodes.Call)) and \
+        _lengths(node)
+
+
+def _longest_of(node: nodes.NodeNG, depth: int = 0) -> nodes.Call | None:
+    """The call that takes the longest length of the items when ``node`` is, or is bound
+    once to, that length: ``max(len(s) for s in seqs)``, ``max(lengths)`` of lengths
+    taken first, ``lengths.max()`` of a tensor of them, through ``int(...)``,
+    ``.item()`` and a cap ``min(..., MAX_LEN)`` (a capped longest length still varies
+    from batch to batch); else None."""
+    if depth > 3:
+        return None
+    if isinstance(node, nodes.Name):
+        value = _bound_once(node)
+        return _longest_of(value, depth + 1) if value is not None else None
+    if not isinstance(node, nodes.Call):
+        return None
+    f = node.func
+    if isinstance(f, nodes.Name) and f.name == "max" and len(node.args) == 1 and \
+            _holds_lengths(node.args[0]):
+        return node
+    if isinstance(f, nodes.Attribute) and f.attrname == "max" and not node.args and \
+            _holds_lengths(f.expr):
+        return node  # ``lengths.max()``
+    if isinstance(f, nodes.Attribute) and f.attrname == "item" and not node.args:
+        return _longest_of(f.expr, depth + 1)
+    if isinstance(f, nodes.Name) and f.name == "int" and len(node.args) == 1:
+        return _longest_of(node.args[0], depth + 1)
+    if isinstance(f, nodes.Name) and f.name == "min" and len(node.args) == 2:
+        for arg in node.args:
+            found = _longest_of(arg, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _longest(node: nodes.NodeNG) -> bool:
+    """``node`` takes the longest length of the items (see :func:`_longest_of`)."""
+    return _longest_of(node) is not None
+
+
+def _longest_in(expr: nodes.NodeNG | None) -> nodes.Call | None:
+    """The longest length of the items (see :func:`_longest_of`) that ``expr`` is or
+    computes from (``max_len - len(x)``), else None."""
+    if expr is None or _bucketed(expr):
+        return None
+    for n in [expr, *expr.nodes_of_class((nodes.Name, nodes.Call))]:
+        found = _longest_of(n)
+        if found is not None:
+            return found
+    return None
+
+
+def _bucketed(expr: nodes.NodeNG) -> bool:
+    """``(max_len + 63) // 64 * 64`` / ``math.ceil(n / 8) * 8`` / ``n + (-n % 8)``: a
+    length rounded up to a bucket, a bounded set of shapes (as ``pad_to_multiple_of``)."""
+    return any(isinstance(n, nodes.BinOp) and n.op in ("//", "%")
+               for n in expr.nodes_of_class(nodes.BinOp)) or any(
+        callee_name(c.func) == "ceil" for c in expr.nodes_of_class(nodes.Call))
+
+
+def _pad_widths_longest(call: nodes.Call) -> nodes.Call | None:
+    """``F.pad(x, (0, max_len - len(x)))`` whose widths come from the batch's longest
+    length: the ``max(...)`` that gives it, else None."""
+    return _longest_in(argument(call, 1, "pad"))
 
 
 def _filler(an: Analyzer, call: nodes.Call) -> bool:
@@ -232,6 +320,11 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             # (reported where the length is chosen: the fix is a fixed length there)
             return longest, ("the batch's longest item (max(...)) as the size of a batch "
                              "tensor in the collate function")
+        if q == "torch.nn.functional.pad" and \
+                (longest := _pad_widths_longest(call)) is not None and \
+                self._in_collate_fn(call):
+            return longest, ("the batch's longest item (max(...)) as the padded length in "
+                             "the collate function")
         if q.startswith(NOT_TOKENIZERS) and q != PAD_SEQUENCE:
             return None  # nn.Conv2d(padding=1), F.pad, torchvision transforms
         if q in PADDING_COLLATORS:
@@ -306,11 +399,12 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             if names is not None and not _mentions(c.args, names):
                 continue
             q = an.qualname(c.func) or ""
-            if q == "torch.nn.functional.pad":
+            if q == "torch.nn.functional.pad" and _pad_widths_longest(c) is None:
                 return True
             if q == "torch.cat" and c.args and isinstance(c.args[0], (nodes.List, nodes.Tuple)) \
                     and any(isinstance(e, nodes.Name) and e.name in filled or
-                            isinstance(e, nodes.Call) and _filler(an, e)
+                            isinstance(e, nodes.Call) and _filler(an, e) and
+                            self._sized_by_longest(e) is None
                             for e in c.args[0].elts):
                 return True
         return False
@@ -329,7 +423,8 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             memo[id(func)] = False
             calls = list(func.nodes_of_class(nodes.Call))
             memo[id(func)] = any(
-                (an.qualname(c.func) or "") == "torch.nn.functional.pad" for c in calls) or \
+                (an.qualname(c.func) or "") == "torch.nn.functional.pad" and
+                _pad_widths_longest(c) is None for c in calls) or \
                 self._fills_fixed_buffer(func, calls, an)
         return memo[id(func)]
 
@@ -492,13 +587,9 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         for size in (s for s in sizes if s is not None):
             parts = size.elts if isinstance(size, (nodes.Tuple, nodes.List)) else [size]
             for part in parts:
-                if isinstance(part, nodes.Name):
-                    binds = self.an.ev.bindings(part)
-                    if len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and \
-                            isinstance(binds[0].parent, nodes.Assign):
-                        part = binds[0].parent.value
-                if _longest(part):
-                    return part
+                found = _longest_in(part)
+                if found is not None:
+                    return found
         return None
 
     def _in_collate_fn(self, call: nodes.Call) -> bool:

@@ -56,9 +56,52 @@ def collate_fixed(batch):
     return out
 
 
+def collate_lengths(batch):
+    lengths = [len(ids) for ids, _ in batch]
+    longest = max(lengths)  # error: XLA101
+    out = torch.zeros(len(batch), longest, dtype=torch.long)
+    for i, (ids, _) in enumerate(batch):
+        out[i, : lengths[i]] = torch.tensor(ids)
+    return out
+
+
+def collate_pad_widths(batch):
+    max_len = max(len(ids) for ids, _ in batch)  # error: XLA101
+    return torch.stack([
+        torch.nn.functional.pad(torch.tensor(ids), (0, max_len - len(ids)), value=PAD)
+        for ids, _ in batch])
+
+
+def collate_tensor_max(batch):
+    lengths = torch.tensor([len(ids) for ids, _ in batch])
+    frames = torch.zeros(len(batch), int(lengths.max()))  # error: XLA101
+    return frames, lengths
+
+
+def collate_capped(batch):
+    # Capped, the longest length still changes from batch to batch up to the cap.
+    n = min(max(map(len, (ids for ids, _ in batch))), MAX_LEN)  # error: XLA101
+    return torch.zeros(len(batch), n, dtype=torch.long)
+
+
+def collate_bucketed(batch):
+    # Trap: rounded up to a multiple of 64, a bounded set of shapes.
+    n = (max(len(ids) for ids, _ in batch) + 63) // 64 * 64
+    return torch.zeros(len(batch), n, dtype=torch.long)
+
+
+def collate_fixed_pad(batch):
+    # Trap: F.pad to a fixed length.
+    return torch.stack([
+        torch.nn.functional.pad(torch.tensor(ids), (0, MAX_LEN - len(ids)), value=PAD)
+        for ids, _ in batch])
+
+
 def fit(model, optimizer, data):
     device = torch_xla.device()
-    for fn in (collate, collate_masks, MelCollater(), collate_crops, collate_fixed):
+    for fn in (collate, collate_masks, MelCollater(), collate_crops, collate_fixed,
+               collate_lengths, collate_pad_widths, collate_tensor_max, collate_capped,
+               collate_bucketed, collate_fixed_pad):
         loader = DataLoader(data, batch_size=32, collate_fn=fn, drop_last=True)
         for x, y in pl.MpDeviceLoader(loader, device):
             model(x).sum().backward()
