@@ -90,6 +90,11 @@ def _bound_once(name: nodes.Name) -> nodes.NodeNG | None:
     return None
 
 
+#: Calls that hold what they are given: a list, or a tensor or array of the lengths.
+_LENGTH_HOLDERS = frozenset({"list", "tuple", "sorted", "tensor", "LongTensor", "IntTensor",
+                             "array", "asarray"})
+
+
 def _holds_lengths(node: nodes.NodeNG, depth: int = 0) -> bool:
     """The lengths of the items (see :func:`_lengths`), possibly bound to a name first and
     made a tensor or an array (``lengths = torch.tensor([len(x) for x in batch])``)."""
@@ -99,8 +104,7 @@ def _holds_lengths(node: nodes.NodeNG, depth: int = 0) -> bool:
         value = _bound_once(node)
         return value is not None and _holds_lengths(value, depth + 1)
     if isinstance(node, nodes.Call) and len(node.args) == 1 and not node.keywords and \
-            callee_name(node.func) in ("list", "tuple", "sorted", "tensor", "LongTensor",
-                                  "IntTensor", "array", "asarray"):
+            callee_name(node.func) in _LENGTH_HOLDERS:
         # ``list(map(len, seqs))``, ``torch.tensor([...])``, ``np.array([...])``
         return _holds_lengths(node.args[0], depth + 1)
     return isinstance(node, (nodes.GeneratorExp, nodes.ListComp, nodes.Call)) and \
