@@ -372,6 +372,27 @@ def target_path(target: nodes.NodeNG, stmt: nodes.NodeNG) -> list[int | str] | N
 _TORCH_STATE_PREFIXES = ("get_", "is_", "are_", "has_", "set_")
 
 
+def _overwritten_in_method(target: nodes.NodeNG) -> bool:
+    """``self.attr = ...`` (``target``) that a later statement of its method's own body (not
+    in a branch or a loop) assigns again, directly or in a tuple it unpacks."""
+    if not (isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name) and
+            target.expr.name == "self"):
+        return False
+    frame = target.frame()
+    if not isinstance(frame, nodes.FunctionDef):
+        return False
+    line = target.statement().tolineno or target.lineno
+    for top in frame.body:
+        if not isinstance(top, nodes.Assign) or top.fromlineno <= line:
+            continue
+        for t in top.targets:
+            for a in (t, *t.nodes_of_class(nodes.AssignAttr)):
+                if isinstance(a, nodes.AssignAttr) and a.attrname == target.attrname and \
+                        isinstance(a.expr, nodes.Name) and a.expr.name == "self":
+                    return True
+    return False
+
+
 class Evaluator:
     """Abstract values of one astroid module's expressions (memoised, budgeted)."""
 
@@ -673,6 +694,41 @@ class Evaluator:
         return any(isinstance(b, nodes.AssignName) and first <= b.lineno <= last
                    and b.lineno < use.lineno and b.frame() is use.frame() for b in reaching)
 
+    def _overwritten_on_xla_path(self, use: nodes.Name, binds: list[nodes.NodeNG]
+                                 ) -> list[nodes.NodeNG]:
+        """``binds`` less those that a branch the XLA path always takes rebinds before the
+        use: after ``if xm: outputs = outputs.cpu()``, ``outputs`` is the CPU copy on the
+        XLA path (the parameter reaches the use only on another device's path). The
+        branch's ``if`` must run on every path to the use: a statement of a block that
+        holds the use, ended before it; the rebinding is a statement of the branch itself.
+        """
+        from flake8_xla.analysis.paths import xla_truth
+        killers: list[nodes.If] = []
+        for b in binds:
+            if not isinstance(b, nodes.AssignName):
+                continue
+            stmt = b.statement()
+            branch = stmt.parent
+            if not isinstance(branch, nodes.If) or use.lineno <= (branch.tolineno or 0):
+                continue
+            taken = branch.body if stmt in branch.body else (
+                branch.orelse if stmt in branch.orelse else None)
+            if taken is None or not isinstance(stmt, (nodes.Assign, nodes.AnnAssign)):
+                continue
+            truth = xla_truth(branch.test, self)
+            if truth is None or (taken is branch.body) is not truth:
+                continue
+            block = branch.parent
+            if block is None or not any(a is block for a in use.node_ancestors()):
+                continue
+            killers.append(branch)
+        if not killers:
+            return binds
+        kept = [b for b in binds if not any(
+            b.lineno is not None and b.lineno < branch.fromlineno and
+            not any(a is branch for a in b.node_ancestors()) for branch in killers)]
+        return kept or binds
+
     def _name(self, node: nodes.Name, ctx: Ctx | None, d: int) -> frozenset[Value]:
         q = self.qualname(node)
         binds = self.bindings(node)
@@ -688,7 +744,7 @@ class Evaluator:
             on_path = [b for b in binds if not (isinstance(b, nodes.AssignName) and
                                                 off_xla_path(b, self))]
             if on_path:
-                binds = on_path
+                binds = self._overwritten_on_xla_path(node, on_path)
         value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
         if V.any_kind(value, Kind.TENSOR) and self._narrowed_to_host(node):
             value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
@@ -1681,11 +1737,13 @@ class Evaluator:
         for top in frame.body:
             if top.fromlineno >= stmt.fromlineno or top is stmt or top.parent_of(use):
                 break
-            if isinstance(top, nodes.Assign) and any(
-                    isinstance(t, nodes.AssignAttr) and source_key(t) == key
-                    for t in top.targets):
-                found = next(t for t in top.targets if isinstance(t, nodes.AssignAttr) and
-                             source_key(t) == key)
+            # (a target of its own, or one of a tuple unpacked:
+            # ``(self.model, self.loader) = accelerator.prepare(...)``)
+            mine = [t for target in (top.targets if isinstance(top, nodes.Assign) else ())
+                    for t in (target, *target.nodes_of_class(nodes.AssignAttr))
+                    if isinstance(t, nodes.AssignAttr) and source_key(t) == key]
+            if mine:
+                found = mine[0]
             elif found is not None and any(source_key(t) == key for t in
                                            top.nodes_of_class(nodes.AssignAttr)):
                 return None  # reassigned in a branch or loop after it
@@ -1830,6 +1888,12 @@ class Evaluator:
             return found
         outer_low = self._cycle_low
         self._cycle_low = _NO_CYCLE
+        if len(targets) > 1:
+            # ``self.loader = DataLoader(...)``, then ``(..., self.loader) =
+            # accelerator.prepare(..., self.loader)`` later in the same method: the first
+            # is never what the method leaves behind for the others
+            live = [(t, stmt) for t, stmt in targets if not _overwritten_in_method(t)]
+            targets = live or targets
         field = self._dataclass_field(klass, attr, d)
         if field is not None:
             # what the constructions pass (or the field's default), not the default alone

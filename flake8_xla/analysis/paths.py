@@ -257,13 +257,58 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         truth = _word_truth(test)
         if truth is None and ev is not None:
             truth = _bound_truth(test, ev, depth)
+        if truth is None and ev is not None and _imported_xla_module(test, ev):
+            truth = True
         if truth is None and _none_on_xla_path(test, ev):
             truth = False
         return truth
     return None
 
 
+def _imported_xla_module(subject: nodes.NodeNG, ev: Evaluator) -> bool:
+    """``if xm:`` where ``xm`` is torch_xla's module imported under ``try:`` (``xm = None``
+    when the import fails): a module, truthy wherever torch_xla imports, so on the XLA
+    path. Only a Name bound by imports from torch_xla (or to None besides); an imported
+    constant (an upper-case name) may be falsy and is not known."""
+    if not isinstance(subject, nodes.Name) or subject.name.isupper():
+        return False
+    binds = ev.bindings(subject)
+    if len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and isinstance(
+            binds[0].parent, nodes.Assign) and isinstance(binds[0].parent.value, nodes.Call) \
+            and not binds[0].parent.value.args:
+        # ``xm = get_xla_model()``: a helper whose every return is torch_xla's module
+        # (the names it returns are read, never the values the module computes)
+        return _returns_xla_module(binds[0].parent.value, ev)
+    imports = [b for b in binds if isinstance(b, (nodes.Import, nodes.ImportFrom))]
+    if not imports or not all(
+            isinstance(b, (nodes.Import, nodes.ImportFrom)) or (
+                isinstance(b, nodes.AssignName) and isinstance(
+                b.parent, nodes.Assign) and isinstance(b.parent.value, nodes.Const) and
+                b.parent.value.value is None) for b in binds):
+        return False
+    q = ev.qualname(subject) or ""
+    return q.split(".", 1)[0] == "torch_xla"
+
+
+def _returns_xla_module(call: nodes.Call, ev: Evaluator) -> bool:
+    """``call`` runs a function (of the module, or of another module of the project) whose
+    every ``return`` gives a name that imports from torch_xla bind."""
+    for v in ev.value(call.func):
+        func = v.node if v.kind is Kind.FUNCTION else None
+        if not isinstance(func, nodes.FunctionDef):
+            return False
+        rets = [r for r in func.nodes_of_class(nodes.Return, skip_klass=(
+            nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)) if r.frame() is func]
+        owner = ev.link.evaluator_of(func) if ev.link is not None and \
+            func.root() is not ev.module else ev
+        return owner is not None and bool(rets) and all(
+            isinstance(r.value, nodes.Name) and _imported_xla_module(r.value, owner)
+            for r in rets)
+    return False
+
+
 def _none_on_xla_path(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
+
     """``subject`` is a local name that every assignment reaching the XLA path binds to
     ``None``: the others lie in branches the XLA path never takes (``scaler = None``, then
     ``scaler = GradScaler()`` under ``if device.type == "cuda":``). A name some nested

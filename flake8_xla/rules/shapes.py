@@ -59,7 +59,8 @@ def _bounded(an, node: nodes.NodeNG | None) -> bool:
 
 
 #: Factories of filled tensors: concatenated to a sequence, they pad it.
-_FILLERS = frozenset({"torch.full", "torch.zeros", "torch.ones", "torch.empty"})
+_FILLERS = frozenset({"torch.full", "torch.zeros", "torch.ones", "torch.empty", "numpy.full",
+                      "numpy.zeros", "numpy.ones", "numpy.empty"})
 _FILLER_METHODS = frozenset({"new_full", "new_zeros", "new_ones", "new_empty"})
 #: ``what`` of an input tokenized on its own (see ``DynamicPadding._unpadded``).
 UNPADDED = "tokenizing each input without padding"
@@ -68,74 +69,162 @@ UNPADDED = "tokenizing each input without padding"
 _FILLER_NAMES = frozenset({"full", "zeros", "ones", "empty"}) | _FILLER_METHODS
 
 
+def _from_frame(expr: nodes.NodeNG, frame: nodes.NodeNG) -> bool:
+    """``expr`` reads a name of ``frame`` itself (a parameter or a local, not ``self``): the
+    batch a collate function was given, not a module constant or a closure's dataset."""
+    for n in [expr, *expr.nodes_of_class(nodes.Name)]:
+        if not isinstance(n, nodes.Name) or n.name in ("self", "cls"):
+            continue
+        try:
+            scope = n.lookup(n.name)[0]
+        except Exception:  # noqa: BLE001, S112 - astroid cannot resolve it: not known
+            continue
+        while scope is not None and not isinstance(scope, nodes.Module):
+            if scope is frame:
+                return True
+            parent = scope.parent
+            scope = parent.scope() if parent is not None else None
+    return False
+
+
+def _length_expr(node: nodes.NodeNG) -> bool:
+    """``len(x)`` / ``x.size(0)`` / ``x.shape[1]``: the length of one item."""
+    return any(isinstance(n, nodes.Name) and n.name == "len"
+               for n in [node, *node.nodes_of_class(nodes.Name)]) or any(
+        n.attrname in ("shape", "size") for n in node.nodes_of_class(nodes.Attribute))
+
+
 def _lengths(items: nodes.NodeNG) -> bool:
     """``[len(s) for s in seqs]`` / ``map(len, seqs)`` / ``(x.size(0) for x in xs)`` /
-    ``[b[0].shape[1] for b in batch]``: the lengths of the items."""
-    return any(isinstance(n, nodes.Name) and n.name == "len"
-               for n in items.nodes_of_class(nodes.Name)) or (
-        isinstance(items, (nodes.GeneratorExp, nodes.ListComp)) and any(
-            n.attrname in ("shape", "size") for n in items.elt.nodes_of_class(nodes.Attribute)))
+    ``[b[0].shape[1] for b in batch]``: the lengths of the items of a sequence of the
+    function's own (its batch, or a list built from it)."""
+    frame = items.frame()
+    if isinstance(items, (nodes.GeneratorExp, nodes.ListComp)):
+        return _length_expr(items.elt) and bool(items.generators) and \
+            _from_frame(items.generators[0].iter, frame)
+    if isinstance(items, nodes.Call) and isinstance(items.func, nodes.Name) and \
+            items.func.name == "map" and len(items.args) == 2:
+        return _length_expr(items.args[0]) and _from_frame(items.args[1], frame)
+    return False
+
+
+def _bindings_in_frame(name: nodes.Name) -> list[nodes.AssignName] | None:
+    """The assignments of ``name`` in its own function (or module), all plain ``name =
+    value`` / ``name: T = value`` statements; None when another kind binds it (a parameter,
+    a loop target, a tuple target) or it is bound elsewhere."""
+    try:
+        scope, binds = name.lookup(name.name)
+    except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+        return None
+    if not binds or scope is not name.frame():
+        return None
+    out: list[nodes.AssignName] = []
+    for b in scope.locals.get(name.name, []):
+        if not isinstance(b, nodes.AssignName) or not (
+                isinstance(b.parent, nodes.Assign) and len(b.parent.targets) == 1 or
+                isinstance(b.parent, nodes.AnnAssign) and b.parent.value is not None):
+            return None
+        out.append(b)
+    return out or None
 
 
 def _bound_once(name: nodes.Name) -> nodes.NodeNG | None:
-    """The value of the one plain assignment ``name = value`` of its function (or module)
-    that binds it, else None (a parameter, a loop variable, a name bound twice)."""
-    try:
-        binds = name.lookup(name.name)[1]
-    except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
-        return None
-    if len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and \
-            isinstance(binds[0].parent, nodes.Assign) and len(binds[0].parent.targets) == 1:
-        return binds[0].parent.value
-    return None
+    """The value of the one plain assignment ``name = value`` of its own function that
+    binds it, else None (a parameter, a loop variable, a name bound twice or elsewhere)."""
+    binds = _bindings_in_frame(name)
+    return binds[0].parent.value if binds is not None and len(binds) == 1 else None
+
+
+def _appended_lengths(name: nodes.Name) -> bool:
+    """``lengths = []`` then ``lengths.append(len(ids))`` in the function."""
+    frame = name.frame()
+    return any(isinstance(c.func, nodes.Attribute) and c.func.attrname == "append" and
+               isinstance(c.func.expr, nodes.Name) and c.func.expr.name == name.name and
+               len(c.args) == 1 and _length_expr(c.args[0])
+               for c in frame.nodes_of_class(nodes.Call))
 
 
 #: Calls that hold what they are given: a list, or a tensor or array of the lengths.
 _LENGTH_HOLDERS = frozenset({"list", "tuple", "sorted", "tensor", "LongTensor", "IntTensor",
-                             "array", "asarray"})
+                             "array", "asarray", "as_tensor"})
 
 
 def _holds_lengths(node: nodes.NodeNG, depth: int = 0) -> bool:
     """The lengths of the items (see :func:`_lengths`), possibly bound to a name first and
-    made a tensor or an array (``lengths = torch.tensor([len(x) for x in batch])``)."""
+    made a tensor or an array (``lengths = torch.tensor([len(x) for x in batch])``), or
+    collected by ``lengths.append(len(x))``."""
     if depth > 2:
         return False
     if isinstance(node, nodes.Name):
         value = _bound_once(node)
+        if isinstance(value, nodes.List) and not value.elts:
+            return _appended_lengths(node)
         return value is not None and _holds_lengths(value, depth + 1)
-    if isinstance(node, nodes.Call) and len(node.args) == 1 and not node.keywords and \
+    if isinstance(node, nodes.Call) and len(node.args) == 1 and \
             callee_name(node.func) in _LENGTH_HOLDERS:
         # ``list(map(len, seqs))``, ``torch.tensor([...])``, ``np.array([...])``
         return _holds_lengths(node.args[0], depth + 1)
-    return isinstance(node, (nodes.GeneratorExp, nodes.ListComp, nodes.Call)) and \
-        _lengths(node)
+    return _lengths(node)
+
+
+def _rebound_longest(name: nodes.Name) -> nodes.Call | None:
+    """A name bound more than once in its function, always to the longest length: a
+    running maximum (``max_len = 0``, then ``max_len = max(max_len, len(ids))`` in a loop)
+    or a cap set by a second statement (``n = max(lengths)``, then ``n = min(n, MAX_LEN)``).
+    The ``max(...)`` call, else None."""
+    binds = _bindings_in_frame(name)
+    if binds is None or len(binds) < 2:
+        return None
+    found = None
+    for b in binds:
+        value = b.parent.value
+        own = isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and \
+            len(value.args) == 2 and any(isinstance(a, nodes.Name) and a.name == name.name
+                                         for a in value.args)
+        if isinstance(value, nodes.Const) and isinstance(value.value, int):
+            continue
+        if own and value.func.name == "max" and any(
+                _length_expr(a) for a in value.args if not isinstance(a, nodes.Name)):
+            found = found or value  # the running maximum
+            continue
+        if own and value.func.name == "min":
+            continue  # the cap
+        longest = _longest_of(value, 1)
+        if longest is None:
+            return None
+        found = found or longest
+    return found
 
 
 def _longest_of(node: nodes.NodeNG, depth: int = 0) -> nodes.Call | None:
-    """The call that takes the longest length of the items when ``node`` is, or is bound
-    once to, that length: ``max(len(s) for s in seqs)``, ``max(lengths)`` of lengths
-    taken first, ``lengths.max()`` of a tensor of them, through ``int(...)``,
-    ``.item()`` and a cap ``min(..., MAX_LEN)`` (a capped longest length still varies
-    from batch to batch); else None."""
-    if depth > 3:
+    """The call that takes the longest length of the batch's items when ``node`` is, or
+    is bound in its function to, that length: ``max(len(s) for s in batch)``,
+    ``max(lengths)`` of lengths taken first, ``lengths.max()`` / ``torch.max(lengths)`` /
+    ``np.max(lengths)`` of a tensor or array of them, a running ``max(max_len, len(x))``,
+    through ``int(...)``, ``.item()`` and a cap ``min(..., MAX_LEN)`` (a capped longest
+    length still varies from batch to batch); else None."""
+    if depth > 4:
         return None
     if isinstance(node, nodes.Name):
         value = _bound_once(node)
-        return _longest_of(value, depth + 1) if value is not None else None
+        if value is not None:
+            return _longest_of(value, depth + 1)
+        return _rebound_longest(node) if depth == 0 else None
     if not isinstance(node, nodes.Call):
         return None
     f = node.func
-    if isinstance(f, nodes.Name) and f.name == "max" and len(node.args) == 1 and \
+    name = callee_name(f)
+    if name == "max" and len(node.args) == 1 and not node.keywords and \
             _holds_lengths(node.args[0]):
-        return node
-    if isinstance(f, nodes.Attribute) and f.attrname == "max" and not node.args and \
+        return node  # ``max(lengths)``, ``torch.max(lengths)``, ``np.max(lengths)``
+    if isinstance(f, nodes.Attribute) and name == "max" and not node.args and \
             _holds_lengths(f.expr):
         return node  # ``lengths.max()``
-    if isinstance(f, nodes.Attribute) and f.attrname == "item" and not node.args:
+    if isinstance(f, nodes.Attribute) and name == "item" and not node.args:
         return _longest_of(f.expr, depth + 1)
-    if isinstance(f, nodes.Name) and f.name == "int" and len(node.args) == 1:
+    if isinstance(f, nodes.Name) and name == "int" and len(node.args) == 1:
         return _longest_of(node.args[0], depth + 1)
-    if isinstance(f, nodes.Name) and f.name == "min" and len(node.args) == 2:
+    if isinstance(f, nodes.Name) and name == "min" and len(node.args) == 2:
         for arg in node.args:
             found = _longest_of(arg, depth + 1)
             if found is not None:
@@ -143,35 +232,58 @@ def _longest_of(node: nodes.NodeNG, depth: int = 0) -> nodes.Call | None:
     return None
 
 
-def _longest(node: nodes.NodeNG) -> bool:
-    """``node`` takes the longest length of the items (see :func:`_longest_of`)."""
-    return _longest_of(node) is not None
+def _bucketed(expr: nodes.NodeNG) -> bool:
+    """``(n + 63) // 64 * 64`` / ``math.ceil(n / 64) * 64`` / ``-(-n // 64) * 64``: a length
+    rounded up to a multiple of at least 64 (or of a named size), a bounded set of shapes
+    as ``pad_to_multiple_of`` (a frame count ``n // HOP + 1`` still varies)."""
+    if not (isinstance(expr, nodes.BinOp) and expr.op == "*"):
+        return False
+    for rounded, size in ((expr.left, expr.right), (expr.right, expr.left)):
+        if (isinstance(rounded, nodes.BinOp) and rounded.op == "//") or (
+                isinstance(rounded, nodes.UnaryOp) and rounded.op == "-") or (
+                isinstance(rounded, nodes.Call) and callee_name(rounded.func) == "ceil"):
+            return not (isinstance(size, nodes.Const) and isinstance(size.value, int) and
+                        size.value < 64)
+    return False
 
 
-def _longest_in(expr: nodes.NodeNG | None) -> nodes.Call | None:
+#: Arithmetic a length passes through and still varies with it.
+_LENGTH_OPS = frozenset({"+", "-", "*", "//", "/"})
+
+
+def _longest_in(expr: nodes.NodeNG | None, depth: int = 0) -> nodes.Call | None:
     """The longest length of the items (see :func:`_longest_of`) that ``expr`` is or
-    computes from (``max_len - len(x)``), else None."""
-    if expr is None or _bucketed(expr):
+    computes by arithmetic (``max_len - len(x)``, ``max_len + 2``, ``(B, max_len)``, a
+    name bound to one), else None. A length rounded up to a bucket, looked up in a table
+    or otherwise mapped into a fixed set of sizes is not followed."""
+    if expr is None or depth > 4 or _bucketed(expr):
         return None
-    for n in [expr, *expr.nodes_of_class((nodes.Name, nodes.Call))]:
-        found = _longest_of(n)
-        if found is not None:
-            return found
+    found = _longest_of(expr)
+    if found is not None:
+        return found
+    if isinstance(expr, nodes.BinOp) and expr.op in _LENGTH_OPS:
+        return _longest_in(expr.left, depth + 1) or _longest_in(expr.right, depth + 1)
+    if isinstance(expr, nodes.UnaryOp) and expr.op == "-":
+        return _longest_in(expr.operand, depth + 1)
+    if isinstance(expr, nodes.Call) and len(expr.args) == 1 and \
+            callee_name(expr.func) in ("ceil", "floor", "int", "round"):
+        return _longest_in(expr.args[0], depth + 1)  # ``math.ceil(max_len / HOP)``
+    if isinstance(expr, (nodes.Tuple, nodes.List)):
+        for e in expr.elts:
+            found = _longest_in(e, depth + 1)
+            if found is not None:
+                return found
+        return None
+    if isinstance(expr, nodes.Name):
+        value = _bound_once(expr)
+        return _longest_in(value, depth + 1) if value is not None else None
     return None
 
 
-def _bucketed(expr: nodes.NodeNG) -> bool:
-    """``(max_len + 63) // 64 * 64`` / ``math.ceil(n / 8) * 8`` / ``n + (-n % 8)``: a
-    length rounded up to a bucket, a bounded set of shapes (as ``pad_to_multiple_of``)."""
-    return any(isinstance(n, nodes.BinOp) and n.op in ("//", "%")
-               for n in expr.nodes_of_class(nodes.BinOp)) or any(
-        callee_name(c.func) == "ceil" for c in expr.nodes_of_class(nodes.Call))
-
-
 def _pad_widths_longest(call: nodes.Call) -> nodes.Call | None:
-    """``F.pad(x, (0, max_len - len(x)))`` whose widths come from the batch's longest
-    length: the ``max(...)`` that gives it, else None."""
-    return _longest_in(argument(call, 1, "pad"))
+    """``F.pad(x, (0, max_len - len(x)))`` / ``np.pad(a, (0, pad_len))`` whose widths come
+    from the batch's longest length: the ``max(...)`` that gives it, else None."""
+    return _longest_in(argument(call, 1, "pad") or keyword(call, "pad_width"))
 
 
 def _filler(an: Analyzer, call: nodes.Call) -> bool:
@@ -324,7 +436,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             # (reported where the length is chosen: the fix is a fixed length there)
             return longest, ("the batch's longest item (max(...)) as the size of a batch "
                              "tensor in the collate function")
-        if q == "torch.nn.functional.pad" and \
+        if q in ("torch.nn.functional.pad", "numpy.pad") and \
                 (longest := _pad_widths_longest(call)) is not None and \
                 self._in_collate_fn(call):
             return longest, ("the batch's longest item (max(...)) as the padded length in "
@@ -587,13 +699,14 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         """The ``max(len(s) for s in seqs)`` that gives a size argument of the factory the
         batch's longest length: written there, or bound once to a name of its function;
         else None."""
-        sizes = [keyword(call, "size"), *call.args]
+        name = callee_name(call.func) or ""
+        # (``torch.full(size, fill_value)``: the fill value is no size)
+        given = call.args[:1] if name in ("full", "new_full") else call.args
+        sizes = [keyword(call, "size"), keyword(call, "shape"), *given]
         for size in (s for s in sizes if s is not None):
-            parts = size.elts if isinstance(size, (nodes.Tuple, nodes.List)) else [size]
-            for part in parts:
-                found = _longest_in(part)
-                if found is not None:
-                    return found
+            found = _longest_in(size)
+            if found is not None:
+                return found
         return None
 
     def _in_collate_fn(self, call: nodes.Call) -> bool:

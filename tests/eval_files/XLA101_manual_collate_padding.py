@@ -1,6 +1,9 @@
 """Eval file for XLA101: a collate function that pads by hand to the longest sequence of
 its batch, against one that pads to a fixed length. Reported where the longest length is
 taken (``max(...)``): a fixed length there is the fix."""
+import math
+
+import numpy as np
 import torch
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
@@ -97,11 +100,52 @@ def collate_fixed_pad(batch):
         for ids, _ in batch])
 
 
+DATASET_MAX = max(len(ids) for ids, _ in [([1, 2], 0), ([3], 1)])
+LABEL_TOKENS = [[5, 6], [7, 8, 9], [10]]
+HOP = 320
+
+
+def collate_running_max(batch):
+    max_len = 0
+    for ids, _ in batch:
+        max_len = max(max_len, len(ids))  # error: XLA101
+    lengths = []
+    for ids, _ in batch:
+        lengths.append(len(ids))
+    out = torch.full((len(batch), max_len), PAD, dtype=torch.long)
+    frames = np.zeros((len(batch), max(lengths)))  # error: XLA101
+    return out, torch.from_numpy(frames)
+
+
+def collate_named_sizes(batch):
+    n = max(len(ids) for ids, _ in batch)  # error: XLA101
+    n = min(n, MAX_LEN)
+    shape = (len(batch), n + 2)
+    return torch.zeros(shape)
+
+
+def collate_frames(batch):
+    longest: int = max(w.size(0) for w, _ in batch)  # error: XLA101
+    frames = math.ceil(longest / HOP)
+    return torch.zeros(len(batch), frames, 80)
+
+
+def collate_constants(batch):
+    # Traps: a length fixed for the run (the dataset's longest, a config table's), the
+    # longest only as a fill value, a power of two rounded up to.
+    labels = torch.full((len(batch), max(len(t) for t in LABEL_TOKENS)), -100)
+    ids = torch.full((len(batch), DATASET_MAX), PAD)
+    lens = torch.full((1,), max(len(ids) for ids, _ in batch))
+    width = 1 << (max(len(ids) for ids, _ in batch) - 1).bit_length()
+    return labels, ids, lens, torch.zeros(len(batch), width)
+
+
 def fit(model, optimizer, data):
     device = torch_xla.device()
     for fn in (collate, collate_masks, MelCollater(), collate_crops, collate_fixed,
                collate_lengths, collate_pad_widths, collate_tensor_max, collate_capped,
-               collate_bucketed, collate_fixed_pad):
+               collate_bucketed, collate_fixed_pad, collate_running_max, collate_named_sizes,
+               collate_frames, collate_constants):
         loader = DataLoader(data, batch_size=32, collate_fn=fn, drop_last=True)
         for x, y in pl.MpDeviceLoader(loader, device):
             model(x).sum().backward()
