@@ -295,6 +295,42 @@ def test_xla_code_reaches_through_other_modules_and_cycles(tmp_path: Path) -> No
     assert not ix.is_xla_code(top / "lonely.py")
 
 
+def test_a_script_that_runs_the_xla_code_of_its_helpers_is_an_xla_program(
+        tmp_path: Path) -> None:
+    # XLA is optional everywhere (imported under try:), so no module is a program by its
+    # imports; main.py takes its device from get_device() and trains with train_model(),
+    # both of which use torch_xla: it is a program of the XLA path, and the evaluation
+    # and plotting helpers it calls on the trained model are XLA code. A script that only
+    # borrows a helper without XLA use from a TPU script (set_seed), or a test module,
+    # is not.
+    optional = "try:\n    import torch_xla.core.xla_model as xm\nexcept ImportError:\n" \
+               "    xm = None\n"
+    top = write(tmp_path / "d", {
+        "src/device_handler.py": optional + "def get_device():\n"
+                                            "    return xm.xla_device() if xm else 'cpu'\n",
+        "src/training.py": optional + "def set_seed(s):\n    pass\n\n"
+                                      "def train_model(model, loader):\n"
+                                      "    for x in loader:\n        model(x)\n"
+                                      "        xm.mark_step()\n",
+        "src/evaluation.py": "def evaluate(model, x):\n    return model(x).item()\n",
+        "main.py": "from src.device_handler import get_device\n"
+                   "from src.training import train_model\n"
+                   "from src.evaluation import evaluate\n"
+                   "if __name__ == '__main__':\n    d = get_device()\n"
+                   "    train_model(None, [])\n    evaluate(None, 1)\n",
+        "seeded.py": "from src.training import set_seed\n"
+                     "if __name__ == '__main__':\n    set_seed(0)\n",
+        "tests/test_main.py": "from src.training import train_model\n"
+                              "import other\n"
+                              "if __name__ == '__main__':\n    train_model(None, [])\n",
+        "other.py": "x = 1\n",
+    })
+    ix = index_for(top / "main.py")
+    assert ix.xla_code() == {"main.py", "src/device_handler.py", "src/training.py",
+                             "src/evaluation.py"}
+    assert lint(top / "src/evaluation.py", "auto") == lint(top / "src/evaluation.py", "all")
+
+
 def test_modules_that_cannot_be_imported_without_torch_xla_are_xla_code(
         tmp_path: Path) -> None:
     # utils.py imports torch_xla at its top level; trainer.py imports utils there, and the
@@ -458,7 +494,9 @@ def test_a_function_only_modules_that_are_not_xla_code_call_is_off_the_xla_path(
         tmp_path: Path) -> None:
     """A helper module with a GPU builder beside the TPU one: the GPU builder, called only
     by the GPU script, is not XLA code; a helper nobody calls still is (a latent hazard),
-    and so is one that names XLA itself."""
+    and so is one that names XLA itself. (A script that ran that helper, which makes the
+    XLA device, would be a program of the XLA path: see
+    test_a_script_that_runs_the_xla_code_of_its_helpers_is_an_xla_program.)"""
     top = write(tmp_path / "both", {
         "pyproject.toml": "",
         "loaders.py": """\
@@ -503,11 +541,10 @@ def test_a_function_only_modules_that_are_not_xla_code_call_is_off_the_xla_path(
             """,
         "train_gpu.py": """\
             import torch
-            from loaders import build_gpu, build_xla_gpu
+            from loaders import build_gpu
 
             if __name__ == "__main__":
                 loader, device = build_gpu(0)
-                other = build_xla_gpu(0)
                 model = torch.nn.Linear(4, 2).to(device)
                 for x, y in loader:
                     model(x.to(device)).sum().backward()

@@ -28,8 +28,10 @@ module importing torch_xla unconditionally; see :mod:`flake8_xla.project.xlause`
 or calls into, directly or through other project modules. A module that cannot be
 imported without torch_xla (it imports, unconditionally at its top level, a project module
 that imports torch_xla there, through any chain: ``from utils import get_device``) is such a
-program too. The answer depends only on the files on disk, never on which file the linter
-was started on.
+program too, and so is a script (not a test module) that runs a function or class of a
+module showing XLA use whose own code uses torch_xla (``device = get_device()``, with
+torch_xla imported under ``try:``). The answer depends only on the files on disk, never on
+which file the linter was started on.
 """
 
 from __future__ import annotations
@@ -89,6 +91,14 @@ def _import_hints(raw: bytes) -> list[str]:
                 text = group.decode("ascii", "replace")
                 words.update(w for w in _WORD.findall(text) if w != "as")
     return sorted(words)
+
+
+def _test_module(rel: str) -> bool:
+    """A test module by its path (``test_*.py``, ``*_test.py``, under ``tests/``)."""
+    parts = rel.split("/")
+    name = parts[-1]
+    return name.startswith("test_") or name.endswith("_test.py") or any(
+        p in ("test", "tests") for p in parts[:-1])
 
 
 def _stem(rel: str) -> str:
@@ -173,6 +183,7 @@ class ProjectIndex:
         self._reverse_maps: dict[str, dict[str, list[str]]] = {}
         self._lasts: dict[tuple[str, bool], frozenset[str]] = {}
         self._hints: dict[str, list[str]] | None = None
+        self._xla_def_memo: dict[str, frozenset[str]] = {}
         self._facts: dict[str, FileFacts | None] = {}
         self._holds: tuple[str, str, bool] | None = None
         self._gate_facts: dict[tuple[str, bool], tuple[bool, FileFacts | None]] = {}
@@ -601,7 +612,9 @@ class ProjectIndex:
                     programs.append(rel)
         needing = self._needing_xla()
         direct |= needing
-        programs = sorted(set(programs) | needing)
+        drivers = self._drivers(direct)
+        direct |= drivers
+        programs = sorted(set(programs) | needing | drivers)
         reached = set(programs)
         queue = deque(sorted(programs))
         while queue:
@@ -649,6 +662,74 @@ class ProjectIndex:
         self._disk.save_record(LAYOUT_RECORD, self._layout_key(), {
             "xla": sorted(self._xla), "programs": sorted(self._programs),
             "targets": {rel: list(t) for rel, t in sorted(self._targets.items())}})
+
+    def _drivers(self, direct: set[str]) -> set[str]:
+        """Scripts that run XLA code of the project: a module with ``if __name__ ==
+        "__main__":`` that imports a module showing XLA use and uses one of its functions or
+        classes whose own code uses torch_xla (``device = get_device()`` from a helper that
+        returns the XLA device, ``train_model(...)`` from a module whose step loop syncs),
+        also in its ``__main__`` block. Such a
+        script is a program of the XLA path: what it imports is XLA code. A test module is
+        not (it runs the code under its test settings). Candidates are found by the words
+        of their import lines (:func:`_import_hints`)."""
+        found: set[str] = set()
+        by_word = self._by_hint()
+        for target in sorted(direct):
+            if self.is_library(target):
+                continue
+            for rel in by_word.get(_stem(target), ()):
+                if rel in direct or rel in found or self.is_library(rel):
+                    continue
+                if _test_module(rel):
+                    continue  # a test runs the code under its test settings, not on XLA
+                s = self.summary(rel)
+                if s is None or not s.script:
+                    continue
+                used = {hit[1][0] for ref in s.refs
+                        if (hit := self.resolve_name(rel, ref)) is not None and
+                        hit[0] == target and hit[1]}
+                if used and not used.isdisjoint(self._xla_defs(target)):
+                    found.add(rel)
+        return found
+
+    def _xla_defs(self, rel: str) -> frozenset[str]:
+        """Top-level functions and classes of ``rel`` whose own code uses torch_xla (a name
+        its imports bind to torch_xla, or an ``"xla"`` device string): the names through
+        which a script runs the module's XLA code (``get_device()`` returning
+        ``xm.xla_device()``), not its other helpers (a ``set_seed`` beside a TPU
+        ``train()``). Empty when the file cannot be read or parsed."""
+        found = self._xla_def_memo.get(rel)
+        if found is not None:
+            return found
+        names: set[str] = set()
+        try:
+            with open(self.path(rel), "rb") as fh:
+                raw = fh.read(MAX_BYTES + 1)
+            tree = parse_quietly(_decode(raw), rel) if len(raw) <= MAX_BYTES else None
+        except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
+            tree = None
+        if tree is not None:
+            from flake8_xla.astwalk import walk
+            from flake8_xla.imports import ImportTable
+            from flake8_xla.project.xlause import name_chain
+            bound = ImportTable(tree).names
+            for stmt in tree.body:
+                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    continue
+                for node in walk(stmt):
+                    if isinstance(node, (ast.Name, ast.Attribute)):
+                        chain = name_chain(node)
+                        head = bound.get(chain[0]) if chain else None
+                        if head is not None and head.split(".", 1)[0] in (
+                                "torch_xla", "torch_xla_py"):
+                            names.add(stmt.name)
+                            break
+                    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                            node.value.split(":", 1)[0] == "xla":
+                        names.add(stmt.name)
+                        break
+        found = self._xla_def_memo[rel] = frozenset(names)
+        return found
 
     def _needing_xla(self) -> set[str]:
         """Modules that cannot be imported without torch_xla: those that import it

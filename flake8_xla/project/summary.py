@@ -14,10 +14,10 @@ from typing import Any
 
 from flake8_xla.astwalk import walk
 from flake8_xla.imports import ImportTable
-from flake8_xla.project.xlause import is_program, name_chain, shows_xla_use
+from flake8_xla.project.xlause import is_program, is_script, name_chain, shows_xla_use
 
 #: Bumped whenever the summary's fields or their meaning change (old entries are rebuilt).
-SCHEMA = 5
+SCHEMA = 6
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ class Summary:
             loop and comprehension): those the module's functions and loops may call,
             or that it passes on as values, sorted. ``FLAGS = args.parse()`` at the top
             level uses ``args.parse`` only shallowly.
+        script: the module runs as a script (``if __name__ == "__main__":`` at its top
+            level), whether or not it shows XLA use.
     """
 
     xla: bool
@@ -55,6 +57,7 @@ class Summary:
     needs_xla: bool = False
     top: tuple[tuple[str, int, tuple[str, ...]], ...] = ()
     deep: tuple[str, ...] = ()
+    script: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (see :meth:`from_json`)."""
@@ -62,7 +65,7 @@ class Summary:
                 "i": [[m, lv, list(ns)] for m, lv, ns in self.imports],
                 "r": list(self.refs), "d": list(self.defs), "n": self.needs_xla,
                 "t": [[m, lv, list(ns)] for m, lv, ns in self.top],
-                "e": list(self.deep)}
+                "e": list(self.deep), "s": self.script}
 
     @classmethod
     def from_json(cls, raw: object) -> Summary:
@@ -78,9 +81,10 @@ class Summary:
             deep = tuple(raw["e"])
             if not all(isinstance(r, str) for r in refs + defs + deep):
                 raise TypeError("bad name")
-            if not all(isinstance(raw[k], bool) for k in ("x", "p", "n")):
+            if not all(isinstance(raw[k], bool) for k in ("x", "p", "n", "s")):
                 raise TypeError("bad flag")
-            return cls(raw["x"], raw["p"], imports, refs, defs, raw["n"], top, deep)
+            return cls(raw["x"], raw["p"], imports, refs, defs, raw["n"], top, deep,
+                       raw["s"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed summary: {exc}") from None
 
@@ -172,4 +176,4 @@ def summarize(tree: ast.Module, source: str) -> Summary:
                 if not lv)
     return Summary(xla=xla, program=xla and is_program(tree), imports=tuple(imports),
                    refs=tuple(sorted(refs)), defs=tuple(sorted(defs)), needs_xla=needs,
-                   top=top, deep=tuple(sorted(deep)))
+                   top=top, deep=tuple(sorted(deep)), script=is_script(tree))

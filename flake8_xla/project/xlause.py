@@ -168,6 +168,11 @@ def _is_main_test(test: ast.AST) -> bool:
     return bool(names and consts)
 
 
+def is_script(tree: ast.Module) -> bool:
+    """The module runs as a script: ``if __name__ == "__main__":`` at its top level."""
+    return any(isinstance(stmt, ast.If) and _is_main_test(stmt.test) for stmt in tree.body)
+
+
 def is_program(tree: ast.Module) -> bool:
     """A script (``if __name__ == "__main__":``) or a module that imports torch_xla
     unconditionally at its top level."""

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import Analyzer, Kind, const_str, has_star_kwargs, keyword, source_key
+from flake8_xla.analysis import (Analyzer, Kind, argument, const_str, has_star_kwargs, keyword,
+                                 source_key)
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import SCOPES, enclosing_function
 from flake8_xla.analysis.names import callee_name
@@ -801,6 +802,12 @@ sampler = DistributedSampler(dataset, num_replicas=xr.world_size(),
 ```
 Not reported when the module calls `init_process_group("xla")`.
 
+A sampler whose `rank=` is the replica's index on its own host (`LOCAL_RANK`,
+`xm.get_local_ordinal()`) while `num_replicas=` is the world size is reported too:
+`xmp.spawn` and `torch_xla.launch` set no `LOCAL_RANK` (every replica reads shard 0), and
+on more than one host the replicas of different hosts read the same shard. Pass
+`rank=xr.global_ordinal()`.
+
 A plain DataLoader with no sampler at all that feeds multi-replica training is reported
 too: every replica reads the whole dataset in the same order. So is one over a streaming
 dataset (`load_dataset(..., streaming=True)`, also after `.map`/`.shuffle`): no sampler
@@ -818,6 +825,12 @@ cost time, not correctness).
                   "xmp.spawn/torch_xla.launch replica reads the whole dataset in the same order, "
                   "so the replicas train on the same batches; pass sampler=DistributedSampler("
                   "dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())")
+
+    LOCAL_RANK = ("DistributedSampler with rank= the local rank (LOCAL_RANK, "
+                  "get_local_ordinal()) and num_replicas= the world size: xmp.spawn and "
+                  "torch_xla.launch do not set LOCAL_RANK (every replica reads shard 0), and on "
+                  "more than one host the replicas of different hosts read the same shard; pass "
+                  "rank=xr.global_ordinal()")
 
     STREAM = ("DataLoader over a streaming dataset (load_dataset(..., streaming=True)) in "
               "multi-replica training: no sampler shards a stream, so every xmp.spawn/"
@@ -844,6 +857,14 @@ cost time, not correctness).
                 has_group = True  # an XLA (or configurable) process group gives the rank
         for call in an.module_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
+            if q.endswith("DistributedSampler") and not has_star_kwargs(call) and \
+                    _local_rank(an, argument(call, 2, "rank")) and \
+                    not _local_rank(an, argument(call, 1, "num_replicas")) and \
+                    not an.off_xla_path(call):
+                found = self.finding_text(call, f"{self.code} {self.LOCAL_RANK}")
+                if found is not None:
+                    yield found
+                continue
             if not q.endswith("DistributedSampler") or has_group:
                 continue
             missing = keyword(call, "num_replicas") is None or keyword(call, "rank") is None
@@ -913,6 +934,43 @@ cost time, not correctness).
                 yield owner, loop
             if not pending:
                 return
+
+
+#: The replica's index on its own host, and the count of replicas there.
+_LOCAL_CALLS = frozenset({"torch_xla.core.xla_model.get_local_ordinal",
+                          "torch_xla.runtime.local_ordinal",
+                          "torch_xla.runtime.local_process_count",
+                          "torch_xla.runtime.local_device_count",
+                          "torch.distributed.get_local_rank"})
+_LOCAL_ENV = frozenset({"LOCAL_RANK", "LOCAL_WORLD_SIZE", "PJRT_LOCAL_PROCESS_RANK",
+                        "PJRT_LOCAL_PROCESS_COUNT"})
+
+
+def _local_rank(an: Analyzer, expr: nodes.NodeNG | None, depth: int = 0) -> bool:
+    """``expr`` is a per-host index or count: ``int(os.environ.get("LOCAL_RANK", 0))``,
+    ``os.environ["LOCAL_RANK"]``, ``xm.get_local_ordinal()``, or a name bound once to
+    one of them."""
+    if expr is None or depth > 3:
+        return False
+    if isinstance(expr, nodes.Name):
+        binds = an.ev.bindings(expr)
+        return len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and isinstance(
+            binds[0].parent, nodes.Assign) and _local_rank(an, binds[0].parent.value,
+                                                            depth + 1)
+    if isinstance(expr, nodes.Call):
+        q = an.qualname(expr.func) or ""
+        if q in _LOCAL_CALLS:
+            return True
+        if q in ("int", "builtins.int") or callee_name(expr.func) == "int":
+            return bool(expr.args) and _local_rank(an, expr.args[0], depth + 1)
+        if q in ("os.environ.get", "os.getenv") or (
+                isinstance(expr.func, nodes.Attribute) and expr.func.attrname == "get" and
+                an.qualname(expr.func.expr) == "os.environ"):
+            return bool(expr.args) and const_str(expr.args[0]) in _LOCAL_ENV
+        return False
+    if isinstance(expr, nodes.Subscript) and an.qualname(expr.value) == "os.environ":
+        return const_str(expr.slice) in _LOCAL_ENV
+    return False
 
 
 def _checked_at_home(an: Analyzer, call: nodes.Call) -> bool:
