@@ -6,8 +6,15 @@ from collections.abc import Iterator
 
 from astroid import nodes
 
-from flake8_xla.analysis import (Analyzer, Kind, argument, const_str, has_star_kwargs, keyword,
-                                 source_key)
+from flake8_xla.analysis import (
+    Analyzer,
+    Kind,
+    argument,
+    const_str,
+    has_star_kwargs,
+    keyword,
+    source_key,
+)
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import SCOPES, enclosing_function
 from flake8_xla.analysis.names import callee_name
