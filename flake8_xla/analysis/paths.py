@@ -77,6 +77,8 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
         inner = _word_truth(left)
         if inner is None and _none_on_xla_path(left, ev):
             inner = False  # ``scaler is not None`` where only a CUDA branch sets it
+        if inner is None and ev is not None and _imported_xla_module(left, ev):
+            inner = True  # ``xm is not None``: torch_xla imported, so on the XLA path
         if inner is None:
             return None
         return inner if op in ("is not", "!=") else not inner

@@ -42,6 +42,12 @@ def assign_helper(outputs):
     return outputs[outputs[:, 4] > 0.5].sum().item()  # trap: CPU on the XLA path
 
 
+def assign_not_none(outputs):
+    if xm is not None:
+        outputs = outputs.cpu()  # error: XLA201
+    return outputs[outputs[:, 4] > 0.5].sum().item()  # trap: CPU on the XLA path
+
+
 def assign_on_device(outputs, verbose):
     if verbose:
         outputs = outputs.cpu()  # error: XLA201
@@ -54,7 +60,8 @@ def train(model, loader, opt):
     for x, y in loader:
         x, y = x.to(device), y.to(device)
         out = model(x)
-        loss = out.mean() + assign(out, y) + assign_helper(out) + assign_on_device(out, False)
+        loss = out.mean() + assign(out, y) + assign_helper(out) + assign_not_none(out) + \
+            assign_on_device(out, False)
         loss.backward()
         opt.step()
         torch_xla.sync()
