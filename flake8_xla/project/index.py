@@ -93,6 +93,12 @@ def _import_hints(raw: bytes) -> list[str]:
     return sorted(words)
 
 
+#: torch_xla names through which a helper gives its caller the XLA device or runs XLA
+#: steps (not a rank test, a seed or a checkpoint save beside a CUDA path).
+_DRIVING = frozenset({"xla_device", "device", "mark_step", "sync", "optimizer_step",
+                      "MpDeviceLoader", "ParallelLoader", "per_device_loader", "compile"})
+
+
 def _test_module(rel: str) -> bool:
     """A test module by its path (``test_*.py``, ``*_test.py``, under ``tests/``)."""
     parts = rel.split("/")
@@ -693,8 +699,10 @@ class ProjectIndex:
         return found
 
     def _xla_defs(self, rel: str) -> frozenset[str]:
-        """Top-level functions and classes of ``rel`` whose own code uses torch_xla (a name
-        its imports bind to torch_xla, or an ``"xla"`` device string): the names through
+        """Top-level functions and classes of ``rel`` whose own code makes the XLA device or
+        runs XLA steps (``xm.xla_device()``, ``xm.mark_step()``, ``MpDeviceLoader``, an
+        ``"xla"`` device string; not ``xm.is_master_ordinal()`` or ``xm.set_rng_state()``
+        beside a CUDA path): the names through
         which a script runs the module's XLA code (``get_device()`` returning
         ``xm.xla_device()``), not its other helpers (a ``set_seed`` beside a TPU
         ``train()``). Empty when the file cannot be read or parsed."""
@@ -721,7 +729,9 @@ class ProjectIndex:
                         chain = name_chain(node)
                         head = bound.get(chain[0]) if chain else None
                         if head is not None and head.split(".", 1)[0] in (
-                                "torch_xla", "torch_xla_py"):
+                                "torch_xla", "torch_xla_py") and \
+                                (len(chain) > 1 and chain[-1] in _DRIVING or
+                                 len(chain) == 1 and head.rsplit(".", 1)[-1] in _DRIVING):
                             names.add(stmt.name)
                             break
                     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
