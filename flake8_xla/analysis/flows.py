@@ -372,6 +372,16 @@ def target_path(target: nodes.NodeNG, stmt: nodes.NodeNG) -> list[int | str] | N
 _TORCH_STATE_PREFIXES = ("get_", "is_", "are_", "has_", "set_")
 
 
+def _assigned_attrs(stmt: nodes.NodeNG) -> list[nodes.AssignAttr]:
+    """The attribute targets of an assignment statement, its own or those of a tuple it
+    unpacks (``(self.model, self.loader) = accelerator.prepare(...)``); empty for any other
+    statement."""
+    if not isinstance(stmt, nodes.Assign):
+        return []
+    return [a for t in stmt.targets for a in (t, *t.nodes_of_class(nodes.AssignAttr))
+            if isinstance(a, nodes.AssignAttr)]
+
+
 def _overwritten_in_method(target: nodes.NodeNG) -> bool:
     """``self.attr = ...`` (``target``) that a later statement of its method's own body (not
     in a branch or a loop) assigns again, directly or in a tuple it unpacks."""
@@ -382,15 +392,9 @@ def _overwritten_in_method(target: nodes.NodeNG) -> bool:
     if not isinstance(frame, nodes.FunctionDef):
         return False
     line = target.statement().tolineno or target.lineno
-    for top in frame.body:
-        if not isinstance(top, nodes.Assign) or top.fromlineno <= line:
-            continue
-        for t in top.targets:
-            for a in (t, *t.nodes_of_class(nodes.AssignAttr)):
-                if isinstance(a, nodes.AssignAttr) and a.attrname == target.attrname and \
-                        isinstance(a.expr, nodes.Name) and a.expr.name == "self":
-                    return True
-    return False
+    return any(a.attrname == target.attrname and isinstance(a.expr, nodes.Name) and
+               a.expr.name == "self"
+               for top in frame.body if top.fromlineno > line for a in _assigned_attrs(top))
 
 
 class Evaluator:
@@ -1737,11 +1741,7 @@ class Evaluator:
         for top in frame.body:
             if top.fromlineno >= stmt.fromlineno or top is stmt or top.parent_of(use):
                 break
-            # (a target of its own, or one of a tuple unpacked:
-            # ``(self.model, self.loader) = accelerator.prepare(...)``)
-            mine = [t for target in (top.targets if isinstance(top, nodes.Assign) else ())
-                    for t in (target, *target.nodes_of_class(nodes.AssignAttr))
-                    if isinstance(t, nodes.AssignAttr) and source_key(t) == key]
+            mine = [t for t in _assigned_attrs(top) if source_key(t) == key]
             if mine:
                 found = mine[0]
             elif found is not None and any(source_key(t) == key for t in

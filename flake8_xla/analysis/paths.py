@@ -295,7 +295,7 @@ def _imported_xla_module(subject: nodes.NodeNG, ev: Evaluator) -> bool:
 def _returns_xla_module(call: nodes.Call, ev: Evaluator) -> bool:
     """``call`` runs a function (of the module, or of another module of the project) whose
     every ``return`` gives a name that imports from torch_xla bind."""
-    for v in ev.value(call.func):
+    def returns_module(v: V.Value) -> bool:
         func = v.node if v.kind is Kind.FUNCTION else None
         if not isinstance(func, nodes.FunctionDef):
             return False
@@ -306,11 +306,12 @@ def _returns_xla_module(call: nodes.Call, ev: Evaluator) -> bool:
         return owner is not None and bool(rets) and all(
             isinstance(r.value, nodes.Name) and _imported_xla_module(r.value, owner)
             for r in rets)
-    return False
+
+    called = ev.value(call.func)
+    return bool(called) and all(returns_module(v) for v in called)
 
 
 def _none_on_xla_path(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
-
     """``subject`` is a local name that every assignment reaching the XLA path binds to
     ``None``: the others lie in branches the XLA path never takes (``scaler = None``, then
     ``scaler = GradScaler()`` under ``if device.type == "cuda":``). A name some nested

@@ -968,7 +968,7 @@ def _local_rank(an: Analyzer, expr: nodes.NodeNG | None, depth: int = 0) -> bool
         q = an.qualname(expr.func) or ""
         if q in _LOCAL_CALLS:
             return True
-        if q in ("int", "builtins.int") or callee_name(expr.func) == "int":
+        if callee_name(expr.func) == "int":
             return bool(expr.args) and _local_rank(an, expr.args[0], depth + 1)
         if q in ("os.environ.get", "os.getenv") or (
                 isinstance(expr.func, nodes.Attribute) and expr.func.attrname == "get" and
