@@ -384,17 +384,46 @@ def _assigned_attrs(stmt: nodes.NodeNG) -> list[nodes.AssignAttr]:
 
 def _overwritten_in_method(target: nodes.NodeNG) -> bool:
     """``self.attr = ...`` (``target``) that a later statement of its method's own body (not
-    in a branch or a loop) assigns again, directly or in a tuple it unpacks."""
+    in a branch or a loop) assigns again, directly or in a tuple it unpacks, with nothing
+    in between that can see the first value: no ``return``, ``raise`` or ``yield`` (an
+    early exit leaves it in place) and no call that is handed ``self`` (``self.log()``,
+    ``helper(self)``)."""
     if not (isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name) and
             target.expr.name == "self"):
         return False
     frame = target.frame()
     if not isinstance(frame, nodes.FunctionDef):
         return False
-    line = target.statement().tolineno or target.lineno
-    return any(a.attrname == target.attrname and isinstance(a.expr, nodes.Name) and
-               a.expr.name == "self"
-               for top in frame.body if top.fromlineno > line for a in _assigned_attrs(top))
+    stmt = target.statement()
+    line = stmt.tolineno or target.lineno
+    between: list[nodes.NodeNG] = []
+    for top in frame.body:
+        if top.fromlineno <= line:
+            if top.fromlineno >= stmt.fromlineno and top is not stmt:
+                between.append(top)  # the rest of a compound statement holding target
+            continue
+        if any(a.attrname == target.attrname and isinstance(a.expr, nodes.Name) and
+               a.expr.name == "self" for a in _assigned_attrs(top)):
+            return not any(_sees_self(b) for b in between)
+        between.append(top)
+    return False
+
+
+def _sees_self(stmt: nodes.NodeNG) -> bool:
+    """``stmt`` may leave its method or hand ``self`` to other code (see
+    :func:`_overwritten_in_method`); nested definitions excluded."""
+    for n in stmt.nodes_of_class((nodes.Return, nodes.Raise, nodes.Yield, nodes.YieldFrom,
+                                  nodes.Call), skip_klass=SCOPES):
+        if not isinstance(n, nodes.Call):
+            return True
+        f = n.func
+        if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
+                f.expr.name == "self":
+            return True
+        if any(isinstance(a, nodes.Name) and a.name == "self"
+               for a in [*n.args, *(k.value for k in n.keywords or ())]):
+            return True
+    return False
 
 
 class Evaluator:

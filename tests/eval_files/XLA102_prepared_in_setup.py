@@ -41,3 +41,35 @@ class Task:
             with torch.no_grad():
                 self.model(**{k: v.to(device) for k, v in batch.items()})
             torch_xla.sync()
+
+
+class EarlyExitTask(Task):
+    """The first loader stays visible when the method may stop, or run code of its own,
+    before the replacement."""
+
+    def setup(self):
+        self.train_dataloader = DataLoader(self.train_set, batch_size=32, shuffle=True)
+        self.eval_dataloader = DataLoader(self.eval_set, batch_size=64)  # error: XLA102
+        if not self.use_prepare:
+            return
+        self.eval_dataloader = self.accelerator.prepare(self.eval_dataloader)
+
+    def build(self):
+        self.val_dataloader = DataLoader(self.eval_set, batch_size=48)  # error: XLA102
+        self.warm_up()
+        self.val_dataloader = self.accelerator.prepare(self.val_dataloader)
+
+    def warm_up(self):
+        device = torch_xla.device()
+        for batch in self.val_dataloader:
+            self.model(**{k: v.to(device) for k, v in batch.items()})
+            torch_xla.sync()
+
+    def evaluate(self):
+        self.setup()
+        self.build()
+        device = torch_xla.device()
+        for batch in self.eval_dataloader:
+            with torch.no_grad():
+                self.model(**{k: v.to(device) for k, v in batch.items()})
+            torch_xla.sync()
