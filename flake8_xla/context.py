@@ -176,6 +176,7 @@ class ModuleContext:
         """The astroid-backed :class:`~flake8_xla.analysis.Analyzer`, or None if astroid fails."""
         try:
             from flake8_xla.analysis import Analyzer, TreeRebuildError, build_module
+            from flake8_xla.analysis.flows import mark_unit_tests
             module = None
             session = self._session_or_none()
             if session is not None and self.crosses_modules:
@@ -186,6 +187,7 @@ class ModuleContext:
                 module = build_module(self.source, "flake8_xla_checked", self.tree,
                                       strict=self.strict)
             an = Analyzer(module, self.imports)
+            mark_unit_tests(module, self.tree, self.filename)
         except TreeRebuildError:  # raised only in strict mode, to be seen
             raise
         except Exception:  # noqa: BLE001 - astroid failure means "unknown", never a crash

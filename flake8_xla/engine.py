@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 from flake8_xla.context import Finding, ModuleContext, Options
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.project.xlause import mentions_xla
+from flake8_xla.testcode import in_spans, is_test_file, reported_in_tests, unit_test_spans
 
 if TYPE_CHECKING:
     from flake8_xla.rules import Rule
@@ -215,6 +216,10 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         sys.setrecursionlimit(old_limit)
     if gc_enabled and built:
         _freeze_once()
+    if findings and is_test_file(filename):
+        spans = unit_test_spans(tree, filename)
+        findings = [f for f in findings
+                    if reported_in_tests(f.code) or not in_spans(f.line, spans)]
     return sorted(set(findings))
 
 

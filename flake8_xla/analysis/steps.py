@@ -38,10 +38,12 @@ from flake8_xla.analysis.flows import (
     enclosing_class,
     enclosing_function,
     syntax_cache,
+    unit_test_spans,
 )
 from flake8_xla.analysis.names import callee_name, keyword
 from flake8_xla.analysis.paths import in_failing_branch, off_xla_path, runs_once
 from flake8_xla.analysis.values import Kind
+from flake8_xla.testcode import in_spans
 
 if TYPE_CHECKING:
     from flake8_xla.analysis import Analyzer
@@ -94,6 +96,7 @@ class Steps:
         #: function: node id -> that module's index key (for messages)
         self.root_origin: dict[int, str] = {}
         self._kind = "step"
+        self._test_spans: tuple[tuple[int, int], ...] | None = None
 
     # ------------------------------------------------------------------ calls
     def update_kind(self, call: nodes.Call, ctx: Ctx | None = None) -> str | None:
@@ -397,9 +400,19 @@ class Steps:
             self.is_forward_call(c, cx, loop=lp) for c, cx in self.calls_in(
                 lp, into_loops=False)))
 
+    def in_unit_test(self, node: nodes.NodeNG) -> bool:
+        """``node`` lies in a unit test of its module (see :mod:`flake8_xla.testcode`): it
+        is never a training step, nor part of one."""
+        spans = self._test_spans
+        if spans is None:
+            spans = self._test_spans = unit_test_spans(self.an.module)
+        return bool(spans) and in_spans(node.fromlineno, spans)
+
     def is_step_loop(self, loop: nodes.NodeNG) -> bool:
         """A training or evaluation loop whose body runs once per step (batch)."""
         def compute(lp: nodes.NodeNG) -> bool:
+            if self.in_unit_test(lp):
+                return False
             if self._inside_forward(lp):
                 return False  # a module's forward and __init__ are checked as a whole
             if self._iterates_callables(lp):
@@ -588,7 +601,8 @@ class Steps:
     def is_step_function(self, func: nodes.NodeNG) -> bool:
         """A function that runs one training step without a loop, or a framework step hook."""
         def compute(fn: nodes.NodeNG) -> bool:
-            if not isinstance(fn, nodes.FunctionDef) or self.is_compiled(fn):
+            if not isinstance(fn, nodes.FunctionDef) or self.is_compiled(fn) or \
+                    self.in_unit_test(fn):
                 return False
             if self._is_hook(fn):
                 return True

@@ -1,0 +1,96 @@
+"""Unit tests are not training steps: what pytest and unittest collect is exempt from the
+performance rules, while the version rules still report there (flake8_xla.testcode)."""
+
+from __future__ import annotations
+
+import ast
+
+from flake8_xla.context import Options
+from flake8_xla.engine import lint_source
+from flake8_xla.testcode import is_test_file, reported_in_tests, unit_test_spans
+
+SUITE = '''\
+import unittest
+
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+
+
+def run_steps(model, loader, optimizer):
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        print(loss.item())
+        xm.mark_step()
+
+
+class OpsTest(unittest.TestCase):
+    def test_nonzero(self):
+        device = torch_xla.device()
+        t = torch.randn(4, device=device)
+        idx = torch.nonzero(t > 0)
+        for i in range(3):
+            y = t * i
+            torch_xla.sync()
+            self.assertTrue(torch.allclose(y.cpu(), y.cpu()))
+
+    def test_train(self):
+        device = xm.xla_device()
+        model = torch.nn.Linear(2, 2).to(device)
+        run_steps(model, [], torch.optim.SGD(model.parameters(), lr=0.1))
+
+
+def test_sync_per_step():
+    t = torch.ones(2, device=torch_xla.device())
+    for _ in range(3):
+        t = t + 1
+        torch_xla.sync()
+        assert t.sum().item() > 0
+'''
+
+
+def _codes(source: str, filename: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(source, filename, Options(target="all"))]
+
+
+def test_test_file_names_follow_the_runners_defaults() -> None:
+    assert is_test_file("tests/test_ops.py") and is_test_file("ops_test.py")
+    assert is_test_file("test/tests.py")
+    assert not is_test_file("tests/conftest.py") and not is_test_file("latest.py")
+
+
+def test_spans_cover_collected_tests_only() -> None:
+    spans = unit_test_spans(ast.parse(SUITE), "test_ops.py")
+    lines = SUITE.splitlines()
+    starts = [lines[a - 1].strip() for a, _ in spans]
+    assert starts == ["def test_nonzero(self):", "def test_train(self):",
+                      "def test_sync_per_step():"]
+    assert unit_test_spans(ast.parse(SUITE), "ops.py") == ()
+
+
+def test_a_test_function_the_module_calls_is_its_own_code() -> None:
+    src = "def test(model, loader):\n    pass\n\n\ndef main():\n    test(1, 2)\n"
+    assert unit_test_spans(ast.parse(src), "test_mnist.py") == ()
+    plain = "class Helper:\n    def test_x(self):\n        pass\n"
+    assert unit_test_spans(ast.parse(plain), "test_helper.py") == ()
+
+
+def test_performance_rules_skip_unit_tests_but_not_their_helpers() -> None:
+    as_script = _codes(SUITE, "ops.py")
+    as_suite = _codes(SUITE, "test_ops.py")
+    # the helper's training loop is checked in both
+    assert (13, "XLA201") in as_script and (13, "XLA201") in as_suite
+    # the tests' own reads and dynamic shapes are reported only outside a test file
+    inside = {(21, "XLA104"), (25, "XLA201"), (38, "XLA201")}
+    assert inside <= set(as_script)
+    assert not inside & set(as_suite)
+    # version rules still report inside tests
+    assert (28, "XLA508") in as_suite
+
+
+def test_codes_still_reported_in_tests() -> None:
+    assert reported_in_tests("XLA508") and reported_in_tests("XLA507")
+    assert reported_in_tests("XLA601") and reported_in_tests("XLA001")
+    assert not reported_in_tests("XLA201") and not reported_in_tests("XLA104")
