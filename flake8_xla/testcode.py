@@ -20,13 +20,16 @@ no such functions, and is checked as a whole.
 from __future__ import annotations
 
 import ast
+import bisect
 import os
+import sys
 
 #: Codes still reported inside unit tests: the file-level XLA001, the version rules
 #: and the TorchTPU migration band.
 CHECKED_IN_TESTS = ("XLA001", "XLA507", "XLA508", "XLA6")
 
 Span = tuple[int, int]
+_END = sys.maxsize
 
 
 def is_test_file(filename: str) -> bool:
@@ -71,20 +74,24 @@ def unit_test_spans(tree: ast.Module, filename: str) -> tuple[Span, ...]:
     if not candidates:
         return ()
     module_level = {f.name for f in candidates if f in tree.body}
-    called: set[str] = set()
+    used: set[str] = set()
     if module_level:
+        # called or handed on by the module's own code (``main()`` runs ``test(model,
+        # loader)``, ``xmp.spawn(test_fn)``): the module's code, not a collected test
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                    node.func.id in module_level:
-                called.add(node.func.id)
+            if isinstance(node, ast.Name) and node.id in module_level and \
+                    isinstance(node.ctx, ast.Load):
+                used.add(node.id)
     spans = [(_first_line(f), f.end_lineno) for f in candidates
-             if f.end_lineno is not None and not (f in tree.body and f.name in called)]
+             if f.end_lineno is not None and not (f in tree.body and f.name in used)]
     return tuple(sorted(spans))
 
 
 def in_spans(line: int, spans: tuple[Span, ...]) -> bool:
-    """``line`` lies in one of ``spans``."""
-    return any(a <= line <= b for a, b in spans)
+    """``line`` lies in one of ``spans`` (sorted, not overlapping, as
+    :func:`unit_test_spans` gives them)."""
+    at = bisect.bisect_right(spans, (line, _END)) - 1
+    return at >= 0 and spans[at][0] <= line <= spans[at][1]
 
 
 def reported_in_tests(code: str) -> bool:

@@ -94,3 +94,10 @@ def test_codes_still_reported_in_tests() -> None:
     assert reported_in_tests("XLA508") and reported_in_tests("XLA507")
     assert reported_in_tests("XLA601") and reported_in_tests("XLA001")
     assert not reported_in_tests("XLA201") and not reported_in_tests("XLA104")
+
+
+def test_a_test_function_handed_to_a_launcher_is_the_modules_code() -> None:
+    src = ("import torch_xla.distributed.xla_multiprocessing as xmp\n\n\n"
+           "def test_mp(index):\n    pass\n\n\n"
+           "if __name__ == '__main__':\n    xmp.spawn(test_mp, args=())\n")
+    assert unit_test_spans(ast.parse(src), "test_spawn.py") == ()
