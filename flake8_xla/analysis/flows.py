@@ -417,26 +417,45 @@ def _overwritten_in_method(target: nodes.NodeNG) -> bool:
             continue
         if any(a.attrname == target.attrname and isinstance(a.expr, nodes.Name) and
                a.expr.name == "self" for a in _assigned_attrs(top)):
-            return not any(_sees_self(b) for b in between)
+            return not any(_sees_self(b, target.attrname) for b in between)
         between.append(top)
     return False
 
 
-def _sees_self(stmt: nodes.NodeNG) -> bool:
-    """``stmt`` may leave its method or hand ``self`` to other code (see
-    :func:`_overwritten_in_method`); nested definitions excluded."""
+def _sees_self(stmt: nodes.NodeNG, attr: str, depth: int = 0) -> bool:
+    """``stmt`` may leave its method, or run code that reads ``self.<attr>`` (see
+    :func:`_overwritten_in_method`): a method of the class that names it (two calls
+    deep; one not found in the class body counts), or a call handed ``self``. Nested
+    definitions excluded."""
     for n in stmt.nodes_of_class((nodes.Return, nodes.Raise, nodes.Yield, nodes.YieldFrom,
                                   nodes.Call), skip_klass=SCOPES):
         if not isinstance(n, nodes.Call):
-            return True
+            if depth == 0:
+                return True  # (an exit of the called method itself leaves ours running)
+            continue
         f = n.func
         if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
-                f.expr.name == "self":
+                f.expr.name == "self" and _method_reads(n, f.attrname, attr, depth):
             return True
         if any(isinstance(a, nodes.Name) and a.name == "self"
                for a in [*n.args, *(k.value for k in n.keywords or ())]):
             return True
     return False
+
+
+def _method_reads(call: nodes.Call, name: str, attr: str, depth: int) -> bool:
+    """``self.<name>(...)`` may read ``self.<attr>``: the class's own method of that
+    name mentions it, or calls another method that may (unknown: True)."""
+    frame = call.frame()
+    klass = enclosing_class(frame) if isinstance(frame, nodes.FunctionDef) else None
+    method = next((m for m in klass.body if isinstance(m, nodes.FunctionDef) and
+                   m.name == name), None) if klass is not None else None
+    if method is None or depth >= 2:
+        return True
+    if any(a.attrname == attr and isinstance(a.expr, nodes.Name) and a.expr.name == "self"
+           for a in method.nodes_of_class(nodes.Attribute)):
+        return True
+    return any(_sees_self(stmt, attr, depth + 1) for stmt in method.body)
 
 
 class Evaluator:

@@ -468,9 +468,34 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
                     keyword(call, "max_length") is None:
                 return call, "tokenizer.pad() at its default padding=True"
             return None
-        if _strategy_is_dynamic(an.value(pad)) and not self._repads(call.frame()):
+        if _strategy_is_dynamic(an.value(pad)) and not self._repads(call.frame()) and \
+                not self._per_example(call):
             return pad, f"padding={pad.as_string()[:40]}"
         return None
+
+    def _per_example(self, call: nodes.Call) -> bool:
+        """The tokenizer call prepares one example: it runs in a dataset's ``__getitem__``,
+        or in a function of the module that only such code calls (up to three calls
+        away), on something other than a slice (``self.texts[i * bs:(i + 1) * bs]``, a
+        dataset that yields whole batches). Padding a single example to its longest
+        sequence pads nothing; the batch's shape is the collate function's, checked
+        where it is written (a padding collator, ``pad_sequence``, ``max(len(...))``)."""
+        text = argument(call, 0, "text")
+        if text is None or (isinstance(text, nodes.Subscript) and
+                            isinstance(text.slice, nodes.Slice)):
+            return False
+        return self._item_code(call.frame(), 0)
+
+    def _item_code(self, func: nodes.NodeNG, depth: int) -> bool:
+        if not isinstance(func, nodes.FunctionDef):
+            return False
+        if func.name == "__getitem__" and isinstance(func.parent, nodes.ClassDef):
+            return True
+        if depth >= 3:
+            return False
+        sites = self.an.ev.call_sites(func)
+        return bool(sites) and not callback_sites(self.an.ev).get(id(func)) and all(
+            self._item_code(site.frame(), depth + 1) for site, _ in sites)
 
     def _unpadded(self, call: nodes.Call) -> bool:
         """``tokenizer(prompt, return_tensors="pt")`` (no padding, or ``padding=False``)

@@ -59,6 +59,14 @@ class EarlyExitTask(Task):
         self.warm_up()
         self.val_dataloader = self.accelerator.prepare(self.val_dataloader)
 
+    def build_aux(self):
+        self.aux_dataloader = DataLoader(self.eval_set, batch_size=16)  # trap: prepared below
+        self.log_sizes()
+        self.aux_dataloader = self.accelerator.prepare(self.aux_dataloader)
+
+    def log_sizes(self):
+        print(len(self.train_set), len(self.eval_set))
+
     def warm_up(self):
         device = torch_xla.device()
         for batch in self.val_dataloader:
@@ -68,7 +76,11 @@ class EarlyExitTask(Task):
     def evaluate(self):
         self.setup()
         self.build()
+        self.build_aux()
         device = torch_xla.device()
+        for batch in self.aux_dataloader:
+            self.model(**batch)
+            torch_xla.sync()
         for batch in self.eval_dataloader:
             with torch.no_grad():
                 self.model(**{k: v.to(device) for k, v in batch.items()})
