@@ -125,8 +125,9 @@ def mentions(node: nodes.NodeNG, *words: str) -> bool:
 
 #: Words that name an XLA device or platform in flags and conditions.
 XLA_WORDS = ("xla", "tpu", "tpus", "trainium", "neuron", "inferentia")
-#: Words that name a non-XLA accelerator path.
-CUDA_WORDS = ("cuda", "gpu", "gpus", "nccl", "cudnn", "apex", "mps")
+#: Words that name a non-XLA accelerator path (DeepSpeed runs on CUDA, ROCm, XPU, HPU
+#: and NPU, never on an XLA device).
+CUDA_WORDS = ("cuda", "gpu", "gpus", "nccl", "cudnn", "apex", "mps", "deepspeed")
 
 
 #: Python's own builtins: a star import never shadows them in practice.
