@@ -21,6 +21,12 @@ _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
     ("torch_xla_py.xla_multiprocessing", "torch_xla.distributed.xla_multiprocessing"),
     ("torch_xla_py.utils", "torch_xla.utils.utils"),
     ("torch_xla_py", "torch_xla"),
+    # A torch_xla module's own imports, reached through it (``xm.torch_xla.sync()``):
+    # xla_model, parallel_loader and runtime import torch and torch_xla at module level
+    # (read off the 2.9 wheel).
+    *((f"{mod}.{pkg}.", f"{pkg}.") for mod in (
+        "torch_xla.core.xla_model", "torch_xla.distributed.parallel_loader",
+        "torch_xla.runtime") for pkg in ("torch_xla", "torch")),
     # Re-exports: the defining module and the public spelling are one thing.
     ("torch.cuda.amp.autocast_mode.autocast", "torch.cuda.amp.autocast"),
     ("torch.cuda.amp.grad_scaler.GradScaler", "torch.cuda.amp.GradScaler"),
