@@ -33,9 +33,15 @@ _END = sys.maxsize
 
 
 def is_test_file(filename: str) -> bool:
-    """A file name pytest or unittest collects by default (``test*.py``, ``*_test.py``)."""
+    """A file name pytest (``test_*.py``, ``*_test.py``) or unittest (``test*.py``)
+    collects by default."""
     base = os.path.basename(filename)
-    return base.endswith(".py") and (base.startswith("test") or base.endswith("_test.py"))
+    return base.endswith(".py") and base.startswith("test") or base.endswith("_test.py")
+
+
+def _pytest_file(filename: str) -> bool:
+    base = os.path.basename(filename)
+    return base.startswith("test_") and base.endswith(".py") or base.endswith("_test.py")
 
 
 def _dotted(node: ast.expr) -> str:
@@ -48,13 +54,66 @@ def _dotted(node: ast.expr) -> str:
     return ""
 
 
-def _test_class(klass: ast.ClassDef) -> bool:
-    return klass.name.startswith("Test") or any(
-        _dotted(b).endswith("TestCase") for b in klass.bases)
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _test_class(klass: ast.ClassDef, pytest_file: bool, cases: set[str]) -> bool:
+    """A class the runners collect: one deriving from a ``...TestCase`` (also through a
+    base of the module, or a base named ``...Test``/``...TestBase`` from a shared test
+    module: pytorch/xla's ``XlaShardingTest``), or, in a pytest file, a class named
+    ``Test*`` without ``__init__`` (pytest skips classes that have one)."""
+    bases = [_dotted(b) for b in klass.bases]
+    if any(b.endswith(("TestCase", "Test", "TestBase")) or b in cases for b in bases):
+        return True
+    return pytest_file and klass.name.startswith("Test") and not any(
+        isinstance(m, _FUNCS) and m.name == "__init__" for m in klass.body)
+
+
+def _methods(klass: ast.ClassDef, pytest_file: bool, cases: set[str]
+             ) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The ``test*`` methods of a collected class and of the collected classes nested in
+    it (pytest's ``TestOuter.TestInner``)."""
+    out: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for m in klass.body:
+        if isinstance(m, _FUNCS) and m.name.startswith("test"):
+            out.append(m)
+        elif isinstance(m, ast.ClassDef) and _test_class(m, pytest_file, cases):
+            out.extend(_methods(m, pytest_file, cases))
+    return out
 
 
 def _first_line(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return min([func.lineno, *(d.lineno for d in func.decorator_list)])
+
+
+def _main_guard(stmt: ast.stmt) -> bool:
+    """``if __name__ == "__main__":``"""
+    test = stmt.test if isinstance(stmt, ast.If) else None
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and \
+        test.left.id == "__name__" and len(test.comparators) == 1 and \
+        isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__"
+
+
+def _used_names(tree: ast.Module, tests: set[int]) -> set[str]:
+    """Names the module's own code loads, outside its tests. A bare call in the
+    ``__main__`` block (``test_forward()``, a suite runnable by hand) does not count;
+    one given arguments or handed on (``test(model, loader)``, ``xmp.spawn(test_fn)``)
+    does."""
+    used: set[str] = set()
+    for stmt in tree.body:
+        if id(stmt) in tests:
+            continue
+        bare: set[int] = set()
+        if _main_guard(stmt):
+            bare = {id(n.func) for n in ast.walk(stmt) if isinstance(n, ast.Call) and
+                    not n.args and not n.keywords}
+        for node in ast.walk(stmt):
+            if isinstance(node, _FUNCS) and id(node) in tests:
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+                    id(node) not in bare:
+                used.add(node.id)
+    return used
 
 
 def unit_test_spans(tree: ast.Module, filename: str) -> tuple[Span, ...]:
@@ -63,28 +122,22 @@ def unit_test_spans(tree: ast.Module, filename: str) -> tuple[Span, ...]:
     the checked code's sake (a node without an end line is skipped)."""
     if not is_test_file(filename):
         return ()
-    candidates: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    pytest_file = _pytest_file(filename)
+    cases: set[str] = set()
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    methods: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                stmt.name.startswith("test"):
-            candidates.append(stmt)
-        elif isinstance(stmt, ast.ClassDef) and _test_class(stmt):
-            candidates.extend(m for m in stmt.body if isinstance(
-                m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name.startswith("test"))
-    if not candidates:
+        if isinstance(stmt, _FUNCS) and stmt.name.startswith("test") and pytest_file:
+            functions.append(stmt)
+        elif isinstance(stmt, ast.ClassDef) and _test_class(stmt, pytest_file, cases):
+            cases.add(stmt.name)
+            methods.extend(_methods(stmt, pytest_file, cases))
+    if not functions and not methods:
         return ()
-    module_level = {f.name for f in candidates if f in tree.body}
-    used: set[str] = set()
-    if module_level:
-        # called or handed on by the module's own code (``main()`` runs ``test(model,
-        # loader)``, ``xmp.spawn(test_fn)``): the module's code, not a collected test
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id in module_level and \
-                    isinstance(node.ctx, ast.Load):
-                used.add(node.id)
-    spans = [(_first_line(f), f.end_lineno) for f in candidates
-             if f.end_lineno is not None and not (f in tree.body and f.name in used)]
-    return tuple(sorted(spans))
+    used = _used_names(tree, {id(f) for f in functions}) if functions else set()
+    found = [f for f in functions if f.name not in used] + methods
+    return tuple(sorted((_first_line(f), f.end_lineno) for f in found
+                        if f.end_lineno is not None))
 
 
 def in_spans(line: int, spans: tuple[Span, ...]) -> bool:

@@ -101,3 +101,25 @@ def test_a_test_function_handed_to_a_launcher_is_the_modules_code() -> None:
            "def test_mp(index):\n    pass\n\n\n"
            "if __name__ == '__main__':\n    xmp.spawn(test_mp, args=())\n")
     assert unit_test_spans(ast.parse(src), "test_spawn.py") == ()
+
+
+def test_only_what_the_runners_collect_is_a_test() -> None:
+    # pytest skips a Test* class with __init__, and does not collect tester.py or test.py
+    tester = ("class Tester:\n    def __init__(self, model):\n        self.model = model\n\n"
+              "    def test(self, loader):\n        pass\n")
+    assert unit_test_spans(ast.parse(tester), "tester.py") == ()
+    assert unit_test_spans(ast.parse(tester), "test_tools.py") == ()
+    evaluation = "def test_epoch(model, loader):\n    pass\n"
+    assert unit_test_spans(ast.parse(evaluation), "test.py") == ()
+    assert unit_test_spans(ast.parse(evaluation), "test_eval.py") == ((1, 2),)
+    # unittest collects TestCase subclasses from test*.py, also through a shared base
+    suite = ("from base import XlaShardingTest\n\n\n"
+             "class ShardingTest(XlaShardingTest):\n    def test_mesh(self):\n        pass\n")
+    assert unit_test_spans(ast.parse(suite), "tests.py") == ((5, 6),)
+
+
+def test_nested_classes_and_tests_run_by_hand_are_tests() -> None:
+    src = ("class TestOuter:\n    class TestInner:\n        def test_a(self):\n"
+           "            pass\n\n\ndef test_b():\n    pass\n\n\ndef test_c():\n    test_b()\n\n\n"
+           "if __name__ == '__main__':\n    test_b()\n    test_c()\n")
+    assert unit_test_spans(ast.parse(src), "test_nested.py") == ((3, 4), (7, 8), (11, 12))

@@ -117,6 +117,11 @@ def words_of(node: nodes.NodeNG) -> set[str]:
     return out
 
 
+def words_of_text(text: str) -> set[str]:
+    """Lower-case words of one identifier (``is_main_process`` -> {is, main, process})."""
+    return {w.lower() for w in _WORD_SPLIT.split(text) if w}
+
+
 def mentions(node: nodes.NodeNG, *words: str) -> bool:
     """True when a word of ``node`` (see :func:`words_of`) is one of ``words`` or its plural."""
     found = words_of(node)

@@ -31,6 +31,7 @@ from flake8_xla.analysis.names import (
     keyword,
     source_key,
     words_of,
+    words_of_text,
 )
 from flake8_xla.analysis.values import Kind, device_of_text
 
@@ -53,7 +54,11 @@ EXIT_QUALNAMES = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 
 def _word_truth(node: nodes.NodeNG) -> bool | None:
     """A flag by its words: ``use_tpu`` holds on XLA, ``use_cuda``/``no_tpu`` do not."""
-    words = words_of(node)
+    return _words_truth(words_of(node))
+
+
+def _words_truth(words: set[str]) -> bool | None:
+    """:func:`_word_truth` of a set of words."""
     if any(w.startswith("xla_hw_") for w in words):
         return None  # 'TPU'/'GPU' from xm.xla_device_hw(): both are XLA devices
     xla = any(w in words for w in XLA_WORDS)
@@ -247,6 +252,10 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         # is_xla(), use_tpu(), on_gpu(): a predicate of the script's own, by its name
         if (q is None or not q.startswith(("torch.", "torch_xla.", "transformers."))) and \
                 isinstance(test.func, (nodes.Name, nodes.Attribute)) and not test.args:
+            if q is not None and isinstance(test.func, nodes.Attribute):
+                # a module's function: its own name, not the module's
+                # (``deepspeed_utils.is_main_process()`` holds on every device)
+                return _words_truth(words_of_text(test.func.attrname))
             return _word_truth(test.func)
         return None
     if isinstance(test, nodes.IfExp):

@@ -403,6 +403,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
     )
     versions = "all"
     _step_nodes: set[int] | None = None
+    _collator_fixed: bool | None = None
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
@@ -474,17 +475,37 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         return None
 
     def _per_example(self, call: nodes.Call) -> bool:
-        """The tokenizer call prepares one example: it runs in a dataset's ``__getitem__``,
-        or in a function of the module that only such code calls (up to three calls
-        away), on something other than a slice (``self.texts[i * bs:(i + 1) * bs]``, a
-        dataset that yields whole batches). Padding a single example to its longest
-        sequence pads nothing; the batch's shape is the collate function's, checked
-        where it is written (a padding collator, ``pad_sequence``, ``max(len(...))``)."""
+        """The tokenizer call prepares what a dataset's ``__getitem__`` returns (there, or in
+        a function of the module that only such code calls, up to three calls away), and
+        a collate function of the module pads every item again to a fixed length (LLaVA's
+        ``preprocess_*`` with ``padding="longest"``, then ``F.pad(t, (0, max_len -
+        len(t)))`` per item): whatever the item's length, the batch's is fixed. Without
+        such a collator the item's own length may reach the step (``batch_size=1``, a
+        ``__getitem__`` that returns whole batches), and the call is reported."""
         text = argument(call, 0, "text")
         if text is None or (isinstance(text, nodes.Subscript) and
                             isinstance(text.slice, nodes.Slice)):
-            return False
-        return self._item_code(call.frame(), 0)
+            return False  # (``self.texts[i * bs:(i + 1) * bs]``: a batch of texts)
+        return self._item_code(call.frame(), 0) and self._fixed_collator()
+
+    def _fixed_collator(self) -> bool:
+        """A collate function of the module (handed to ``collate_fn=``, or a collator
+        class's ``__call__``, or named like one) pads every batch to a fixed length."""
+        if self._collator_fixed is None:
+            an = self.an
+            handed = callback_sites(an.ev)
+            found = False
+            for func in an.module_nodes(nodes.FunctionDef):
+                klass = func.parent
+                collate = "collat" in func.name.lower() or any(
+                    kw == "collate_fn" for kw, _, _ in handed.get(id(func), [])) or (
+                    func.name == "__call__" and isinstance(klass, nodes.ClassDef) and
+                    "collat" in klass.name.lower())
+                if collate and self._repads(func, collate=True):
+                    found = True
+                    break
+            self._collator_fixed = found
+        return self._collator_fixed
 
     def _item_code(self, func: nodes.NodeNG, depth: int) -> bool:
         if not isinstance(func, nodes.FunctionDef):
