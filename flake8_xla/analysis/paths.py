@@ -264,6 +264,10 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         if cond is None:
             return None
         return _base_truth(test.body if cond else test.orelse, ev, depth + 1)
+    if isinstance(test, nodes.Subscript) and isinstance(test.slice, nodes.Const) and \
+            isinstance(test.slice.value, str):
+        # ``cfg["is_xla"]``, ``flags["use_gpu"]``: a flag of a settings table, by its key
+        return _words_truth(words_of_text(test.slice.value))
     if isinstance(test, (nodes.Name, nodes.Attribute)):
         truth = _word_truth(test)
         if truth is None and ev is not None:
