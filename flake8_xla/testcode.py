@@ -69,23 +69,6 @@ def _test_class(klass: ast.ClassDef, pytest_file: bool, cases: set[str]) -> bool
         isinstance(m, _FUNCS) and m.name == "__init__" for m in klass.body)
 
 
-def _methods(klass: ast.ClassDef, pytest_file: bool, cases: set[str]
-             ) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The ``test*`` methods of a collected class and of the collected classes nested in
-    it (pytest's ``TestOuter.TestInner``)."""
-    out: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    for m in klass.body:
-        if isinstance(m, _FUNCS) and m.name.startswith("test"):
-            out.append(m)
-        elif isinstance(m, ast.ClassDef) and _test_class(m, pytest_file, cases):
-            out.extend(_methods(m, pytest_file, cases))
-    return out
-
-
-def _first_line(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
-    return min([func.lineno, *(d.lineno for d in func.decorator_list)])
-
-
 def _main_guard(stmt: ast.stmt) -> bool:
     """``if __name__ == "__main__":``"""
     test = stmt.test if isinstance(stmt, ast.If) else None
@@ -118,26 +101,28 @@ def _used_names(tree: ast.Module, tests: set[int]) -> set[str]:
 
 def unit_test_spans(tree: ast.Module, filename: str) -> tuple[Span, ...]:
     """The ``(first line, last line)`` of every unit test of ``tree`` (decorators included),
-    in source order; empty when ``filename`` is not a test file name. Never raises for
-    the checked code's sake (a node without an end line is skipped)."""
+    in source order: a collected test function, or a whole collected test class (its
+    ``setUp``/``setUpClass`` and helper methods run only under the test runner too).
+    Empty when ``filename`` is not a test file name. Never raises for the checked code's
+    sake (a node without an end line is skipped)."""
     if not is_test_file(filename):
         return ()
     pytest_file = _pytest_file(filename)
     cases: set[str] = set()
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    methods: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    classes: list[ast.ClassDef] = []
     for stmt in tree.body:
         if isinstance(stmt, _FUNCS) and stmt.name.startswith("test") and pytest_file:
             functions.append(stmt)
         elif isinstance(stmt, ast.ClassDef) and _test_class(stmt, pytest_file, cases):
             cases.add(stmt.name)
-            methods.extend(_methods(stmt, pytest_file, cases))
-    if not functions and not methods:
+            classes.append(stmt)
+    if not functions and not classes:
         return ()
     used = _used_names(tree, {id(f) for f in functions}) if functions else set()
-    found = [f for f in functions if f.name not in used] + methods
-    return tuple(sorted((_first_line(f), f.end_lineno) for f in found
-                        if f.end_lineno is not None))
+    found: list[ast.stmt] = [f for f in functions if f.name not in used] + classes
+    return tuple(sorted((min([f.lineno, *(d.lineno for d in f.decorator_list)]),
+                         f.end_lineno) for f in found if f.end_lineno is not None))
 
 
 def in_spans(line: int, spans: tuple[Span, ...]) -> bool:
