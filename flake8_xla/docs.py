@@ -295,6 +295,10 @@ def rules_markdown(checks_dir: Path | None = CHECKS_DIR) -> str:
             "`python -m perf_validation` verifies under torch_xla, except the TorchTPU "
             "migration band XLA6xx (off unless `--xla-migrate=torchtpu`), which cannot be "
             "measured without a TPU. `flake8-xla --explain XLAnnn` prints one section."), "",
+           ("Unit tests are not training steps: inside what pytest or unittest collects "
+            "(a `test*` function of a `test_*.py` file, a `TestCase` subclass or a pytest "
+            "`Test*` class), only XLA001, XLA507, XLA508 and the XLA6xx band report "
+            "(see `flake8_xla/testcode.py`)."), "",
            "| code | name | what it reports |", "| --- | --- | --- |"]
     for rule in LISTED_RULES:
         out.append(f"| [{rule.code}](#{rule.code.lower()}) | {rule.name} | {_cell(summary(rule))} |")
