@@ -399,21 +399,26 @@ def _overwritten_in_method(target: nodes.NodeNG) -> bool:
     """``self.attr = ...`` (``target``) that a later statement of its method's own body (not
     in a branch or a loop) assigns again, directly or in a tuple it unpacks, with nothing
     in between that can see the first value: no ``return``, ``raise`` or ``yield`` (an
-    early exit leaves it in place) and no call that is handed ``self`` (``self.log()``,
-    ``helper(self)``)."""
+    early exit leaves it in place), no call of a method that may read the attribute
+    (``self.warm_up()``) and no call handed ``self`` (``helper(self)``); a compound
+    statement holding the first assignment counts as in between."""
     if not (isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name) and
             target.expr.name == "self"):
         return False
     frame = target.frame()
     if not isinstance(frame, nodes.FunctionDef):
         return False
-    stmt = target.statement()
-    line = stmt.tolineno or target.lineno
-    between: list[nodes.NodeNG] = []
+    holder: nodes.NodeNG = target.statement()
+    while holder.parent is not frame:  # the statement of the method's body that holds it
+        if holder.parent is None:
+            return False
+        holder = holder.parent
+    # (a compound statement holding the assignment may run more of itself after it)
+    between: list[nodes.NodeNG] = [] if holder is target.statement() else [holder]
+    after = False
     for top in frame.body:
-        if top.fromlineno <= line:
-            if top.fromlineno >= stmt.fromlineno and top is not stmt:
-                between.append(top)  # the rest of a compound statement holding target
+        if not after:
+            after = top is holder
             continue
         if any(a.attrname == target.attrname and isinstance(a.expr, nodes.Name) and
                a.expr.name == "self" for a in _assigned_attrs(top)):
