@@ -652,12 +652,17 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
     if _class_built_off_xla(func, ev):
         return True
     sites = ev.call_sites(func)
-    handed = callback_sites(ev).get(id(func), [])
+    every_handing = callback_sites(ev).get(id(func), [])
+    handed = [h for h in every_handing if not _runs_only_off_xla(h, ev, kinds)]
     if handed and not all(off_xla_path(call, ev, kinds) for _, call, _ in handed):
         return False  # handed on the XLA path to something that may call it
     if handed and not sites:
         # handed over only off the XLA path (``run_with_tracking(lambda: pipeline(cfg))``
         # in the GPU program's ``main``)
+        return _not_run_by_xla_code(func, ev)
+    if not sites and every_handing:
+        # handed only to functions that call it off the XLA path (``spawn_main(main,
+        # args)`` whose ``else:`` runs ``main(0, args)``)
         return _not_run_by_xla_code(func, ev)
     if not sites:
         # No call in its own module: off the path when only modules that are not XLA
@@ -675,6 +680,28 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
     # every call of its own module is off the path: so is the function, unless a module
     # that is XLA code calls it too, on its XLA path
     return _not_run_by_xla_code(func, ev)
+
+
+def _runs_only_off_xla(handed: tuple[str, nodes.Call, int], ev: Evaluator,
+                       kinds: tuple[type, ...]) -> bool:
+    """A function handed to a function of the module (``spawn_main(main, args)``) whose
+    parameter it lands in is only called, there, off the XLA path (``if args.use_tpu:
+    xmp.spawn(_main_xla, ...) else: main(0, args)``) and used for nothing else."""
+    kw, call, pos = handed
+    if not isinstance(call.func, nodes.Name):
+        return False
+    callees = [b for b in ev.bindings(call.func) if isinstance(b, nodes.FunctionDef)]
+    if len(callees) != 1:
+        return False
+    callee = callees[0]
+    params = [a.name for a in callee.args.args or []]
+    name = kw if kw else (params[pos] if 0 <= pos < len(params) else None)
+    if not name or name not in params:
+        return False
+    uses = [n for n in callee.nodes_of_class(nodes.Name) if n.name == name]
+    return bool(uses) and all(
+        isinstance(n.parent, nodes.Call) and n.parent.func is n and
+        off_xla_path(n.parent, ev, kinds) for n in uses)
 
 
 def _class_built_off_xla(func: nodes.NodeNG, ev: Evaluator) -> bool:
