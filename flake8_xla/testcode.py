@@ -9,12 +9,17 @@ XLA508), the migration band (XLA6xx) and XLA001 still do: a removed API breaks a
 as surely as a script.
 
 What counts follows pytest's and unittest's default collection: in a file named
-``test*.py`` or ``*_test.py``, a module-level function named ``test*``, and a method
-named ``test*`` of a class named ``Test*`` or deriving from a ``...TestCase`` class. A
-function that its own module calls (``def test(model, loader)`` run by the script's
-``main()``, the evaluation pass of a training script) is the module's code, not a test.
-A training script that happens to live in ``test/`` (``test_train_mp_mnist.py``) has
-no such functions, and is checked as a whole.
+``test_*.py`` or ``*_test.py`` (pytest), a module-level function named ``test*`` and a
+class named ``Test*`` without ``__init__``; in a file named ``test*.py`` (unittest) too,
+a class deriving from a ``...TestCase`` (also through a base of the module, or a shared
+``...Test``/``...TestBase`` base such as pytorch/xla's ``XlaShardingTest``). A collected
+class counts as a whole: its ``setUp``, ``setUpClass`` and helper methods run only under
+the runner. A function that its own module calls with arguments or hands on (``def
+test(model, loader)`` run by the script's ``main()``, ``xmp.spawn(test_fn)``) is the
+module's code, not a test; so is a ``Tester`` class with an ``__init__``, and
+``test.py``'s functions. A training script that happens to live in ``test/``
+(``test_train_mp_mnist.py``) has no collected functions outside its ``TestCase``, and
+its training code is checked.
 """
 
 from __future__ import annotations
