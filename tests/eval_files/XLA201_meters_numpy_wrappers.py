@@ -85,3 +85,12 @@ def train_logged(model, loader, optimizer):
         xm.optimizer_step(optimizer)
         logger.update(loss=loss.detach(), lr=optimizer.param_groups[0]["lr"])
         logger.log_all(loss.detach())
+
+
+def validate_with_toolbelt(model, loader, device):
+    """pytorch_toolbelt's to_numpy(x) is x.detach().cpu().numpy() for a tensor."""
+    from pytorch_toolbelt.utils import to_numpy
+    scores = []
+    for x in pl.MpDeviceLoader(loader, device):
+        scores.extend(to_numpy(model(x).softmax(-1)))  # error: XLA201
+    return np.array(scores)
