@@ -1067,12 +1067,7 @@ class Evaluator:
         if not isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
             return None
         found: list[frozenset[Value]] = []
-        sites = self.call_sites(func)
-        if len(sites) > 1:
-            # A call the XLA path never reaches (the GPU program's ``main()`` calling the
-            # shared ``train(model, optimizer)``) passes nothing the XLA path sees.
-            from flake8_xla.analysis.paths import off_xla_path
-            sites = [s for s in sites if not off_xla_path(s[0], self)] or sites
+        sites = self.passing_sites(func)
         for call, bound_self in sites[:MAX_SITES]:
             bound = self.ctx_for_values(
                 func, self.call_arguments(call, None, d), None, 1, d,
@@ -1162,12 +1157,7 @@ class Evaluator:
         if hooked is not None:
             return hooked
         found: list[frozenset[Value]] = []
-        sites = self.call_sites(func)
-        if len(sites) > 1:
-            # A call the XLA path never reaches (the GPU program's ``main()`` calling the
-            # shared ``train(model, optimizer)``) passes nothing the XLA path sees.
-            from flake8_xla.analysis.paths import off_xla_path
-            sites = [s for s in sites if not off_xla_path(s[0], self)] or sites
+        sites = self.passing_sites(func)
         for call, bound_self in sites[:MAX_SITES]:
             arg = self.site_argument(func, call, name, bound_self)
             if arg is None:
@@ -1362,6 +1352,16 @@ class Evaluator:
     def call_sites(self, func: nodes.NodeNG) -> list[tuple[nodes.Call, bool]]:
         """Calls of the module that reach ``func``, each with "self is bound" (a method)."""
         return self._index_calls().get(id(func), [])
+
+    def passing_sites(self, func: nodes.NodeNG) -> list[tuple[nodes.Call, bool]]:
+        """:meth:`call_sites` whose arguments a parameter of ``func`` takes: those the XLA
+        path reaches, when some does (the GPU program's ``main()`` calling the shared
+        ``train(model, optimizer)`` passes nothing the XLA path sees)."""
+        sites = self.call_sites(func)
+        if len(sites) > 1:
+            from flake8_xla.analysis.paths import off_xla_path
+            sites = [s for s in sites if not off_xla_path(s[0], self)] or sites
+        return sites
 
     def callees(self, call: nodes.Call, ctx: Ctx | None, d: int = 0
                 ) -> list[tuple[nodes.NodeNG, bool]]:
