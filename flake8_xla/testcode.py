@@ -29,6 +29,8 @@ import bisect
 import os
 import sys
 
+from flake8_xla.project.xlause import is_main_test
+
 #: Codes still reported inside unit tests: the file-level XLA001, the version rules
 #: and the TorchTPU migration band.
 CHECKED_IN_TESTS = ("XLA001", "XLA507", "XLA508", "XLA6")
@@ -74,14 +76,6 @@ def _test_class(klass: ast.ClassDef, pytest_file: bool, cases: set[str]) -> bool
         isinstance(m, _FUNCS) and m.name == "__init__" for m in klass.body)
 
 
-def _main_guard(stmt: ast.stmt) -> bool:
-    """``if __name__ == "__main__":``"""
-    test = stmt.test if isinstance(stmt, ast.If) else None
-    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and \
-        test.left.id == "__name__" and len(test.comparators) == 1 and \
-        isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__"
-
-
 def _used_names(tree: ast.Module, tests: set[int]) -> set[str]:
     """Names the module's own code loads, outside its tests. A bare call in the
     ``__main__`` block (``test_forward()``, a suite runnable by hand) does not count;
@@ -92,7 +86,7 @@ def _used_names(tree: ast.Module, tests: set[int]) -> set[str]:
         if id(stmt) in tests:
             continue
         bare: set[int] = set()
-        if _main_guard(stmt):
+        if isinstance(stmt, ast.If) and is_main_test(stmt.test):
             bare = {id(n.func) for n in ast.walk(stmt) if isinstance(n, ast.Call) and
                     not n.args and not n.keywords}
         for node in ast.walk(stmt):

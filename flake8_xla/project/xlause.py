@@ -158,7 +158,8 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
     return False
 
 
-def _is_main_test(test: ast.AST) -> bool:
+def is_main_test(test: ast.AST) -> bool:
+    """``__name__ == "__main__"`` (either way round): the test of a script's main block."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or \
             not isinstance(test.ops[0], ast.Eq):
         return False
@@ -170,14 +171,14 @@ def _is_main_test(test: ast.AST) -> bool:
 
 def is_script(tree: ast.Module) -> bool:
     """The module runs as a script: ``if __name__ == "__main__":`` at its top level."""
-    return any(isinstance(stmt, ast.If) and _is_main_test(stmt.test) for stmt in tree.body)
+    return any(isinstance(stmt, ast.If) and is_main_test(stmt.test) for stmt in tree.body)
 
 
 def is_program(tree: ast.Module) -> bool:
     """A script (``if __name__ == "__main__":``) or a module that imports torch_xla
     unconditionally at its top level."""
     for stmt in tree.body:
-        if isinstance(stmt, ast.If) and _is_main_test(stmt.test):
+        if isinstance(stmt, ast.If) and is_main_test(stmt.test):
             return True
         if isinstance(stmt, ast.Import) and any(
                 a.name.split(".", 1)[0] in ("torch_xla", "torch_xla_py") for a in stmt.names):
