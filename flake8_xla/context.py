@@ -172,6 +172,12 @@ class ModuleContext:
             return None
 
     @cached_property
+    def unit_tests(self) -> tuple[tuple[int, int], ...]:
+        """Line spans of the file's unit tests (:func:`flake8_xla.testcode.unit_test_spans`)."""
+        from flake8_xla.testcode import unit_test_spans
+        return unit_test_spans(self.tree, self.filename)
+
+    @cached_property
     def analyzer(self):  # -> Analyzer | None (import kept lazy: astroid is costly to load)
         """The astroid-backed :class:`~flake8_xla.analysis.Analyzer`, or None if astroid fails."""
         try:
@@ -187,7 +193,7 @@ class ModuleContext:
                 module = build_module(self.source, "flake8_xla_checked", self.tree,
                                       strict=self.strict)
             an = Analyzer(module, self.imports)
-            mark_unit_tests(module, self.tree, self.filename)
+            mark_unit_tests(module, self.unit_tests)
         except TreeRebuildError:  # raised only in strict mode, to be seen
             raise
         except Exception:  # noqa: BLE001 - astroid failure means "unknown", never a crash

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from flake8_xla.context import Finding, ModuleContext, Options
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.project.xlause import mentions_xla
-from flake8_xla.testcode import in_spans, is_test_file, reported_in_tests, unit_test_spans
+from flake8_xla.testcode import in_spans, is_test_file, reported_in_tests
 
 if TYPE_CHECKING:
     from flake8_xla.rules import Rule
@@ -206,6 +206,8 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     gc.disable()
     try:
         findings = _run_rules(ctx, selected, strict)
+        # (the spans the analysis marked, or computed now for a file without one)
+        test_spans = ctx.unit_tests if findings and is_test_file(filename) else ()
     finally:
         built = "analyzer" in vars(ctx)  # astroid was loaded and a tree built
         if built:
@@ -216,10 +218,9 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         sys.setrecursionlimit(old_limit)
     if gc_enabled and built:
         _freeze_once()
-    if findings and is_test_file(filename):
-        spans = unit_test_spans(tree, filename)
+    if test_spans:
         findings = [f for f in findings
-                    if reported_in_tests(f.code) or not in_spans(f.line, spans)]
+                    if reported_in_tests(f.code) or not in_spans(f.line, test_spans)]
     return sorted(set(findings))
 
 

@@ -21,14 +21,12 @@ never a guess.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, NamedTuple
 
 from astroid import nodes
 
-from flake8_xla import testcode
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import ApiModel, Entry
 from flake8_xla.analysis.names import (
@@ -226,10 +224,10 @@ def syntax_cache(module: nodes.Module) -> dict[str, Any]:
     return found
 
 
-def mark_unit_tests(module: nodes.Module, tree: ast.Module, filename: str) -> None:
-    """Record on ``module`` (astroid, built from ``tree``) the line spans of its unit tests
+def mark_unit_tests(module: nodes.Module, spans: tuple[tuple[int, int], ...]) -> None:
+    """Record on ``module`` the line spans of its unit tests
     (:func:`flake8_xla.testcode.unit_test_spans`), which :func:`unit_test_spans` reads."""
-    syntax_cache(module)["unit_tests"] = testcode.unit_test_spans(tree, filename)
+    syntax_cache(module)["unit_tests"] = spans
 
 
 def unit_test_spans(module: nodes.Module) -> tuple[tuple[int, int], ...]:

@@ -96,7 +96,6 @@ class Steps:
         #: function: node id -> that module's index key (for messages)
         self.root_origin: dict[int, str] = {}
         self._kind = "step"
-        self._test_spans: tuple[tuple[int, int], ...] | None = None
 
     # ------------------------------------------------------------------ calls
     def update_kind(self, call: nodes.Call, ctx: Ctx | None = None) -> str | None:
@@ -403,9 +402,7 @@ class Steps:
     def in_unit_test(self, node: nodes.NodeNG) -> bool:
         """``node`` lies in a unit test of its module (see :mod:`flake8_xla.testcode`): it
         is never a training step, nor part of one."""
-        spans = self._test_spans
-        if spans is None:
-            spans = self._test_spans = unit_test_spans(self.an.module)
+        spans = unit_test_spans(self.an.module)
         return bool(spans) and in_spans(node.fromlineno, spans)
 
     def is_step_loop(self, loop: nodes.NodeNG) -> bool:

@@ -141,6 +141,7 @@ def _tree(index: ProjectIndex, rel: str) -> tuple[nodes.Module, ImportTable, str
     """The astroid tree and import table of a project file (per-process LRU cache)."""
     from flake8_xla.analysis.build import build_module
     from flake8_xla.analysis.flows import mark_unit_tests
+    from flake8_xla.testcode import unit_test_spans
 
     key = _tree_key(index, rel)
     if key in _TREES:
@@ -154,7 +155,7 @@ def _tree(index: ProjectIndex, rel: str) -> tuple[nodes.Module, ImportTable, str
             text = _decode(raw)
             tree = parse_quietly(text, str(index.path(rel)))
             found = (build_module(text, "flake8_xla_checked", tree), ImportTable(tree), text)
-            mark_unit_tests(found[0], tree, rel)
+            mark_unit_tests(found[0], unit_test_spans(tree, rel))
     except Exception:  # noqa: BLE001 - a module that cannot be built is not followed
         found = None
     _remember(key, found, rel)
