@@ -81,6 +81,7 @@ class ModuleContext:
         self.options = options
         #: engine strict mode: an astroid build that fails only from flake8's tree raises
         self.strict = strict
+        self._hidden: tuple[tuple[int, int], ...] = ()
 
     @cached_property
     def imports(self) -> ImportTable:
@@ -171,6 +172,19 @@ class ModuleContext:
                 raise
             return None
 
+    @property
+    def hidden_spans(self) -> tuple[tuple[int, int], ...]:
+        """Line spans the rule now running does not look for findings in (the file's unit
+        tests, for a rule not reported there: see :meth:`Analyzer.rule_nodes`)."""
+        return self._hidden
+
+    @hidden_spans.setter
+    def hidden_spans(self, spans: tuple[tuple[int, int], ...]) -> None:
+        self._hidden = spans
+        an = vars(self).get("analyzer")
+        if an is not None:
+            an.hidden_spans = spans
+
     @cached_property
     def unit_tests(self) -> tuple[tuple[int, int], ...]:
         """Line spans of the file's unit tests (:func:`flake8_xla.testcode.unit_test_spans`)."""
@@ -193,6 +207,7 @@ class ModuleContext:
                 module = build_module(self.source, "flake8_xla_checked", self.tree,
                                       strict=self.strict)
             an = Analyzer(module, self.imports)
+            an.hidden_spans = self._hidden
             mark_unit_tests(module, self.unit_tests)
         except TreeRebuildError:  # raised only in strict mode, to be seen
             raise

@@ -205,7 +205,7 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        findings = _run_rules(ctx, selected, strict)
+        findings = _run_rules(ctx, selected, strict, is_test_file(filename))
         # (the spans the analysis marked, or computed now for a file without one)
         test_spans = ctx.unit_tests if findings and is_test_file(filename) else ()
     finally:
@@ -224,12 +224,16 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     return sorted(set(findings))
 
 
-def _run_rules(ctx: ModuleContext, selected: list[type[Rule]], strict: bool) -> list[Finding]:
+def _run_rules(ctx: ModuleContext, selected: list[type[Rule]], strict: bool,
+               test_file: bool = False) -> list[Finding]:
     """The findings of ``selected`` on ``ctx``; a rule's exception is no finding (or,
-    when ``strict``, raised)."""
+    when ``strict``, raised). In a ``test_file``, a rule whose findings are dropped
+    inside unit tests does not look for them there (:meth:`Analyzer.rule_nodes`)."""
     findings: list[Finding] = []
     with stub_builtins():
         for rule_cls in selected:
+            if test_file:
+                ctx.hidden_spans = () if reported_in_tests(rule_cls.code) else ctx.unit_tests
             try:
                 findings.extend(f for f in rule_cls(ctx).check() if f is not None)
             except Exception:  # unknown is never a finding, never a crash

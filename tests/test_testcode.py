@@ -4,6 +4,9 @@ performance rules, while the version rules still report there (flake8_xla.testco
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+
+from astroid import nodes
 
 from flake8_xla.context import Options
 from flake8_xla.engine import lint_source
@@ -124,3 +127,38 @@ def test_nested_classes_and_tests_run_by_hand_are_tests() -> None:
            "            pass\n\n\ndef test_b():\n    pass\n\n\ndef test_c():\n    test_b()\n\n\n"
            "if __name__ == '__main__':\n    test_b()\n    test_c()\n")
     assert unit_test_spans(ast.parse(src), "test_nested.py") == ((1, 4), (7, 8), (11, 12))
+
+
+def test_rules_dropped_in_tests_are_not_shown_their_nodes() -> None:
+    """A rule whose findings a test file drops inside unit tests is not shown the tests'
+    calls (it would only spend time there); a rule still reported there sees them all, and
+    the analysis always does (the helper's loop stays a step loop)."""
+    from flake8_xla.context import ModuleContext
+    from flake8_xla.engine import _run_rules
+
+    shown: dict[str, list[int]] = {}
+
+    class Spy:
+        code = ""
+
+        def __init__(self, ctx: ModuleContext) -> None:
+            self.ctx = ctx
+
+        def check(self) -> Iterator[object]:
+            an = self.ctx.analyzer
+            shown[self.code] = [c.lineno for c in an.rule_calls("sync")]
+            shown[self.code + "-all"] = [c.lineno for c in an.calls_named("sync")]
+            return iter(())
+
+    class Performance(Spy):
+        code = "XLA201"
+
+    class Version(Spy):
+        code = "XLA508"
+
+    for name, lines in (("test_ops.py", []), ("ops.py", [24, 37])):
+        ctx = ModuleContext(ast.parse(SUITE), SUITE, name, Options(target="all"))
+        _run_rules(ctx, [Performance, Version], strict=True, test_file=name.startswith("test"))
+        assert shown["XLA201"] == lines
+        assert shown["XLA508"] == shown["XLA201-all"] == shown["XLA508-all"] == [24, 37]
+        assert ctx.analyzer.steps.is_step_loop(ctx.analyzer.module_nodes(nodes.For)[0])

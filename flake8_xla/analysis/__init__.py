@@ -43,6 +43,7 @@ from flake8_xla.analysis.paths import off_xla_path, runs_once, switched_off, xla
 from flake8_xla.analysis.steps import Steps
 from flake8_xla.analysis.values import Kind, Value
 from flake8_xla.imports import ImportTable
+from flake8_xla.testcode import in_spans
 
 __all__ = [
     "CUDA_WORDS",
@@ -100,6 +101,11 @@ class Analyzer:
         self._managed: bool | None = None
         #: the cross-module link (:class:`flake8_xla.project.link.Session`), or None
         self.link = None
+        #: line spans whose nodes :meth:`rule_nodes` and :meth:`rule_calls` leave out
+        #: (the unit tests of a test file, for a rule not reported in them); set by the
+        #: engine per rule
+        self.hidden_spans: tuple[tuple[int, int], ...] = ()
+        self._shown: dict[object, tuple[object, list[nodes.NodeNG]]] = {}
 
     # ------------------------------------------------------------------ nodes
     def module_nodes(self, klass: type | tuple[type, ...]) -> list[nodes.NodeNG]:
@@ -133,6 +139,27 @@ class Analyzer:
                 found = [order[i] for i in sorted(i for idx in wanted for i in idx)]
             self._by_class[klass] = found
         return found
+
+    def rule_nodes(self, klass: type | tuple[type, ...]) -> list[nodes.NodeNG]:
+        """:meth:`module_nodes` less those on a line of :attr:`hidden_spans`: where a
+        rule looks for its findings (the analysis itself always sees every node)."""
+        if not self.hidden_spans:
+            return self.module_nodes(klass)
+        return self._outside_hidden(klass, self.module_nodes)
+
+    def rule_calls(self, name: str) -> list[nodes.Call]:
+        """:meth:`calls_named` less the calls on a line of :attr:`hidden_spans`."""
+        if not self.hidden_spans:
+            return self.calls_named(name)
+        return self._outside_hidden(("calls", name), lambda _: self.calls_named(name))
+
+    def _outside_hidden(self, key: object, find) -> list[nodes.NodeNG]:
+        spans = self.hidden_spans
+        shown = self._shown.get(key)
+        if shown is None or shown[0] is not spans:
+            shown = self._shown[key] = (spans, [
+                n for n in find(key) if not in_spans(n.fromlineno, spans)])
+        return shown[1]
 
     def plain_loader_calls(self) -> list[nodes.Call]:
         """The module's ``DataLoader(...)`` calls (any spelling) whose value is a plain torch

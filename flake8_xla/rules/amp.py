@@ -87,8 +87,8 @@ AMP is on only when the user turns it on. apex is reported where it is switched 
         if an is None:
             return
         enables_apex = any((an.qualname(c.func) or "") == APEX_ENABLE
-                           for c in an.calls_named("initialize"))
-        for node in an.module_nodes((nodes.Call, nodes.Attribute, nodes.Name)):
+                           for c in an.rule_calls("initialize"))
+        for node in an.rule_nodes((nodes.Call, nodes.Attribute, nodes.Name)):
             what = self._kind(node, enables_apex)
             if not what or an.off_xla_path(node):
                 continue
@@ -208,7 +208,7 @@ Not reported: bfloat16 autocast without a GradScaler, a scaler that is switched 
             return
         seen: set[tuple[int, int]] = set()
         new_api = self._no_xla_scaler()
-        for call in an.calls_named("step"):
+        for call in an.rule_calls("step"):
             func = call.func
             if not isinstance(func, nodes.Attribute) or len(call.args) != 1:
                 continue

@@ -32,7 +32,7 @@ def launcher_calls(an: Analyzer, *, multi_only: bool = False) -> list[nodes.Call
     """``xmp.spawn(fn, ...)`` and ``torch_xla.launch(fn, ...)`` calls of the module; with
     ``multi_only``, those that start more than one process (not ``nprocs=1`` or
     ``debug_single_process=True``)."""
-    return [c for name in ("spawn", "launch") for c in an.calls_named(name)
+    return [c for name in ("spawn", "launch") for c in an.rule_calls(name)
             if an.does(c, "launch") and not (multi_only and _single_process(c))]
 
 
@@ -78,7 +78,7 @@ def _xla_process_group(an: Analyzer) -> bool:
     is ``"xla"`` on the XLA path), which ``torchrun --nproc_per_node=N`` or ``xmp.spawn``
     runs in one process per device (torch_xla ``distributed/xla_backend.py``; the
     "Distributed Data Parallel" guide)."""
-    for call in an.calls_named("init_process_group"):
+    for call in an.rule_calls("init_process_group"):
         if not (an.qualname(call.func) or "").startswith("torch.distributed"):
             continue
         backend = _backend(call)
@@ -93,9 +93,9 @@ def _xla_process_group(an: Analyzer) -> bool:
 def _spmd(an: Analyzer) -> bool:
     """Single-process SPMD: ``xr.use_spmd()``, or the module shards tensors over a mesh
     (``xs.mark_sharding``), which only SPMD mode does."""
-    return any(an.does(c, "spmd") for c in an.calls_named("use_spmd")) or any(
+    return any(an.does(c, "spmd") for c in an.rule_calls("use_spmd")) or any(
         (an.qualname(c.func) or "").startswith("torch_xla.distributed.spmd")
-        for c in an.calls_named("mark_sharding"))
+        for c in an.rule_calls("mark_sharding"))
 
 
 #: modules between a launcher and the module whose code the replicas run
@@ -195,7 +195,7 @@ def wraps_model(an: Analyzer) -> bool:
     before ``train_one_epoch(model, ...)`` of ``train.py`` steps the optimizer)."""
     if any(an.imports.imports_prefix(m) for m in MANAGED):
         return True
-    for call in an.module_nodes(nodes.Call):
+    for call in an.rule_nodes(nodes.Call):
         if an.does(call, "wraps_gradients"):
             return True
         name = (an.qualname(call.func) or source_key(call.func) or "").rsplit(".", 1)[-1]
@@ -426,7 +426,7 @@ reported.
         yield from self._raw_under_wrapper(an)
         if not is_multi_replica(an) or wraps_model(an):
             return
-        for loop in an.module_nodes((nodes.For, nodes.While)):
+        for loop in an.rule_nodes((nodes.For, nodes.While)):
             if not an.steps.is_training_loop(loop) or an.off_xla_path(loop) or \
                     an.steps.cpu_training(loop):
                 continue
@@ -446,7 +446,7 @@ reported.
 
     def _raw_under_wrapper(self, an: Analyzer) -> Iterator[Finding]:
         """``optimizer.optimizer.step()`` of a framework-prepared optimizer."""
-        for call in an.calls_named("step"):
+        for call in an.rule_calls("step"):
             f = call.func
             if isinstance(f, nodes.Attribute) and not call.args and any(
                     v.kind is Kind.OPTIMIZER and v.has("raw") for v in an.value(f.expr)) and \
@@ -456,7 +456,7 @@ reported.
 
     def _local_after_reduce(self, an: Analyzer) -> Iterator[Finding]:
         """``xm.optimizer_step(opt)`` followed by ``opt.step()``, and closures it runs late."""
-        for call in an.calls_named("optimizer_step"):
+        for call in an.rule_calls("optimizer_step"):
             if not an.does(call, "optimizer_step") or an.off_xla_path(call):
                 continue
             args = keyword(call, "optimizer_args")
@@ -468,7 +468,7 @@ reported.
                 continue
             opt = call.args[0]
             scope = call.scope()
-            for other in an.calls_named("step"):
+            for other in an.rule_calls("step"):
                 f = other.func
                 if other.scope() is not scope or other.lineno == call.lineno or \
                         not isinstance(f, nodes.Attribute) or other.args:
@@ -627,7 +627,7 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
         an = self.ctx.analyzer
         if an is None or not is_multi_replica(an) or wraps_model(an):
             return
-        for loop in an.module_nodes((nodes.For, nodes.While)):
+        for loop in an.rule_nodes((nodes.For, nodes.While)):
             if an.off_xla_path(loop):
                 continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
@@ -693,7 +693,7 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
         an = self.ctx.analyzer
         if an is None:
             return
-        for call in an.module_nodes(nodes.Call):
+        for call in an.rule_nodes(nodes.Call):
             if (an.qualname(call.func) or "") != "torch.save":
                 continue
             saved = call.args[0] if call.args else keyword(call, "obj")
@@ -753,7 +753,7 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
     def _live_model_moves(self, an: Analyzer) -> Iterator[Finding]:
         """``model.cpu()`` of a module on the device in a training step, to save it."""
         saves_in: set[int] = set()
-        for call in an.module_nodes(nodes.Call):
+        for call in an.rule_nodes(nodes.Call):
             if an.does(call, "save") or an.does(call, "xla_save"):
                 saves_in.add(id(call.scope()))
         seen: set[int] = set()
@@ -857,12 +857,12 @@ cost time, not correctness).
         if any(an.imports.imports_prefix(m) for m in MANAGED):
             return  # accelerate/Lightning/ignite add the distributed sampler themselves
         has_group = False
-        for call in an.calls_named("init_process_group"):
+        for call in an.rule_calls("init_process_group"):
             backend = _backend(call)
             method = const_str(keyword(call, "init_method")) or ""
             if const_str(backend) in ("xla", None) or method.startswith("xla"):
                 has_group = True  # an XLA (or configurable) process group gives the rank
-        for call in an.module_nodes(nodes.Call):
+        for call in an.rule_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if q.endswith("DistributedSampler") and not has_star_kwargs(call) and \
                     _local_rank(an, argument(call, 2, "rank")) and \
@@ -1144,7 +1144,7 @@ Reported only for explicit `TrainingArguments(...)` calls in XLA code.
         an = self.ctx.analyzer
         if an is None:
             return
-        for call in an.module_nodes(nodes.Call):
+        for call in an.rule_nodes(nodes.Call):
             if (an.qualname(call.func) or "") not in (
                     "transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments"):
                 continue
@@ -1207,16 +1207,16 @@ Reported at the `Trainer(...)` call of a script with a `__main__` block.
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None or "_mp_fn" in an.module.locals or launcher_calls(an) or \
-                an.calls_named("use_spmd"):
+                an.rule_calls("use_spmd"):
             return  # launches itself, or a single-process SPMD script
         has_main = any(isinstance(n, nodes.If) and "__main__" in n.test.as_string()
                        for n in an.module.body)
         if not has_main:
             return
         trainers = {"transformers.Trainer", "transformers.Seq2SeqTrainer"}
-        subclasses = {c.name for c in an.module_nodes(nodes.ClassDef)
+        subclasses = {c.name for c in an.rule_nodes(nodes.ClassDef)
                       if any((an.qualname(b) or "") in trainers for b in c.bases)}
-        for call in an.module_nodes(nodes.Call):
+        for call in an.rule_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if q in trainers or (isinstance(call.func, nodes.Name) and
                                  call.func.name in subclasses):

@@ -415,7 +415,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         an = self.an
         if an is None:
             return
-        for call in an.module_nodes(nodes.Call):
+        for call in an.rule_nodes(nodes.Call):
             if not self._may_pad(call):
                 continue
             found = self._finding_at(call)
@@ -495,7 +495,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             an = self.an
             handed = callback_sites(an.ev)
             found = False
-            for func in an.module_nodes(nodes.FunctionDef):
+            for func in an.rule_nodes(nodes.FunctionDef):
                 klass = func.parent
                 collate = "collat" in func.name.lower() or any(
                     kw == "collate_fn" for kw, _, _ in handed.get(id(func), [])) or (
@@ -789,7 +789,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         if func.name == "__call__" and isinstance(klass, nodes.ClassDef):
             if "collat" in klass.name.lower():
                 return True
-            for other in an.module_nodes(nodes.Keyword):
+            for other in an.rule_nodes(nodes.Keyword):
                 if other.arg == "collate_fn" and any(
                         v.kind is Kind.OBJECT and v.node is klass for v in an.value(other.value)):
                     return True
@@ -860,7 +860,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
         an = self.an
         if an is None:
             return
-        for call in an.module_nodes(nodes.Call):
+        for call in an.rule_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if q in TRAINING_ARGUMENTS:
                 if has_star_kwargs(call):
@@ -943,7 +943,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 return
 
     def _loaders_reaching(self, an) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
-        for call in an.module_nodes(nodes.Call):
+        for call in an.rule_nodes(nodes.Call):
             func = call.func
             name = func.name if isinstance(func, nodes.Name) else (
                 func.attrname if isinstance(func, nodes.Attribute) else "")
@@ -957,7 +957,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                         not v.has("managed"):
                     for inner in self._plain_inside(v.bound or frozenset(), 0):
                         yield inner, call
-        for loop in an.module_nodes(nodes.For):
+        for loop in an.rule_nodes(nodes.For):
             # the loader first: most loops iterate no DataLoader, and is_step_loop costs more
             inner = list(self._plain_inside(an.value(loop.iter), 0))
             if inner and an.steps.is_step_loop(loop):
@@ -1189,11 +1189,11 @@ function compiled with `torch_xla.compile` (there the read breaks the graph, and
                 yield Finding(node.lineno, node.col_offset, self.code,
                               f"{self.code} " + self.GENERATE.format(
                                   what=f"{node.func.as_string()[:40]}()"))
-        for loop in an.module_nodes(nodes.While):
+        for loop in an.rule_nodes(nodes.While):
             if an.steps.is_step_loop(loop):
                 tests.append((loop.test, None, "while"))
         # generate() of a model known to be on the XLA device, even outside a step loop.
-        for node in an.calls_named("generate"):
+        for node in an.rule_calls("generate"):
             if id(node) in seen or not isinstance(node.func, nodes.Attribute):
                 continue
             if any(v.kind is Kind.MODULE and v.device == "xla"
@@ -1323,7 +1323,7 @@ function).
                 seen.add((node.lineno, node.col_offset))
                 yield self.finding(node, what=what)
         # Outside the step: only on tensors known to be on the XLA device.
-        for node in an.module_nodes((nodes.Call, nodes.Subscript)):
+        for node in an.rule_nodes((nodes.Call, nodes.Subscript)):
             if (node.lineno, node.col_offset) in seen or not _may_be_dynamic(node):
                 continue
             what = self._kind(node, None, _on_xla, in_step=False)

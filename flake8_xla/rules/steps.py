@@ -79,7 +79,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         """``torch_xla.experimental.eager_mode(True)``: every op runs as it is traced, so
         there is no graph to grow (torch_xla ``experimental/eager.py``)."""
         for name in ("eager_mode", "eager_mode_context"):
-            for call in an.calls_named(name):
+            for call in an.rule_calls(name):
                 q = an.qualname(call.func) or ""
                 flag = call.args[0] if call.args else keyword(call, "enable")
                 if q.startswith("torch_xla.experimental") and isinstance(flag, nodes.Const) \
@@ -94,7 +94,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         steps = an.steps
         if self._eager(an):
             return
-        for loop in an.module_nodes(LOOPS):
+        for loop in an.rule_nodes(LOOPS):
             training = steps.is_training_loop(loop)
             if not training and not self._collects_lazy_outputs(loop):
                 continue
@@ -316,7 +316,7 @@ show, so this rule is off by default; turn it on with `--extend-select=XLA302`
         if an is None or an.managed:
             return
         steps = an.steps
-        for loop in an.module_nodes(nodes.For):
+        for loop in an.rule_nodes(nodes.For):
             if not self._is_torch_loader(an.value(loop.iter), 0):
                 continue
             if not steps.is_training_loop(loop) or not steps.has_barrier(loop):

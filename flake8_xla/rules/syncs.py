@@ -475,7 +475,7 @@ Not reported: `set_detect_anomaly(False)`, and code off the XLA path.
         an = self.an
         if an is None:
             return
-        for call in an.module_nodes(nodes.Call):
+        for call in an.rule_nodes(nodes.Call):
             if not an.does(call, "anomaly") or an.off_xla_path(call):
                 continue
             q = an.qualname(call.func) or ""
