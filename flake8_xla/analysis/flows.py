@@ -1354,12 +1354,21 @@ class Evaluator:
     def passing_sites(self, func: nodes.NodeNG) -> list[tuple[nodes.Call, bool]]:
         """:meth:`call_sites` whose arguments a parameter of ``func`` takes: those the XLA
         path reaches, when some does (the GPU program's ``main()`` calling the shared
-        ``train(model, optimizer)`` passes nothing the XLA path sees)."""
+        ``train(model, optimizer)`` passes nothing the XLA path sees).
+
+        At most ``MAX_SITES + 1`` of them (the callers join ``MAX_SITES`` and take one
+        more as "unknown beyond"): the path of the rest is never asked."""
         sites = self.call_sites(func)
         if len(sites) > 1:
             from flake8_xla.analysis.paths import off_xla_path
-            sites = [s for s in sites if not off_xla_path(s[0], self)] or sites
-        return sites
+            on: list[tuple[nodes.Call, bool]] = []
+            for site in sites:
+                if not off_xla_path(site[0], self):
+                    on.append(site)
+                    if len(on) > MAX_SITES:
+                        break
+            sites = on or sites
+        return sites[:MAX_SITES + 1]
 
     def callees(self, call: nodes.Call, ctx: Ctx | None, d: int = 0
                 ) -> list[tuple[nodes.NodeNG, bool]]:
