@@ -212,6 +212,7 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         built = "analyzer" in vars(ctx)  # astroid was loaded and a tree built
         if built:
             _release_astroid_refs()
+            _dismantle(ctx)
         del ctx
         if gc_enabled:
             gc.enable()
@@ -240,6 +241,24 @@ def _run_rules(ctx: ModuleContext, selected: list[type[Rule]], strict: bool,
                 if strict:
                     raise
     return findings
+
+
+def _dismantle(ctx: ModuleContext) -> None:
+    """Break the reference cycles of a checked file's analysis, so that reference counting
+    frees it the moment the engine lets go of ``ctx``.
+
+    Left to the collector, the file's astroid tree (every node links its parent) and the
+    memo tables of its analyzers (an Analyzer, its Evaluator, Steps and name table refer
+    to each other, and to the project link's analyzers of other modules) are all young
+    objects that the next young collection must traverse to find them unreachable. A
+    tree that the per-process tree cache keeps for other files' analyses is left whole
+    (see :func:`flake8_xla.project.link.dismantle`).
+    """
+    from flake8_xla.project.link import dismantle
+
+    an = vars(ctx).get("analyzer")
+    dismantle(vars(ctx).get("project_session"), [an] if an is not None else [],
+              an.module if an is not None else None, evicted=True)
 
 
 def _release_astroid_refs() -> None:

@@ -68,11 +68,21 @@ def build_module(source: str, name: str, tree: ast.Module | None = None, *,
         try:
             tree_rebuilder = _ReadOnlyRebuilder(astroid.MANAGER, source)
             module = tree_rebuilder.visit_module(tree, name, "<?>", False)
-            return builder._post_build(module, tree_rebuilder, "utf-8")
+            return _done(builder._post_build(module, tree_rebuilder, "utf-8"), tree_rebuilder)
         except Exception as exc:  # noqa: BLE001 - another astroid: let it parse the text
             rebuild_error = exc
     module, tree_rebuilder = builder._data_build(source, name, None)
     if strict and rebuild_error is not None:
         raise TreeRebuildError(f"astroid parsed {name} but could not rebuild flake8's tree: "
                                f"{rebuild_error!r}") from rebuild_error
-    return builder._post_build(module, tree_rebuilder, "utf-8")
+    return _done(builder._post_build(module, tree_rebuilder, "utf-8"), tree_rebuilder)
+
+
+def _done(module: nodes.Module, rebuilder: object) -> nodes.Module:
+    """``module``, once its rebuilder's state is dropped: the rebuilder keeps its visit
+    methods bound to itself (a reference cycle) and lists of the tree's nodes, so that
+    left alone it held the whole tree until the collector found the cycle, instead of
+    the tree being freed by reference counting once its analysis breaks its parent links
+    (:func:`flake8_xla.project.link.dismantle`)."""
+    vars(rebuilder).clear()
+    return module

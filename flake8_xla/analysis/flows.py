@@ -481,14 +481,7 @@ class Evaluator:
         # tree (see syntax_cache), so every session that analyses it shares them.
         shared = syntax_cache(module)
         self._shared = shared
-        self._bindings: dict[int, list[nodes.NodeNG]] = shared.setdefault("bindings", {})
         self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
-        self._class_attrs: dict[int, dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = shared.setdefault(
-            "class_attrs", {})
-        self._attr_moves: dict[int, dict[str, list[nodes.Call]]] = shared.setdefault(
-            "attr_moves", {})
-        self._local_attrs: dict[int, nodes.AssignAttr | None] = shared.setdefault(
-            "local_attrs", {})
         self._member_memo: dict[tuple[int, str], frozenset[Value]] = {}
         self._obj_attrs: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] | None = \
             None
@@ -501,14 +494,6 @@ class Evaluator:
                                 list[tuple[nodes.NodeNG, Ctx | None]]] = {}
         self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
         self._by_name: dict[str, list[nodes.NodeNG]] | None = None
-        self._frame_calls: dict[int, dict[object, list[nodes.NodeNG]]] = shared.setdefault(
-            "frame_calls", {})
-        self._uses: dict[int, dict[str, tuple[set[str], bool]]] = shared.setdefault(
-            "uses", {})
-        self._called: dict[int, frozenset[str]] = shared.setdefault(
-            "called", {})
-        self._loop_names: dict[int, dict[str, list[nodes.AssignName]]] = shared.setdefault(
-            "loop_names", {})
         self._item_moves: dict[tuple[int, str], list[tuple[nodes.For, nodes.Call]]] | None = \
             None
         self._off_path: dict[tuple[int, tuple[type, ...]], bool] = {}
@@ -716,11 +701,21 @@ class Evaluator:
             return V.host("str", text=value if len(value) <= 80 else None)
         return V.host()
 
+    def _shared_table(self, name: str, node: nodes.NodeNG) -> dict[int, Any]:
+        """Memo table ``name``, keyed by node ids, of the tree that holds ``node`` (see
+        :func:`syntax_cache`): this module's, or another module's for one of its nodes.
+        An entry is only ever kept with its own node's tree, so that once a tree is freed
+        no node that reuses one of its ids can find its entries."""
+        root = node.root()
+        return (self._shared if root is self.module else syntax_cache(root)).setdefault(
+            name, {})
+
     # ------------------------------------------------------------------ names
     def bindings(self, name: nodes.Name) -> list[nodes.NodeNG]:
         """The binding nodes a Name may refer to (scope lookup plus loop-carried ones)."""
         key = id(name)
-        cached = self._bindings.get(key)
+        bindings = self._shared_table("bindings", name)
+        cached = bindings.get(key)
         if cached is not None:
             return cached
         try:
@@ -737,18 +732,19 @@ class Evaluator:
                     if an.lineno > name.lineno and an not in out:
                         out.append(an)
             cur = cur.parent
-        self._bindings[key] = out
+        bindings[key] = out
         return out
 
     def _loop_assigns(self, loop: nodes.NodeNG) -> dict[str, list[nodes.AssignName]]:
         """The names a loop's body assigns (nested scopes excluded), memoised per loop."""
-        table = self._loop_names.get(id(loop))
+        names = self._shared_table("loop_names", loop)
+        table = names.get(id(loop))
         if table is None:
             table = {}
             for stmt in loop.body:
                 for an in stmt.nodes_of_class(nodes.AssignName, skip_klass=SCOPES):
                     table.setdefault(an.name, []).append(an)
-            self._loop_names[id(loop)] = table
+            names[id(loop)] = table
         return table
 
     @staticmethod
@@ -931,7 +927,8 @@ class Evaluator:
         """The nodes of ``klass`` in ``frame``'s own code (nested functions, lambdas and
         classes excluded, though their own nodes are listed), in pre-order; one walk per
         frame, a filtered list per class, both memoised."""
-        index = self._frame_calls.get(id(frame))
+        frames = self._shared_table("frame_calls", frame)
+        index = frames.get(id(frame))
         if index is None:
             order: list[nodes.NodeNG] = []
             stack = list(reversed(list(frame.get_children())))
@@ -940,7 +937,7 @@ class Evaluator:
                 order.append(node)
                 if not isinstance(node, SCOPES):
                     stack.extend(reversed(list(node.get_children())))
-            index = self._frame_calls[id(frame)] = {"": order}
+            index = frames[id(frame)] = {"": order}
         found = index.get(klass)
         if found is None:
             found = index[klass] = [n for n in index[""] if isinstance(n, klass)]
@@ -1232,7 +1229,8 @@ class Evaluator:
     def _attribute_uses(self, func: nodes.NodeNG) -> dict[str, tuple[set[str], bool]]:
         """``key -> (attribute names used on it, moved in place)`` for the dotted keys of
         ``func`` (nested functions included), built in one walk per function."""
-        table = self._uses.get(id(func))
+        uses = self._shared_table("uses", func)
+        table = uses.get(id(func))
         if table is None:
             table = {}
             for node in func.nodes_of_class(nodes.Attribute):
@@ -1246,16 +1244,17 @@ class Evaluator:
                         call.func is node and isinstance(call.parent, nodes.Expr):
                     moved = True  # only a module moves in place: a tensor's .to() copies
                 table[key] = (attrs, moved)
-            self._uses[id(func)] = table
+            uses[id(func)] = table
         return table
 
     def _called_keys(self, func: nodes.NodeNG) -> frozenset[str]:
         """Dotted keys of the function that are called directly (``model(x)``)."""
-        found = self._called.get(id(func))
+        called = self._shared_table("called", func)
+        found = called.get(id(func))
         if found is None:
             found = frozenset(k for c in func.nodes_of_class(nodes.Call)
                               if (k := source_key(c.func)) is not None)
-            self._called[id(func)] = found
+            called[id(func)] = found
         return found
 
     def _module_like(self, call: nodes.Call) -> bool:
@@ -1625,7 +1624,8 @@ class Evaluator:
                                                                          nodes.NodeNG]]]:
         """``attr -> [(binding node, statement)]`` set on ``self`` or in the class body."""
         key = id(klass)
-        table = self._class_attrs.get(key)
+        tables = self._shared_table("class_attrs", klass)
+        table = tables.get(key)
         if table is None:
             table = {}
             for item in klass.body:
@@ -1652,7 +1652,7 @@ class Evaluator:
                         if isinstance(b, nodes.ClassDef) and b is not klass:
                             for k, v in self.class_attrs(b).items():
                                 table.setdefault(k, []).extend(v)
-            self._class_attrs[key] = table
+            tables[key] = table
         return table
 
     def _object_attrs(self) -> dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]]:
@@ -1808,7 +1808,7 @@ class Evaluator:
         else None (syntax only: memoised with the tree)."""
         if not isinstance(use.expr, nodes.Name) or use.expr.name != "self":
             return None
-        table = self._local_attrs
+        table = self._shared_table("local_attrs", use)
         if id(use) in table:
             return table[id(use)]
         table[id(use)] = found = self._find_local_attr_assignment(use)
@@ -2124,9 +2124,10 @@ class Evaluator:
         and those of its base classes in the module (a ``Base.train`` that moves the model
         a ``Sub.save`` saves), including a statement move of a local alias
         (``model = self.model`` then ``model.to(device)``)."""
-        table = self._attr_moves.get(id(klass))
+        moves = self._shared_table("attr_moves", klass)
+        table = moves.get(id(klass))
         if table is None:
-            table = self._attr_moves[id(klass)] = {}  # (a cycle of bases adds nothing)
+            table = moves[id(klass)] = {}  # (a cycle of bases adds nothing)
             for method in klass.mymethods():
                 # ``model = self.model`` then ``model.to(device)``: the same module
                 aliases = {a.targets[0].name: a.value.attrname
