@@ -173,8 +173,15 @@ def dismantle(session: Session | None, analyzers: list[Analyzer],
         _EVICTED.clear()
     for tree in trees.values():
         walked = syntax_cache(tree).get("preorder")
-        for node in walked[0] if walked else list(tree.nodes_of_class(nodes.NodeNG)):
-            node.parent = None
+        if walked:
+            for node in walked[0]:
+                node.parent = None
+        else:
+            stack: list[nodes.NodeNG] = [tree]
+            while stack:
+                node = stack.pop()
+                stack.extend(node.get_children())
+                node.parent = None
         vars(tree).clear()
 
 
