@@ -598,8 +598,8 @@ class Steps:
     def is_step_function(self, func: nodes.NodeNG) -> bool:
         """A function that runs one training step without a loop, or a framework step hook."""
         def compute(fn: nodes.NodeNG) -> bool:
-            if not isinstance(fn, nodes.FunctionDef) or self.is_compiled(fn) or \
-                    self.in_unit_test(fn):
+            if not isinstance(fn, nodes.FunctionDef) or self.in_unit_test(fn) or \
+                    self.is_compiled(fn):
                 return False
             if self._is_hook(fn):
                 return True
@@ -809,8 +809,8 @@ class Steps:
                         for key in reached:
                             self.root_origin.setdefault(key, caller)
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
-                if not self.iterates_parameters(holder.iter):
-                    continue
+                if self.in_unit_test(holder) or not self.iterates_parameters(holder.iter):
+                    continue  # (a unit test's loop is never part of a step)
                 if isinstance(holder, nodes.For):
                     body = list(self.body_nodes(holder, into_loops=True))
                 else:
