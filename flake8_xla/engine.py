@@ -212,7 +212,11 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         built = "analyzer" in vars(ctx)  # astroid was loaded and a tree built
         if built:
             _release_astroid_refs()
-            _dismantle(ctx)
+            try:
+                _dismantle(ctx)
+            except Exception:  # only memory and time: the collector frees it instead
+                if strict:
+                    raise
         del ctx
         if gc_enabled:
             gc.enable()
