@@ -141,8 +141,11 @@ class Analyzer:
         return found
 
     def rule_nodes(self, klass: type | tuple[type, ...]) -> list[nodes.NodeNG]:
-        """:meth:`module_nodes` less those on a line of :attr:`hidden_spans`: where a
-        rule looks for its findings (the analysis itself always sees every node)."""
+        """:meth:`module_nodes` less those on a line of :attr:`hidden_spans`: for a rule's
+        loop over the nodes it reports at. A question whose answer suppresses or enables a
+        finding elsewhere (another assignment that gives a variable the XLA device, a
+        launcher call, a collate function) reads :meth:`module_nodes`, as does the
+        analysis itself: a unit test's code still counts there."""
         if not self.hidden_spans:
             return self.module_nodes(klass)
         return self._outside_hidden(klass, self.module_nodes)

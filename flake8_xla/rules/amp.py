@@ -87,7 +87,7 @@ AMP is on only when the user turns it on. apex is reported where it is switched 
         if an is None:
             return
         enables_apex = any((an.qualname(c.func) or "") == APEX_ENABLE
-                           for c in an.rule_calls("initialize"))
+                           for c in an.calls_named("initialize"))
         for node in an.rule_nodes((nodes.Call, nodes.Attribute, nodes.Name)):
             what = self._kind(node, enables_apex)
             if not what or an.off_xla_path(node):

@@ -240,7 +240,7 @@ XLA device.
         for other in stmt.scope().nodes_of_class(nodes.Assign):
             if isinstance(other.value, nodes.Name) and other.value.name in names:
                 keys.update(k for k in (source_key(t) for t in other.targets) if k)
-        for other in an.rule_nodes(nodes.Assign):
+        for other in an.module_nodes(nodes.Assign):
             if other is stmt:
                 continue
             targets = {k for k in (source_key(t) for t in other.targets) if k}

@@ -32,7 +32,7 @@ def launcher_calls(an: Analyzer, *, multi_only: bool = False) -> list[nodes.Call
     """``xmp.spawn(fn, ...)`` and ``torch_xla.launch(fn, ...)`` calls of the module; with
     ``multi_only``, those that start more than one process (not ``nprocs=1`` or
     ``debug_single_process=True``)."""
-    return [c for name in ("spawn", "launch") for c in an.rule_calls(name)
+    return [c for name in ("spawn", "launch") for c in an.calls_named(name)
             if an.does(c, "launch") and not (multi_only and _single_process(c))]
 
 
@@ -78,7 +78,7 @@ def _xla_process_group(an: Analyzer) -> bool:
     is ``"xla"`` on the XLA path), which ``torchrun --nproc_per_node=N`` or ``xmp.spawn``
     runs in one process per device (torch_xla ``distributed/xla_backend.py``; the
     "Distributed Data Parallel" guide)."""
-    for call in an.rule_calls("init_process_group"):
+    for call in an.calls_named("init_process_group"):
         if not (an.qualname(call.func) or "").startswith("torch.distributed"):
             continue
         backend = _backend(call)
@@ -93,9 +93,9 @@ def _xla_process_group(an: Analyzer) -> bool:
 def _spmd(an: Analyzer) -> bool:
     """Single-process SPMD: ``xr.use_spmd()``, or the module shards tensors over a mesh
     (``xs.mark_sharding``), which only SPMD mode does."""
-    return any(an.does(c, "spmd") for c in an.rule_calls("use_spmd")) or any(
+    return any(an.does(c, "spmd") for c in an.calls_named("use_spmd")) or any(
         (an.qualname(c.func) or "").startswith("torch_xla.distributed.spmd")
-        for c in an.rule_calls("mark_sharding"))
+        for c in an.calls_named("mark_sharding"))
 
 
 #: modules between a launcher and the module whose code the replicas run
@@ -195,7 +195,7 @@ def wraps_model(an: Analyzer) -> bool:
     before ``train_one_epoch(model, ...)`` of ``train.py`` steps the optimizer)."""
     if any(an.imports.imports_prefix(m) for m in MANAGED):
         return True
-    for call in an.rule_nodes(nodes.Call):
+    for call in an.module_nodes(nodes.Call):
         if an.does(call, "wraps_gradients"):
             return True
         name = (an.qualname(call.func) or source_key(call.func) or "").rsplit(".", 1)[-1]
@@ -857,7 +857,7 @@ cost time, not correctness).
         if any(an.imports.imports_prefix(m) for m in MANAGED):
             return  # accelerate/Lightning/ignite add the distributed sampler themselves
         has_group = False
-        for call in an.rule_calls("init_process_group"):
+        for call in an.calls_named("init_process_group"):
             backend = _backend(call)
             method = const_str(keyword(call, "init_method")) or ""
             if const_str(backend) in ("xla", None) or method.startswith("xla"):
@@ -1207,14 +1207,14 @@ Reported at the `Trainer(...)` call of a script with a `__main__` block.
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None or "_mp_fn" in an.module.locals or launcher_calls(an) or \
-                an.rule_calls("use_spmd"):
+                an.calls_named("use_spmd"):
             return  # launches itself, or a single-process SPMD script
         has_main = any(isinstance(n, nodes.If) and "__main__" in n.test.as_string()
                        for n in an.module.body)
         if not has_main:
             return
         trainers = {"transformers.Trainer", "transformers.Seq2SeqTrainer"}
-        subclasses = {c.name for c in an.rule_nodes(nodes.ClassDef)
+        subclasses = {c.name for c in an.module_nodes(nodes.ClassDef)
                       if any((an.qualname(b) or "") in trainers for b in c.bases)}
         for call in an.rule_nodes(nodes.Call):
             q = an.qualname(call.func) or ""

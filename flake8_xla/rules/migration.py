@@ -333,7 +333,7 @@ def torch_xla_uses(ctx: ModuleContext) -> list[Use]:
     if an is None:
         _USES[ctx] = out
         return out
-    for node in an.rule_nodes((nodes.Import, nodes.ImportFrom, nodes.Attribute, nodes.Name,
+    for node in an.module_nodes((nodes.Import, nodes.ImportFrom, nodes.Attribute, nodes.Name,
                                  nodes.Const)):
         use = _use(an, node)
         if use is not None:
@@ -875,10 +875,10 @@ def _compile_calls(ctx: ModuleContext) -> Iterator[nodes.Call]:
     an = ctx.analyzer
     if an is None:
         return
-    for call in an.rule_nodes(nodes.Call):
+    for call in an.module_nodes(nodes.Call):
         if canonical(an.qualname(call.func) or "") == "torch.compile":
             yield call
-    for func in an.rule_nodes(nodes.FunctionDef):
+    for func in an.module_nodes(nodes.FunctionDef):
         for dec in func.decorators.nodes if func.decorators else ():
             if isinstance(dec, nodes.Call) and canonical(an.qualname(dec.func) or "") == \
                     "torch.compile":
@@ -1017,7 +1017,7 @@ if torch.accelerator.is_available():
         if an is None:
             return
         apis = _internal_apis()
-        for call in an.rule_nodes(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             q = canonical(an.qualname(call.func) or "")
             entry = apis.get(q)
             if entry is None or an.steps.in_compiled_function(call):
@@ -1069,7 +1069,7 @@ torch.multiprocessing.set_start_method("spawn")
         trap = _trap("forked_child")
         if an is None or not trap:
             return
-        for call in an.rule_nodes(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             q = canonical(an.qualname(call.func) or "")
             if q == "os.fork":
                 yield self.finding(call, what="os.fork()", exc=trap["raises"],
@@ -1138,7 +1138,7 @@ with torch.tpu.precision(torch.tpu.Precision.HIGHEST):
         if an is None:
             return
         hostile = _compile_hostile()
-        for call in an.rule_nodes(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             q = canonical(an.qualname(call.func) or "")
             entry = hostile.get(q)
             if entry is None or not an.steps.in_compiled_function(call):
@@ -1190,7 +1190,7 @@ ranks = torch.tpu.distributed.topology_aware_mesh((4, 2))
         if an is None:
             return
         deprecated = _deprecated_apis()
-        for node in an.rule_nodes(nodes.Attribute):
+        for node in an.module_nodes(nodes.Attribute):
             if isinstance(node.parent, nodes.Attribute) and node.parent.expr is node:
                 continue
             q = canonical(an.qualname(node) or "")

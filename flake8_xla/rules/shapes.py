@@ -495,7 +495,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             an = self.an
             handed = callback_sites(an.ev)
             found = False
-            for func in an.rule_nodes(nodes.FunctionDef):
+            for func in an.module_nodes(nodes.FunctionDef):
                 klass = func.parent
                 collate = "collat" in func.name.lower() or any(
                     kw == "collate_fn" for kw, _, _ in handed.get(id(func), [])) or (
@@ -789,7 +789,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
         if func.name == "__call__" and isinstance(klass, nodes.ClassDef):
             if "collat" in klass.name.lower():
                 return True
-            for other in an.rule_nodes(nodes.Keyword):
+            for other in an.module_nodes(nodes.Keyword):
                 if other.arg == "collate_fn" and any(
                         v.kind is Kind.OBJECT and v.node is klass for v in an.value(other.value)):
                     return True
@@ -943,7 +943,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 return
 
     def _loaders_reaching(self, an) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
-        for call in an.rule_nodes(nodes.Call):
+        for call in an.module_nodes(nodes.Call):
             func = call.func
             name = func.name if isinstance(func, nodes.Name) else (
                 func.attrname if isinstance(func, nodes.Attribute) else "")
@@ -957,7 +957,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                         not v.has("managed"):
                     for inner in self._plain_inside(v.bound or frozenset(), 0):
                         yield inner, call
-        for loop in an.rule_nodes(nodes.For):
+        for loop in an.module_nodes(nodes.For):
             # the loader first: most loops iterate no DataLoader, and is_step_loop costs more
             inner = list(self._plain_inside(an.value(loop.iter), 0))
             if inner and an.steps.is_step_loop(loop):

@@ -79,7 +79,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         """``torch_xla.experimental.eager_mode(True)``: every op runs as it is traced, so
         there is no graph to grow (torch_xla ``experimental/eager.py``)."""
         for name in ("eager_mode", "eager_mode_context"):
-            for call in an.rule_calls(name):
+            for call in an.calls_named(name):
                 q = an.qualname(call.func) or ""
                 flag = call.args[0] if call.args else keyword(call, "enable")
                 if q.startswith("torch_xla.experimental") and isinstance(flag, nodes.Const) \

@@ -41,7 +41,7 @@ class _VersionRule(Rule):
             return
         target = xla_api().facts_version(self.ctx.options.version)
         lasts = self._last_parts()
-        for node in an.rule_nodes((nodes.Attribute, nodes.ImportFrom, nodes.Import)):
+        for node in an.module_nodes((nodes.Attribute, nodes.ImportFrom, nodes.Import)):
             if isinstance(node, nodes.Import):
                 for name, _ in node.names:
                     fmt = self._hit(canonical(name), target)
