@@ -205,9 +205,10 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        findings = _run_rules(ctx, selected, strict, is_test_file(filename))
+        test_file = is_test_file(filename)
+        findings = _run_rules(ctx, selected, strict, test_file)
         # (the spans the analysis marked, or computed now for a file without one)
-        test_spans = ctx.unit_tests if findings and is_test_file(filename) else ()
+        test_spans = ctx.unit_tests if findings and test_file else ()
     finally:
         built = "analyzer" in vars(ctx)  # astroid was loaded and a tree built
         if built:

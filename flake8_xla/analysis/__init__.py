@@ -146,22 +146,21 @@ class Analyzer:
         finding elsewhere (another assignment that gives a variable the XLA device, a
         launcher call, a collate function) reads :meth:`module_nodes`, as does the
         analysis itself: a unit test's code still counts there."""
-        if not self.hidden_spans:
-            return self.module_nodes(klass)
-        return self._outside_hidden(klass, self.module_nodes)
+        return self._outside_hidden(klass, self.module_nodes(klass))
 
     def rule_calls(self, name: str) -> list[nodes.Call]:
         """:meth:`calls_named` less the calls on a line of :attr:`hidden_spans`."""
-        if not self.hidden_spans:
-            return self.calls_named(name)
-        return self._outside_hidden(("calls", name), lambda _: self.calls_named(name))
+        return self._outside_hidden(("calls", name), self.calls_named(name))
 
-    def _outside_hidden(self, key: object, find) -> list[nodes.NodeNG]:
+    def _outside_hidden(self, key: object, found: list[nodes.NodeNG]) -> list[nodes.NodeNG]:
+        """``found`` (the list memoised under ``key``) less its nodes on a hidden line."""
         spans = self.hidden_spans
+        if not spans:
+            return found
         shown = self._shown.get(key)
         if shown is None or shown[0] is not spans:
             shown = self._shown[key] = (spans, [
-                n for n in find(key) if not in_spans(n.fromlineno, spans)])
+                n for n in found if not in_spans(n.fromlineno, spans)])
         return shown[1]
 
     def plain_loader_calls(self) -> list[nodes.Call]:

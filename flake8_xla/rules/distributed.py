@@ -753,6 +753,8 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
     def _live_model_moves(self, an: Analyzer) -> Iterator[Finding]:
         """``model.cpu()`` of a module on the device in a training step, to save it."""
         saves_in: set[int] = set()
+        # (a save in a unit test only pairs with a move in its own scope, inside that test
+        # too, where nothing is reported: the tests' calls need not be asked)
         for call in an.rule_nodes(nodes.Call):
             if an.does(call, "save") or an.does(call, "xla_save"):
                 saves_in.add(id(call.scope()))
