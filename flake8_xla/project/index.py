@@ -193,6 +193,9 @@ class ProjectIndex:
         self._facts: dict[str, FileFacts | None] = {}
         self._holds: tuple[str, str, bool] | None = None
         self._gate_facts: dict[tuple[str, bool], tuple[bool, FileFacts | None]] = {}
+        #: :meth:`rel` of each path asked (the same file is asked for by the plugin, the
+        #: findings store and the link session)
+        self._rels: dict[str, str | None] = {}
 
     # ------------------------------------------------------------------ files
     def scan(self) -> None:
@@ -281,7 +284,15 @@ class ProjectIndex:
         return True
 
     def rel(self, path: str | os.PathLike[str]) -> str | None:
-        """The key of ``path`` in this index (posix, relative to the root), or None."""
+        """The key of ``path`` in this index (posix, relative to the root), or None
+        (memoised per path: the files are listed once per index)."""
+        key = os.fspath(path)
+        if key in self._rels:
+            return self._rels[key]
+        found = self._rels[key] = self._rel(path)
+        return found
+
+    def _rel(self, path: str | os.PathLike[str]) -> str | None:
         self.scan()
         try:
             # the path as named first: a module symlinked to another file of the project
@@ -967,20 +978,36 @@ class ProjectIndex:
 
 
 _INDEXES: dict[Path, ProjectIndex] = {}
+#: :func:`index_for` of each (path, working folder) asked in this process: the plugin and
+#: the file's analysis both ask it, and finding the root reads the file system
+_INDEX_OF: dict[tuple[str, str], ProjectIndex | None] = {}
+_INDEX_OF_MAX = 65_536
 
 
 def index_for(path: str | os.PathLike[str]) -> ProjectIndex | None:
     """The (per-process) index of the project ``path`` belongs to, or None when it belongs
-    to none (see :func:`~flake8_xla.project.roots.find_root`)."""
+    to none (see :func:`~flake8_xla.project.roots.find_root`). Memoised per path and
+    working folder until :func:`reset`."""
+    try:
+        key = (os.fspath(path), os.getcwd())
+    except OSError:
+        key = None
+    if key is not None and key in _INDEX_OF:
+        return _INDEX_OF[key]
     root = find_root(path)
-    if root is None:
-        return None
-    index = _INDEXES.get(root.path)
-    if index is None:
-        index = _INDEXES[root.path] = ProjectIndex(root)
+    index = None
+    if root is not None:
+        index = _INDEXES.get(root.path)
+        if index is None:
+            index = _INDEXES[root.path] = ProjectIndex(root)
+    if key is not None:
+        if len(_INDEX_OF) >= _INDEX_OF_MAX:
+            _INDEX_OF.clear()
+        _INDEX_OF[key] = index
     return index
 
 
 def reset() -> None:
     """Forget every index of this process (tests; a long-lived process after edits)."""
     _INDEXES.clear()
+    _INDEX_OF.clear()
