@@ -50,7 +50,7 @@ from typing import Any
 
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.project.cache import DiskCache, cache_dir
-from flake8_xla.project.roots import Root, find_root, skipped_dir
+from flake8_xla.project.roots import Root, find_root, run_dir, skipped_dir
 from flake8_xla.project.summary import Summary, summarize
 from flake8_xla.project.xlause import mentions_xla
 
@@ -980,7 +980,7 @@ class ProjectIndex:
 _INDEXES: dict[Path, ProjectIndex] = {}
 #: :func:`index_for` of each (path, working folder) asked in this process: the plugin and
 #: the file's analysis both ask it, and finding the root reads the file system
-_INDEX_OF: dict[tuple[str, str], ProjectIndex | None] = {}
+_INDEX_OF: dict[tuple[str, str | None], ProjectIndex | None] = {}
 _INDEX_OF_MAX = 65_536
 
 
@@ -988,11 +988,8 @@ def index_for(path: str | os.PathLike[str]) -> ProjectIndex | None:
     """The (per-process) index of the project ``path`` belongs to, or None when it belongs
     to none (see :func:`~flake8_xla.project.roots.find_root`). Memoised per path and
     working folder until :func:`reset`."""
-    try:
-        key = (os.fspath(path), os.getcwd())
-    except OSError:
-        key = None
-    if key is not None and key in _INDEX_OF:
+    key = (os.fspath(path), run_dir())  # (find_root reads both)
+    if key in _INDEX_OF:
         return _INDEX_OF[key]
     root = find_root(path)
     index = None
@@ -1000,10 +997,9 @@ def index_for(path: str | os.PathLike[str]) -> ProjectIndex | None:
         index = _INDEXES.get(root.path)
         if index is None:
             index = _INDEXES[root.path] = ProjectIndex(root)
-    if key is not None:
-        if len(_INDEX_OF) >= _INDEX_OF_MAX:
-            _INDEX_OF.clear()
-        _INDEX_OF[key] = index
+    if len(_INDEX_OF) >= _INDEX_OF_MAX:
+        _INDEX_OF.clear()
+    _INDEX_OF[key] = index
     return index
 
 

@@ -122,7 +122,9 @@ def _run_root(top: Path, run_dir: str | None) -> Root | None:
     return Root(run, False)
 
 
-def _run_dir() -> str | None:
+def run_dir() -> str | None:
+    """The current working folder, resolved (None when it is gone): where
+    :func:`find_root` may stop looking for a marker."""
     try:
         return os.path.realpath(os.getcwd())
     except OSError:
@@ -153,7 +155,7 @@ def find_root(file: str | os.PathLike[str]) -> Root | None:
             return None
     except (OSError, ValueError):
         return None
-    root = _root_of_dir(str(path.parent), _run_dir())
+    root = _root_of_dir(str(path.parent), run_dir())
     if root is None:
         return None
     try:
