@@ -25,6 +25,7 @@ Source: PyTorch/XLA "PyTorch on XLA Devices" (a step ends at ``torch_xla.sync()`
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
@@ -53,6 +54,10 @@ MAX_CALL_DEPTH = 3
 #: steps); ``tests/test_robustness.py`` checks the model against it.
 UPDATE_NAMES = frozenset({"backward", "step", "optimizer_step"})
 LOOPS = (nodes.For, nodes.While)
+#: A trainer's per-batch methods: the training step, and the evaluation step it runs too.
+TRAIN_STEP_NAME = re.compile(r"(train|training)(_one)?_(step|batch)")
+EVAL_STEP_NAME = re.compile(
+    r"(val|valid|validation|validate|eval|evaluate|evaluation|test|predict)(_one)?_(step|batch)")
 COMPILE_CONTEXTS = frozenset({"torch_xla.step", "torch_xla.compile",
                               "torch_xla.debug.profiler.StepTrace"})
 STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
@@ -621,6 +626,27 @@ class Steps:
             return False
         return self._memo_q("stepfn", func, compute)
 
+    def is_eval_step_function(self, func: nodes.NodeNG) -> bool:
+        """An evaluation step method beside a framework's training step: ``val_step``
+        (``eval_step``, ``validation_step``, ``test_step`` ...) of a class whose training
+        step is a step function (:meth:`is_step_function`, run per batch by a trainer
+        outside the project, such as argus's), which takes a batch and which the module
+        never calls by name. The trainer runs it per validation batch, on the training
+        step's device."""
+        def compute(fn: nodes.NodeNG) -> bool:
+            klass = enclosing_class(fn)
+            if klass is None or not isinstance(fn, nodes.FunctionDef) or \
+                    not EVAL_STEP_NAME.fullmatch(fn.name) or self.in_unit_test(fn) or \
+                    self.is_compiled(fn) or self.an.calls_named(fn.name):
+                return False
+            if not any(isinstance(m, nodes.FunctionDef) and m is not fn and
+                       TRAIN_STEP_NAME.fullmatch(m.name) and self.is_step_function(m)
+                       for m in klass.body):
+                return False
+            # (its batch: a parameter besides self)
+            return len(fn.args.args) + len(fn.args.posonlyargs) > 1
+        return self._memo_q("evalfn", func, compute)
+
     def _in_one_off(self, call: nodes.Call, fn: nodes.NodeNG) -> bool:
         """``call`` sits in another function, one that runs once (see :meth:`_called_once`)
         or drives training loops of its own: not a step of ``fn``."""
@@ -771,6 +797,15 @@ class Steps:
                     added = {id(n) for n, _, _ in region[before:]}
                     self.step_function_nodes |= added
                     self.training_nodes |= added
+                    self.strong_nodes |= added
+                    self.data_step_nodes |= added
+                elif self.is_eval_step_function(func):
+                    # (run per validation batch by the framework that runs the training
+                    # step, on the same device)
+                    before = len(region)
+                    self._kind = "step"
+                    self._collect(self.function_body(func), func, None, 0, region, set())
+                    added = {id(n) for n, _, _ in region[before:]}
                     self.strong_nodes |= added
                     self.data_step_nodes |= added
             for klass in self.an.module_nodes(nodes.ClassDef):

@@ -125,7 +125,9 @@ for batch in loader:
     xm.add_step_closure(lambda loss: print(f"loss {loss.item()}"), args=(loss,))
 ```
 Reported in step loops, in step functions (one training step without a loop, a
-framework's step hook) and in the functions they call. Not reported: code inside a
+framework's step hook, and the `val_step`/`eval_step` method beside a `train_step` that
+a trainer outside the project runs per batch) and in the functions they call. Not
+reported: code inside a
 step closure, code that runs once (after the loop, or in a branch that ends the loop),
 code off the XLA path, CPU tensors and Python numbers.
 """
@@ -462,7 +464,9 @@ for x, y in loader:
 ```python
 torch.autograd.set_detect_anomaly(False)  # or drop the call
 ```
-Not reported: `set_detect_anomaly(False)`, and code off the XLA path.
+Not reported: `set_detect_anomaly(False)`, code off the XLA path, and anomaly mode
+switched on by a run setting (`if args.detect_anomaly:`, `set_detect_anomaly(cfg.debug)`):
+the user turns it on to debug, as with `set_detect_anomaly(flag)` itself.
 """
     source = ("https://docs.pytorch.org/docs/stable/autograd.html#anomaly-detection",
               "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats")
@@ -476,7 +480,8 @@ Not reported: `set_detect_anomaly(False)`, and code off the XLA path.
         if an is None:
             return
         for call in an.rule_nodes(nodes.Call):
-            if not an.does(call, "anomaly") or an.off_xla_path(call):
+            if not an.does(call, "anomaly") or an.off_xla_path(call) or \
+                    self._behind_switch(call):
                 continue
             q = an.qualname(call.func) or ""
             flag = call.args[0] if call.args else keyword(call, "mode")
@@ -489,6 +494,23 @@ Not reported: `set_detect_anomaly(False)`, and code off the XLA path.
                         self._cpu_only_block(call):
                     continue
                 yield self.finding(call, what="torch.autograd.detect_anomaly()")
+
+    def _behind_switch(self, call: nodes.Call) -> bool:
+        """``call`` runs only when a setting read in a plain test (``if args.debug:``,
+        ``if not cfg.fast:``) says so, and that setting's value on the XLA path is not
+        known: a debugging switch of the run, as ``set_detect_anomaly(args.debug)`` is."""
+        child: nodes.NodeNG = call
+        cur = call.parent
+        while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+            if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
+                test = cur.test
+                while isinstance(test, nodes.UnaryOp) and test.op == "not":
+                    test = test.operand
+                if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Subscript)) and \
+                        xla_truth(cur.test, self.an.ev) is None:
+                    return True
+            child, cur = cur, cur.parent
+        return False
 
     def _cpu_only_block(self, call: nodes.Call) -> bool:
         """``with detect_anomaly():`` around backward passes of CPU tensors only."""
