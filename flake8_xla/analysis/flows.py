@@ -84,6 +84,13 @@ DTYPE_KEEPING_METHODS = frozenset({
     "unsqueeze", "flatten", "expand", "expand_as", "repeat", "t", "permute", "transpose",
     "flip", "roll", "narrow", "select", "index_select", "gather", "repeat_interleave",
     "detach_", "squeeze_", "unsqueeze_", "logical_not_"})
+#: Methods that only a torch tensor has (not a numpy array, a pandas object, a list, a
+#: string): their receiver is a tensor, and so is what they return.
+TENSOR_ONLY_METHODS = frozenset({
+    "topk", "detach", "float", "half", "bfloat16", "double", "long", "unsqueeze", "permute",
+    "contiguous", "expand_as", "view_as", "type_as", "masked_fill", "softmax",
+    "log_softmax", "sigmoid", "new_zeros", "new_ones", "new_full", "index_select",
+    "logsumexp", "mul_", "add_", "sub_", "div_", "clamp", "clamp_"})
 HOST_MODULE_ATTRS = frozenset({"config", "training", "name_or_path", "num_labels", "dtype",
                                "__class__", "__name__", "generation_config",
                                "main_input_name"})
@@ -2454,7 +2461,11 @@ class Evaluator:
                 if self._module_like(call):
                     return one(Kind.MODULE, device=which)
                 return V.tensor(which)
-            return self._unknown_call(call, ctx, d)
+            out = self._unknown_call(call, ctx, d)
+            if out == UNKNOWN_SET and name in TENSOR_ONLY_METHODS:
+                # ``output.topk(k)`` of an unknown output: a tensor, of no known device
+                return V.tensor(V.ANY_DEVICE)
+            return out
         return UNKNOWN_SET
 
     def _construct(self, klass: nodes.ClassDef, call: nodes.Call, ctx: Ctx | None, d: int

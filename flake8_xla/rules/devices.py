@@ -79,6 +79,24 @@ def _selects_xla(func: nodes.NodeNG, param: str) -> bool:
 XLA_DEVICE_NAMES = frozenset({"xla", "tpu", "neuron", "trainium", "inferentia"})
 
 
+def _only_shown(name: nodes.Name) -> bool:
+    """``name`` is only shown to the user: an argument of ``print`` or of a logger's
+    method, directly or formatted into an f-string that is."""
+    node, parent = name, name.parent
+    if isinstance(parent, nodes.FormattedValue) and isinstance(parent.parent, nodes.JoinedStr):
+        node, parent = parent.parent, parent.parent.parent
+    if isinstance(parent, nodes.Call) and any(a is node for a in parent.args):
+        func = parent.func
+        return (isinstance(func, nodes.Name) and func.name == "print") or (
+            isinstance(func, nodes.Attribute) and func.attrname in SHOWN_BY)
+    return False
+
+
+#: Methods that log or print their arguments (a logger's, ``xm.master_print``).
+SHOWN_BY = frozenset({"debug", "info", "warning", "warn", "error", "master_print",
+                      "print", "log"})
+
+
 def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
     """The ``'cuda'``/``'cuda:0'``/``f'cuda:{rank}'`` literal in ``node`` (or a ternary of it)."""
     if node is None:
@@ -208,16 +226,28 @@ XLA device.
 
     def _unread_guard(self, node: nodes.NodeNG) -> bool:
         """A ``'cuda' if torch.cuda.is_available() else 'cpu'`` stored in a name that its
-        module never reads: on an XLA host it is ``'cpu'`` and crashes nothing, and where
-        it is used (another module, a ``map_location``) is not known here."""
+        module never reads, or only prints (``print('using device:', device)``): on an
+        XLA host it is ``'cpu'`` and places nothing, and where it is used (another module,
+        a ``map_location``) is not known here. A read of a name that another binding
+        holds (a function's own ``device = xm.xla_device()``) is not a read of this one."""
         cur = node.parent
         if not isinstance(cur, nodes.IfExp) or not mentions(cur.test, "cuda") or \
                 not isinstance(cur.parent, nodes.Assign):
             return False
-        names = {t.name for t in cur.parent.targets if isinstance(t, nodes.AssignName)}
-        if not names or len(names) != len(cur.parent.targets):
+        targets = [t for t in cur.parent.targets if isinstance(t, nodes.AssignName)]
+        if not targets or len(targets) != len(cur.parent.targets):
             return False
-        return not any(n.name in names for n in self.ctx.analyzer.module_nodes(nodes.Name))
+        names = {t.name for t in targets}
+        an = self.ctx.analyzer
+        for name in an.module_nodes(nodes.Name):
+            if name.name not in names:
+                continue
+            binds = an.ev.bindings(name)
+            if binds and not any(b is t for b in binds for t in targets):
+                continue  # another binding's value
+            if not _only_shown(name):
+                return False
+        return True
 
     def _overwritten_guard(self, node: nodes.NodeNG) -> bool:
         """A ``'cuda' if torch.cuda.is_available() else ...`` whose variable gets the XLA device."""

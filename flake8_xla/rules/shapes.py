@@ -13,6 +13,7 @@ from flake8_xla.analysis.flows import enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
+from flake8_xla.analysis.steps import LOOPS
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, may_update, words
 from flake8_xla.rules.base import Rule
@@ -890,8 +891,12 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
 
     @staticmethod
     def _site_text(site) -> str:
-        return "the step loop iterates" if isinstance(site, nodes.For) else \
-            "feeds the XLA loader"
+        if isinstance(site, nodes.For):
+            return "the step loop iterates"
+        if isinstance(site, nodes.Call) and isinstance(site.func, nodes.Name) and \
+                site.func.name == "next":
+            return "the step loop draws batches from with next()"
+        return "feeds the XLA loader"
 
     flag_only: ClassVar[bool] = False
 
@@ -963,6 +968,15 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
             if inner and an.steps.is_step_loop(loop):
                 for v in inner:
                     yield v, loop
+        for call in an.calls_named("next"):
+            # ``x, y = next(data_iter)`` per step, ``data_iter = iter(train_loader)``
+            # (restarted on StopIteration): each pass over the loader ends with its last batch
+            if not call.args or not an.is_builtin(call.func, "next"):
+                continue
+            inner = list(self._plain_inside(an.value(call.args[0]), 0))
+            if inner and _in_step_loop(an, call):
+                for v in inner:
+                    yield v, call
 
     def _plain_inside(self, vs: frozenset[V.Value], depth: int) -> Iterator[V.Value]:
         if depth > 6:
@@ -979,6 +993,17 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
                 yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
+
+
+def _in_step_loop(an: Analyzer, node: nodes.NodeNG) -> bool:
+    """``node`` runs per iteration of a step loop of its function (or module)."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Lambda,
+                                                   nodes.Module)):
+        if isinstance(cur, LOOPS) and an.steps.is_step_loop(cur):
+            return True
+        cur = cur.parent
+    return False
 
 
 def _loader_rank(facts: FileFacts) -> int | None:

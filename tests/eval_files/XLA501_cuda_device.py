@@ -61,3 +61,22 @@ def timed_step(model, x):
     if torch.cuda.is_available():
         torch.cuda.synchronize()
     return out
+
+
+def guarded_and_only_printed(model):
+    # Trap: the choice is only shown; the model goes to the XLA device by another binding.
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    print("using device:", device)
+    print(f"device {device}")
+
+    def place():
+        device = torch_xla.device()
+        return model.to(device)
+
+    return place()
+
+
+def guarded_printed_and_used(model):
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+    print("using device:", device)
+    return model.to(torch.device(f"{device}"))
