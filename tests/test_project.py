@@ -2973,3 +2973,33 @@ def test_a_method_of_a_class_re_exported_by_another_module_runs_in_the_step(
             """,
     })
     assert [f for f in lint(top / "encoder.py") if f[1] == "XLA104"] == [(9, "XLA104")]
+
+
+def test_shown_cuda_choice_imported_by_another_module(tmp_path: Path) -> None:
+    """A guarded ``'cuda'`` choice that its module only prints is still a hazard when
+    another module imports it and places the model with it; alone it is not."""
+    config = """\
+        import torch
+        import torch_xla
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        print(f"Using device: {device}")
+        """
+    used = write(tmp_path / "used", {
+        "pyproject.toml": "",
+        "config.py": config,
+        "train.py": """\
+            import torch_xla
+            from config import device
+
+            def train(model, loader, optimizer):
+                model.to(device)
+                for x, y in loader:
+                    model(x.to(torch_xla.device())).sum().backward()
+                    optimizer.step()
+                    torch_xla.sync()
+            """,
+    })
+    alone = write(tmp_path / "alone", {"pyproject.toml": "", "config.py": config})
+    assert lint(used / "config.py") == [(4, "XLA501")]
+    assert lint(alone / "config.py") == []

@@ -85,12 +85,15 @@ DTYPE_KEEPING_METHODS = frozenset({
     "flip", "roll", "narrow", "select", "index_select", "gather", "repeat_interleave",
     "detach_", "squeeze_", "unsqueeze_", "logical_not_"})
 #: Methods that only a torch tensor has (not a numpy array, a pandas object, a list, a
-#: string): their receiver is a tensor, and so is what they return.
+#: string, an nn.Module), and that a step applies to what a model computed rather than to
+#: the batch it prepares on the host: their receiver is a tensor, and so is what they
+#: return. (Dtype casts such as ``.float()``/``.long()`` and reshapes such as
+#: ``.unsqueeze()`` are left out: an nn.Module has the casts too, and a CPU batch gets
+#: both before it is moved, as in ``mask.long().sum()``.)
 TENSOR_ONLY_METHODS = frozenset({
-    "topk", "detach", "float", "half", "bfloat16", "double", "long", "unsqueeze", "permute",
-    "contiguous", "expand_as", "view_as", "type_as", "masked_fill", "softmax",
+    "topk", "detach", "expand_as", "view_as", "type_as", "masked_fill", "softmax",
     "log_softmax", "sigmoid", "new_zeros", "new_ones", "new_full", "index_select",
-    "logsumexp", "mul_", "add_", "sub_", "div_", "clamp", "clamp_"})
+    "logsumexp", "norm", "isnan", "isinf", "mul_", "add_", "sub_", "div_"})
 HOST_MODULE_ATTRS = frozenset({"config", "training", "name_or_path", "num_labels", "dtype",
                                "__class__", "__name__", "generation_config",
                                "main_input_name"})

@@ -85,6 +85,8 @@ class Steps:
         #: region nodes that some step loop over data (or step function, forward) runs
         self.data_step_nodes: set[int] = set()
         self.step_function_nodes: set[int] = set()
+        #: region nodes of an evaluation step method (see is_eval_step_function)
+        self.eval_step_nodes: set[int] = set()
         self.training_nodes: set[int] = set()
         self.forward_nodes: set[int] = set()
         self.strong_nodes: set[int] = set()
@@ -639,13 +641,26 @@ class Steps:
                     not EVAL_STEP_NAME.fullmatch(fn.name) or self.in_unit_test(fn) or \
                     self.is_compiled(fn) or self.an.calls_named(fn.name):
                 return False
-            if not any(isinstance(m, nodes.FunctionDef) and m is not fn and
+            params = [a.name for a in fn.args.posonlyargs + fn.args.args][1:]
+            if not params or any(isinstance(lp.iter, nodes.Name) and lp.iter.name in params
+                                 for lp in self.ev.own_nodes(fn, nodes.For)):
+                return False  # no batch, or an epoch over the loader it is handed
+            return any(isinstance(m, nodes.FunctionDef) and m is not fn and
                        TRAIN_STEP_NAME.fullmatch(m.name) and self.is_step_function(m)
-                       for m in klass.body):
-                return False
-            # (its batch: a parameter besides self)
-            return len(fn.args.args) + len(fn.args.posonlyargs) > 1
+                       for c in self._own_lineage(klass) for m in c.body)
         return self._memo_q("evalfn", func, compute)
+
+    def _own_lineage(self, klass: nodes.ClassDef, depth: int = 0) -> list[nodes.ClassDef]:
+        """``klass`` and the classes of its module it derives from, by name (no inference)."""
+        out = [klass]
+        if depth < 4:
+            for base in klass.bases:
+                if isinstance(base, nodes.Name):
+                    found = [b for b in self.an.module.locals.get(base.name, ())
+                             if isinstance(b, nodes.ClassDef) and b is not klass]
+                    for b in found[:1]:
+                        out += self._own_lineage(b, depth + 1)
+        return out
 
     def _in_one_off(self, call: nodes.Call, fn: nodes.NodeNG) -> bool:
         """``call`` sits in another function, one that runs once (see :meth:`_called_once`)
@@ -806,6 +821,7 @@ class Steps:
                     self._kind = "step"
                     self._collect(self.function_body(func), func, None, 0, region, set())
                     added = {id(n) for n, _, _ in region[before:]}
+                    self.eval_step_nodes |= added
                     self.strong_nodes |= added
                     self.data_step_nodes |= added
             for klass in self.an.module_nodes(nodes.ClassDef):

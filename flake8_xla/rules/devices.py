@@ -80,11 +80,30 @@ XLA_DEVICE_NAMES = frozenset({"xla", "tpu", "neuron", "trainium", "inferentia"})
 
 
 def _only_shown(name: nodes.Name) -> bool:
-    """``name`` is only shown to the user: an argument of ``print`` or of a logger's
-    method, directly or formatted into an f-string that is."""
+    """``name`` is only shown to the user, or compared with a string: an argument of
+    ``print``, of a logger's method or of a ``.write()``, directly or through ``str()``,
+    ``+``/``%``, ``.format()`` or an f-string; or ``device == 'cuda'``."""
     node, parent = name, name.parent
-    if isinstance(parent, nodes.FormattedValue) and isinstance(parent.parent, nodes.JoinedStr):
-        node, parent = parent.parent, parent.parent.parent
+    for _ in range(6):
+        if isinstance(parent, nodes.Compare) and all(
+                isinstance(right, nodes.Const) and isinstance(right.value, str)
+                for _, right in parent.ops):
+            return True
+        if isinstance(parent, nodes.FormattedValue) and isinstance(parent.parent,
+                                                                   nodes.JoinedStr):
+            node, parent = parent.parent, parent.parent.parent
+        elif isinstance(parent, nodes.BinOp) and parent.op in ("+", "%"):
+            node, parent = parent, parent.parent
+        elif isinstance(parent, (nodes.Tuple, nodes.List)) and \
+                isinstance(parent.parent, nodes.BinOp) and parent.parent.op == "%":
+            node, parent = parent.parent, parent.parent.parent
+        elif isinstance(parent, nodes.Call) and any(a is node for a in parent.args) and (
+                (isinstance(parent.func, nodes.Name) and parent.func.name == "str") or
+                (isinstance(parent.func, nodes.Attribute) and
+                 parent.func.attrname == "format")):
+            node, parent = parent, parent.parent
+        else:
+            break
     if isinstance(parent, nodes.Call) and any(a is node for a in parent.args):
         func = parent.func
         return (isinstance(func, nodes.Name) and func.name == "print") or (
@@ -92,9 +111,10 @@ def _only_shown(name: nodes.Name) -> bool:
     return False
 
 
-#: Methods that log or print their arguments (a logger's, ``xm.master_print``).
+#: Methods that log or print their arguments (a logger's, ``xm.master_print``, a stream's
+#: or tqdm's ``write``).
 SHOWN_BY = frozenset({"debug", "info", "warning", "warn", "error", "master_print",
-                      "print", "log"})
+                      "print", "log", "write"})
 
 
 def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
@@ -225,20 +245,29 @@ XLA device.
                     yield value, f"{node.targets[0].as_string()} = {value.as_string()}"
 
     def _unread_guard(self, node: nodes.NodeNG) -> bool:
-        """A ``'cuda' if torch.cuda.is_available() else 'cpu'`` stored in a name that its
-        module never reads, or only prints (``print('using device:', device)``): on an
-        XLA host it is ``'cpu'`` and places nothing, and where it is used (another module,
-        a ``map_location``) is not known here. A read of a name that another binding
-        holds (a function's own ``device = xm.xla_device()``) is not a read of this one."""
+        """A ``'cuda' if torch.cuda.is_available() else 'cpu'`` (or ``torch.device()`` of
+        one) stored in a name that its module never reads, or only shows (``print('using
+        device:', device)``, a log line, a ``device == 'cuda'`` test): on an XLA host it is
+        ``'cpu'`` and places nothing, and where it is used (another module, a
+        ``map_location``) is not known here. A read of a name that another binding holds
+        (a function's own ``device = xm.xla_device()``) is not a read of this one. A shown
+        choice at module level that another module of the project may import is still
+        reported."""
         cur = node.parent
-        if not isinstance(cur, nodes.IfExp) or not mentions(cur.test, "cuda") or \
-                not isinstance(cur.parent, nodes.Assign):
+        if not isinstance(cur, nodes.IfExp) or not mentions(cur.test, "cuda"):
             return False
-        targets = [t for t in cur.parent.targets if isinstance(t, nodes.AssignName)]
-        if not targets or len(targets) != len(cur.parent.targets):
+        assign = cur.parent
+        if isinstance(assign, nodes.Call) and \
+                self.ctx.analyzer.qualname(assign.func) == "torch.device":
+            assign = assign.parent
+        if not isinstance(assign, nodes.Assign):
+            return False
+        targets = [t for t in assign.targets if isinstance(t, nodes.AssignName)]
+        if not targets or len(targets) != len(assign.targets):
             return False
         names = {t.name for t in targets}
         an = self.ctx.analyzer
+        shown = False
         for name in an.module_nodes(nodes.Name):
             if name.name not in names:
                 continue
@@ -247,6 +276,11 @@ XLA device.
                 continue  # another binding's value
             if not _only_shown(name):
                 return False
+            shown = True
+        if shown and isinstance(assign.scope(), nodes.Module) and an.link is not None:
+            rel = an.link.rel_of(an)
+            if rel is None or an.link.index.callers(rel, names, every_module=True):
+                return False  # (``from config import device`` elsewhere: used there)
         return True
 
     def _overwritten_guard(self, node: nodes.NodeNG) -> bool:

@@ -908,6 +908,9 @@ cost time, not correctness).
                 if has_star_kwargs(node) or keyword(node, "sampler") is not None or \
                         here and an.off_xla_path(node):
                     continue  # (``else: DataLoader(ds, shuffle=True)`` of a GPU run)
+                home = an if here else (an.link.analyzer_of(node) if an.link else None)
+                if home is not None and _sharded_by_ordinal(home, node):
+                    continue  # ``dataset(files[xm.get_ordinal()])``: one shard per replica
                 reported.add(id(node))
                 found = self.finding_text(
                     node, f"{self.code} {self.STREAM if stream else self.NO_SAMPLER}")
@@ -980,6 +983,44 @@ def _local_rank(an: Analyzer, expr: nodes.NodeNG | None, depth: int = 0) -> bool
     if isinstance(expr, nodes.Subscript) and an.qualname(expr.value) == "os.environ":
         return const_str(expr.slice) in _LOCAL_ENV
     return False
+
+
+#: The replica's index among all replicas: a dataset built from it is sharded by hand.
+_ORDINAL_CALLS = frozenset({"torch_xla.core.xla_model.get_ordinal",
+                            "torch_xla.runtime.global_ordinal",
+                            "torch.distributed.get_rank"})
+
+
+def _sharded_by_ordinal(an: Analyzer, loader: nodes.Call) -> bool:
+    """The DataLoader's dataset is built from the replica's global index: the expression
+    that makes it, or a function of the module that expression calls (one level), reads
+    ``xm.get_ordinal()``/``xr.global_ordinal()``/``dist.get_rank()`` (``files[rank]``,
+    ``Shard(paths, rank=xr.global_ordinal())``): each replica already reads its own
+    shard, with no sampler."""
+    dataset = argument(loader, 0, "dataset")
+    if dataset is None:
+        return False
+    exprs: list[nodes.NodeNG] = [dataset]
+    if isinstance(dataset, nodes.Name):
+        binds = an.ev.bindings(dataset)
+        exprs = [b.parent.value for b in binds if isinstance(b, nodes.AssignName) and
+                 isinstance(b.parent, nodes.Assign)]
+        if not exprs or len(exprs) != len(binds):
+            return False
+
+    def reads_ordinal(expr: nodes.NodeNG) -> bool:
+        return any(an.qualname(c.func) in _ORDINAL_CALLS
+                   for c in expr.nodes_of_class(nodes.Call))
+
+    for expr in exprs:
+        if reads_ordinal(expr):
+            continue
+        if not any(isinstance(func, nodes.FunctionDef) and func.root() is an.module and
+                   any(reads_ordinal(stmt) for stmt in func.body)
+                   for call in expr.nodes_of_class(nodes.Call)
+                   for func, _ in an.ev.functions_called(call, None)):
+            return False
+    return True
 
 
 def _checked_at_home(an: Analyzer, call: nodes.Call) -> bool:

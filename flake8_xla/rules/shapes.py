@@ -973,6 +973,9 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
             # (restarted on StopIteration): each pass over the loader ends with its last batch
             if not call.args or not an.is_builtin(call.func, "next"):
                 continue
+            arg = call.args[0]
+            if isinstance(arg, nodes.Call) and an.is_builtin(arg.func, "iter"):
+                continue  # ``next(iter(loader))``: a fresh pass's first batch, always full
             inner = list(self._plain_inside(an.value(call.args[0]), 0))
             if inner and _in_step_loop(an, call):
                 for v in inner:

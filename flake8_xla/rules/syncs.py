@@ -165,6 +165,7 @@ code off the XLA path, CPU tensors and Python numbers.
                                    fix=self.FIX_PARAM)
             else:
                 where = "in the training step" if id(node) in steps.step_function_nodes \
+                    else "in the evaluation step" if id(node) in steps.eval_step_nodes \
                     else "in the step loop"
                 caller = steps.root_origin.get(id(node))
                 if caller is not None:
@@ -496,20 +497,51 @@ the user turns it on to debug, as with `set_detect_anomaly(flag)` itself.
                 yield self.finding(call, what="torch.autograd.detect_anomaly()")
 
     def _behind_switch(self, call: nodes.Call) -> bool:
-        """``call`` runs only when a setting read in a plain test (``if args.debug:``,
-        ``if not cfg.fast:``) says so, and that setting's value on the XLA path is not
-        known: a debugging switch of the run, as ``set_detect_anomaly(args.debug)`` is."""
+        """``call`` runs only when a run setting says so (``if args.debug:``, ``if not
+        cfg.fast:``, ``if cfg.get("detect_anomaly"):``, ``if os.environ.get("DEBUG"):``),
+        and that setting's value on the XLA path is not known: a debugging switch of the
+        run, as ``set_detect_anomaly(args.debug)`` is."""
         child: nodes.NodeNG = call
         cur = call.parent
         while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
-            if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
-                test = cur.test
-                while isinstance(test, nodes.UnaryOp) and test.op == "not":
-                    test = test.operand
-                if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Subscript)) and \
-                        xla_truth(cur.test, self.an.ev) is None:
-                    return True
+            if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test and \
+                    self._is_switch(cur.test) and xla_truth(cur.test, self.an.ev) is None and \
+                    not any(v.kind is Kind.HOST and v.text in ("True", "False")
+                            for v in self.an.value(cur.test)):
+                return True
             child, cur = cur, cur.parent
+        return False
+
+    def _is_switch(self, test: nodes.NodeNG, depth: int = 0) -> bool:
+        """``test`` reads run settings only: an attribute or key of a settings object, a
+        ``.get()``/``getattr``/``os.getenv`` of one, a parameter, a name bound to one of
+        these, and ``not``/``and``/``or``/``is True`` of them (not a value the code
+        computes, such as ``step < 10`` or ``xm.is_master_ordinal()``)."""
+        if depth > 4:
+            return False
+        if isinstance(test, nodes.UnaryOp) and test.op == "not":
+            return self._is_switch(test.operand, depth + 1)
+        if isinstance(test, nodes.BoolOp):
+            return all(self._is_switch(v, depth + 1) for v in test.values)
+        if isinstance(test, nodes.Compare):
+            return all(op in ("is", "is not", "==", "!=") and isinstance(right, nodes.Const)
+                       and isinstance(right.value, bool) for op, right in test.ops) and \
+                self._is_switch(test.left, depth + 1)
+        if isinstance(test, (nodes.Attribute, nodes.Subscript)):
+            return True
+        if isinstance(test, nodes.Call):
+            func = test.func
+            return (isinstance(func, nodes.Attribute) and func.attrname == "get") or \
+                self.an.is_builtin(func, "getattr") or self.an.qualname(func) == "os.getenv"
+        if isinstance(test, nodes.Name):
+            binds = self.an.ev.bindings(test)
+            if len(binds) != 1:
+                return False
+            bind = binds[0]
+            if isinstance(bind, nodes.AssignName) and isinstance(bind.parent, nodes.Arguments):
+                return True  # a parameter: the caller's setting
+            return isinstance(bind, nodes.AssignName) and isinstance(
+                bind.parent, nodes.Assign) and self._is_switch(bind.parent.value, depth + 1)
         return False
 
     def _cpu_only_block(self, call: nodes.Call) -> bool:

@@ -39,3 +39,17 @@ def train_even(model, dataset, optimizer, max_steps):
         model(x.to(device)).sum().backward()
         optimizer.step()
         torch_xla.sync()
+
+
+def train_with_probe(model, dataset, val_set, optimizer, steps):
+    batches = iter(DataLoader(dataset, batch_size=8, drop_last=True))
+    val_loader = DataLoader(val_set, batch_size=8)
+    for step in range(steps):
+        x, y = next(batches)
+        model(x.to(device)).sum().backward()
+        optimizer.step()
+        torch_xla.sync()
+        if step % 100 == 0:
+            # Trap: a fresh iterator's first batch is always a full one.
+            vx, _ = next(iter(val_loader))
+            model(vx.to(device))

@@ -11,6 +11,10 @@ def accuracy(output, k):
     return output.topk(k)[1].float().mean()
 
 
+def token_count(batch):
+    return batch["attention_mask"].long().sum()
+
+
 def train(loss_fn, model, loader, optimizer):
     for batch in loader:
         loss, output = loss_fn(model, batch)
@@ -21,6 +25,11 @@ def train(loss_fn, model, loader, optimizer):
         confidence = output.softmax(-1).max()
         if confidence.item() > 0.9:  # error: XLA201
             print("confident")
+        # Traps: casts of the batch the loader gave, read before it goes to the device
+        # (a CPU batch of an unknown loader; an nn.Module has .half() too).
+        print(token_count(batch).item())
+        teacher = model.half()
+        print("teacher:", teacher)
 
 
 def summarise(loss_fn, batches):

@@ -60,3 +60,20 @@ class Runner:
 
 def report(runner, batch):
     print(runner.eval_step(batch))
+
+
+class Child(Model):
+    """The training step is inherited from a class of the module."""
+
+    def val_step(self, batch, state):
+        x, _ = batch
+        return self.net(x.to(self.device)).mean().item()  # error: XLA201
+
+
+class EpochModel(Model):
+    def validation_step(self, val_loader):
+        # Trap: an epoch over the loader it is handed; the read after the loop runs once.
+        total = torch.zeros((), device=self.device)
+        for x, _ in val_loader:
+            total += self.net(x.to(self.device)).sum()
+        return total.item()

@@ -80,3 +80,18 @@ def guarded_printed_and_used(model):
     device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
     print("using device:", device)
     return model.to(torch.device(f"{device}"))
+
+
+def shown_other_ways(model, logger):
+    # Trap: shown through concatenation, format, % and str(), and tested against a name.
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    print("Using device: " + str(device))
+    logger.info("device {}".format(device))
+    logger.info("device %s" % device)
+    pin = device == "cuda"
+
+    def place():
+        device = torch_xla.device()
+        return model.to(device)
+
+    return place(), pin

@@ -30,6 +30,38 @@ def _mp_fn(index, dataset, eval_dataset, stream):
     for x in pl.MpDeviceLoader(piped, device):
         model(x).sum().backward()
         xm.optimizer_step(optimizer)
+    # Traps: datasets each replica builds from its own shard (its global index).
+    mine = DataLoader(ShardSet(files_of(xr.global_ordinal())), batch_size=8, drop_last=True)
+    for x in pl.MpDeviceLoader(mine, device):
+        model(x).sum().backward()
+        xm.optimizer_step(optimizer)
+    for x in pl.MpDeviceLoader(DataLoader(own_shard(), batch_size=8, drop_last=True), device):
+        model(x).sum().backward()
+        xm.optimizer_step(optimizer)
+    # Reported: a dataset whose helper reads no replica index.
+    every = DataLoader(ShardSet(files_of(0)), batch_size=8, drop_last=True)  # error: XLA504
+    for x in pl.MpDeviceLoader(every, device):
+        model(x).sum().backward()
+        xm.optimizer_step(optimizer)
+
+
+class ShardSet(torch.utils.data.Dataset):
+    def __init__(self, files):
+        self.files = files
+
+    def __len__(self):
+        return len(self.files)
+
+    def __getitem__(self, i):
+        return torch.load(self.files[i])
+
+
+def files_of(shard):
+    return [f"data/{shard}/{i}.pt" for i in range(64)]
+
+
+def own_shard():
+    return ShardSet(files_of(torch.distributed.get_rank()))
 
 
 if __name__ == "__main__":
