@@ -168,7 +168,7 @@ model = Net().to(device)
 ```
 Not reported: code under an `if` that tests for CUDA, and a guarded choice
 (`"cuda" if torch.cuda.is_available() else ...`) whose variable is later set to the
-XLA device.
+XLA device, or is only printed or logged (unless another module imports it).
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
     versions = "all"

@@ -823,7 +823,8 @@ dataset (`load_dataset(..., streaming=True)`, also after `.map`/`.shuffle`): no 
 can shard a stream, so the fix is `split_dataset_by_node(ds, rank=xr.global_ordinal(),
 world_size=xr.world_size())` (or `ds.shard(...)`). A loader built by a factory in
 another module is reported where it is built. Evaluation loops are left alone (they
-cost time, not correctness).
+cost time, not correctness), and so is a dataset built from the replica's global index
+(`ShardSet(files[xr.global_ordinal()])`): each replica reads its own shard already.
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",
               ("https://docs.pytorch.org/docs/stable/data.html#torch.utils.data.distributed."
