@@ -3003,3 +3003,41 @@ def test_shown_cuda_choice_imported_by_another_module(tmp_path: Path) -> None:
     alone = write(tmp_path / "alone", {"pyproject.toml": "", "config.py": config})
     assert lint(used / "config.py") == [(4, "XLA501")]
     assert lint(alone / "config.py") == []
+
+
+def test_an_evaluation_step_another_module_calls_is_not_a_framework_step(
+        tmp_path: Path) -> None:
+    """``val_step`` beside a ``train_step`` is an evaluation step that a trainer runs per
+    batch only when no module of the project calls it (here ``main.py`` calls it once,
+    after training)."""
+    model = """\
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+
+        class Model:
+            def __init__(self, net, optimizer):
+                self.device = torch_xla.device()
+                self.net = net.to(self.device)
+                self.optimizer = optimizer
+
+            def train_step(self, batch):
+                self.net(batch.to(self.device)).sum().backward()
+                xm.optimizer_step(self.optimizer)
+
+            def val_step(self, batch):
+                return self.net(batch.to(self.device)).mean().item()
+        """
+    called = write(tmp_path / "called", {
+        "pyproject.toml": "",
+        "model.py": model,
+        "main.py": """\
+            from model import Model
+
+            def main(net, optimizer, holdout):
+                print(Model(net, optimizer).val_step(holdout))
+            """,
+    })
+    alone = write(tmp_path / "alone", {"pyproject.toml": "", "model.py": model})
+    assert lint(called / "model.py") == []
+    assert lint(alone / "model.py") == [(16, "XLA201")]

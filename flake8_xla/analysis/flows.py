@@ -356,6 +356,16 @@ def enclosing_function(node: nodes.NodeNG) -> nodes.NodeNG | None:
     return None
 
 
+def _defines_method(module: nodes.Module, name: str) -> bool:
+    """A class of ``module`` defines a method ``name`` (syntax, kept with the tree)."""
+    cache = syntax_cache(module)
+    found = cache.get("method_names")
+    if found is None:
+        found = cache["method_names"] = frozenset(
+            m.name for k in module.nodes_of_class(nodes.ClassDef) for m in k.mymethods())
+    return name in found
+
+
 def enclosing_class(func: nodes.NodeNG) -> nodes.ClassDef | None:
     """The ClassDef of which ``func`` is a method, else None."""
     parent = func.parent
@@ -2407,7 +2417,11 @@ class Evaluator:
         return self._unknown_call(call, ctx, d)
 
     def _unknown_call(self, call: nodes.Call, ctx: Ctx | None, d: int) -> frozenset[Value]:
-        """A call of something unknown: a tensor when it is handed lazy tensors."""
+        """A call of something unknown: a tensor when it is handed lazy tensors.
+
+        (Not a CPU tensor when handed CPU tensors only: an unknown model run on a batch
+        of a plain DataLoader would then make its loop CPU training, see
+        ``Steps.cpu_training``.)"""
         args = [self.value(a, ctx, d) for a in call.args]
         args += [self.value(k.value, ctx, d) for k in call.keywords or ()]
         if any(V.holds_lazy(a) for a in args):
@@ -2464,9 +2478,15 @@ class Evaluator:
                 if self._module_like(call):
                     return one(Kind.MODULE, device=which)
                 return V.tensor(which)
+            if name == "cpu" and not call.args and not call.keywords:
+                # ``teacher.cpu()``, ``x.cpu()`` of an unknown value: on the host now
+                return one(Kind.MODULE, device="cpu") if self._module_like(call) \
+                    else V.tensor("cpu")
             out = self._unknown_call(call, ctx, d)
-            if out == UNKNOWN_SET and name in TENSOR_ONLY_METHODS:
+            if out == UNKNOWN_SET and name in TENSOR_ONLY_METHODS and \
+                    not _defines_method(call.root(), name):
                 # ``output.topk(k)`` of an unknown output: a tensor, of no known device
+                # (unless a class of the module has a method of that name: its object)
                 return V.tensor(V.ANY_DEVICE)
             return out
         return UNKNOWN_SET

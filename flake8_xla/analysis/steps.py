@@ -632,8 +632,8 @@ class Steps:
         """An evaluation step method beside a framework's training step: ``val_step``
         (``eval_step``, ``validation_step``, ``test_step`` ...) of a class whose training
         step is a step function (:meth:`is_step_function`, run per batch by a trainer
-        outside the project, such as argus's), which takes a batch and which the module
-        never calls by name. The trainer runs it per validation batch, on the training
+        outside the project, such as argus's), which takes a batch and which no module of
+        the project calls by name. The trainer runs it per validation batch, on the training
         step's device."""
         def compute(fn: nodes.NodeNG) -> bool:
             klass = enclosing_class(fn)
@@ -641,6 +641,12 @@ class Steps:
                     not EVAL_STEP_NAME.fullmatch(fn.name) or self.in_unit_test(fn) or \
                     self.is_compiled(fn) or self.an.calls_named(fn.name):
                 return False
+            link = self.ev.link
+            rel = link.rel_of(self.an) if link is not None else None
+            if rel is not None and (
+                    link.index.callers(rel, [fn.name], every_module=True) or
+                    link.index.attr_callers(rel, [fn.name], every_module=True)):
+                return False  # another module of the project calls it (its loop, or once)
             params = [a.name for a in fn.args.posonlyargs + fn.args.args][1:]
             if not params or any(isinstance(lp.iter, nodes.Name) and lp.iter.name in params
                                  for lp in self.ev.own_nodes(fn, nodes.For)):

@@ -992,12 +992,17 @@ _ORDINAL_CALLS = frozenset({"torch_xla.core.xla_model.get_ordinal",
                             "torch.distributed.get_rank"})
 
 
+#: Keyword names under which a dataset takes the part it reads.
+_SHARD_WORDS = ("rank", "shard", "ordinal", "part", "split", "index", "node")
+
+
 def _sharded_by_ordinal(an: Analyzer, loader: nodes.Call) -> bool:
-    """The DataLoader's dataset is built from the replica's global index: the expression
-    that makes it, or a function of the module that expression calls (one level), reads
-    ``xm.get_ordinal()``/``xr.global_ordinal()``/``dist.get_rank()`` (``files[rank]``,
-    ``Shard(paths, rank=xr.global_ordinal())``): each replica already reads its own
-    shard, with no sampler."""
+    """The DataLoader's dataset selects its data by the replica's global index
+    (``xm.get_ordinal()``/``xr.global_ordinal()``/``dist.get_rank()``, or a name bound to
+    it): as an index or slice (``files[rank]``, ``files[rank::n]``) or a keyword such as
+    ``rank=``/``shard_id=``, in the expression that makes it or in a function of the
+    module that expression calls (one level). Each replica then reads its own shard,
+    with no sampler; an index used only for a seed or a log name shards nothing."""
     dataset = argument(loader, 0, "dataset")
     if dataset is None:
         return False
@@ -1008,20 +1013,43 @@ def _sharded_by_ordinal(an: Analyzer, loader: nodes.Call) -> bool:
                  isinstance(b.parent, nodes.Assign)]
         if not exprs or len(exprs) != len(binds):
             return False
-
-    def reads_ordinal(expr: nodes.NodeNG) -> bool:
-        return any(an.qualname(c.func) in _ORDINAL_CALLS
-                   for c in expr.nodes_of_class(nodes.Call))
-
     for expr in exprs:
-        if reads_ordinal(expr):
+        if _selects_by_ordinal(an, expr, expr.frame()):
             continue
         if not any(isinstance(func, nodes.FunctionDef) and func.root() is an.module and
-                   any(reads_ordinal(stmt) for stmt in func.body)
+                   any(_selects_by_ordinal(an, stmt, func) for stmt in func.body)
                    for call in expr.nodes_of_class(nodes.Call)
                    for func, _ in an.ev.functions_called(call, None)):
             return False
     return True
+
+
+def _selects_by_ordinal(an: Analyzer, root: nodes.NodeNG, frame: nodes.NodeNG) -> bool:
+    """``root`` indexes, slices or shards by the replica's global index (see
+    :func:`_sharded_by_ordinal`); names bound to it in ``frame`` count."""
+    def ordinal(expr: nodes.NodeNG) -> bool:
+        return any(an.qualname(c.func) in _ORDINAL_CALLS
+                   for c in expr.nodes_of_class(nodes.Call))
+
+    names = {t.name for a in frame.nodes_of_class(nodes.Assign) if ordinal(a.value)
+             for t in a.targets if isinstance(t, nodes.AssignName)}
+
+    def uses(expr: nodes.NodeNG) -> bool:
+        return ordinal(expr) or any(n.name in names for n in expr.nodes_of_class(nodes.Name))
+
+    def is_ordinal(expr: nodes.NodeNG) -> bool:
+        return (isinstance(expr, nodes.Call) and an.qualname(expr.func) in _ORDINAL_CALLS) or \
+            (isinstance(expr, nodes.Name) and expr.name in names)
+
+    if any(uses(sub.slice) for sub in root.nodes_of_class(nodes.Subscript)):
+        return True
+    for call in root.nodes_of_class(nodes.Call):
+        if any(is_ordinal(a) for a in call.args):
+            return True  # ``shard_files(rank)``: the index itself, handed over
+        if any(kw.arg is not None and any(w in kw.arg.lower() for w in _SHARD_WORDS) and
+               uses(kw.value) for kw in call.keywords or ()):
+            return True
+    return False
 
 
 def _checked_at_home(an: Analyzer, call: nodes.Call) -> bool:

@@ -38,16 +38,23 @@ def _mp_fn(index, dataset, eval_dataset, stream):
     for x in pl.MpDeviceLoader(DataLoader(own_shard(), batch_size=8, drop_last=True), device):
         model(x).sum().backward()
         xm.optimizer_step(optimizer)
-    # Reported: a dataset whose helper reads no replica index.
+    # Reported: a dataset whose helper reads no replica index, and one that uses the index
+    # only for its augmentation seed.
     every = DataLoader(ShardSet(files_of(0)), batch_size=8, drop_last=True)  # error: XLA504
     for x in pl.MpDeviceLoader(every, device):
+        model(x).sum().backward()
+        xm.optimizer_step(optimizer)
+    noisy = ShardSet(files_of(0), seed=1234 + xr.global_ordinal())
+    seeded = DataLoader(noisy, batch_size=8, drop_last=True)  # error: XLA504
+    for x in pl.MpDeviceLoader(seeded, device):
         model(x).sum().backward()
         xm.optimizer_step(optimizer)
 
 
 class ShardSet(torch.utils.data.Dataset):
-    def __init__(self, files):
+    def __init__(self, files, seed=0):
         self.files = files
+        self.seed = seed
 
     def __len__(self):
         return len(self.files)
