@@ -79,6 +79,12 @@ def _selects_xla(func: nodes.NodeNG, param: str) -> bool:
 XLA_DEVICE_NAMES = frozenset({"xla", "tpu", "neuron", "trainium", "inferentia"})
 
 
+def _device_name(name: str) -> bool:
+    """A variable named for a device: ``device``, ``DEVICE``, ``train_device``, ``dev``."""
+    low = name.lower()
+    return "device" in low or low == "dev" or low.endswith("_dev")
+
+
 def _only_shown(name: nodes.Name) -> bool:
     """``name`` is only shown to the user, or compared with a string: an argument of
     ``print``, of a logger's method or of a ``.write()``, directly or through ``str()``,
@@ -235,8 +241,8 @@ XLA device, or is only printed or logged (unless another module imports it).
                         not _selects_xla(node.parent, param.name):
                     yield default, f"the default {param.name}={default.as_string()}"
         elif isinstance(node, nodes.Assign) and any(
-                (isinstance(t, nodes.AssignName) and "device" in t.name) or
-                (isinstance(t, nodes.AssignAttr) and "device" in t.attrname)
+                (isinstance(t, nodes.AssignName) and _device_name(t.name)) or
+                (isinstance(t, nodes.AssignAttr) and _device_name(t.attrname))
                 for t in node.targets):
             values = [node.value.body, node.value.orelse] if isinstance(
                 node.value, nodes.IfExp) else [node.value]

@@ -21,6 +21,12 @@ def guarded_but_not_overwritten():
     return device
 
 
+def other_spellings(model):
+    DEVICE = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+    dev = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+    return model.to(DEVICE), torch.zeros(2, device=dev)
+
+
 # Traps.
 # A guarded choice the module never reads: 'cpu' on an XLA host, used (if at all) by
 # importers, for instance as a checkpoint's map_location.
