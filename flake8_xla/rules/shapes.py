@@ -999,7 +999,11 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
 
 
 def _in_step_loop(an: Analyzer, node: nodes.NodeNG) -> bool:
-    """``node`` runs per iteration of a step loop of its function (or module)."""
+    """``node`` runs per iteration of a step loop of its function (or module), or in a
+    function that a step over data calls (``get_batch()`` wrapping ``next(self.it)``)."""
+    an.steps.step_region()
+    if id(node) in an.steps.data_step_nodes:
+        return True
     cur = node.parent
     while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Lambda,
                                                    nodes.Module)):

@@ -53,3 +53,27 @@ def train_with_probe(model, dataset, val_set, optimizer, steps):
             # Trap: a fresh iterator's first batch is always a full one.
             vx, _ = next(iter(val_loader))
             model(vx.to(device))
+
+
+class Trainer:
+    """The batch is drawn by a helper method that the step loop calls."""
+
+    def __init__(self, model, dataset, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+        self.loader = DataLoader(dataset, batch_size=64, shuffle=True)  # error: XLA102
+        self.data_iter = iter(self.loader)
+
+    def get_batch(self):
+        try:
+            return next(self.data_iter)
+        except StopIteration:
+            self.data_iter = iter(self.loader)
+            return next(self.data_iter)
+
+    def train(self, max_steps):
+        for _ in range(max_steps):
+            x, y = self.get_batch()
+            self.model(x.to(device)).sum().backward()
+            self.optimizer.step()
+            torch_xla.sync()
