@@ -8,6 +8,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import (
     XLA_WORDS,
+    Analyzer,
     Kind,
     const_str,
     keyword,
@@ -79,13 +80,26 @@ def _selects_xla(func: nodes.NodeNG, param: str) -> bool:
 XLA_DEVICE_NAMES = frozenset({"xla", "tpu", "neuron", "trainium", "inferentia"})
 
 
+def _names_class(an: Analyzer, expr: nodes.NodeNG, klass: nodes.ClassDef) -> bool:
+    """``expr`` is ``klass`` by its name, or a name bound only to ``klass(...)``."""
+    if not isinstance(expr, nodes.Name):
+        return False
+    if expr.name == klass.name:
+        return True
+    binds = an.ev.bindings(expr)
+    return bool(binds) and all(
+        isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+        isinstance(b.parent.value, nodes.Call) and isinstance(b.parent.value.func, nodes.Name)
+        and b.parent.value.func.name == klass.name for b in binds)
+
+
 def _device_name(name: str) -> bool:
     """A variable named for a device: ``device``, ``DEVICE``, ``train_device``, ``dev``."""
     low = name.lower()
     return "device" in low or low == "dev" or low.endswith("_dev")
 
 
-def _only_shown(name: nodes.Name) -> bool:
+def _only_shown(name: nodes.NodeNG) -> bool:
     """``name`` is only shown to the user, or compared with a string: an argument of
     ``print``, of a logger's method or of a ``.write()``, directly or through ``str()``,
     ``+``/``%``, ``.format()`` or an f-string; or ``device == 'cuda'``."""
@@ -283,6 +297,15 @@ XLA device, or is only printed or logged (unless another module imports it).
             if not _only_shown(name):
                 return False
             shown = True
+        if isinstance(assign.scope(), nodes.ClassDef):
+            # ``class Config: device = ...`` read as ``Config.device``/``cfg.device``
+            klass = assign.scope()
+            for attr in an.module_nodes(nodes.Attribute):
+                if attr.attrname in names and _names_class(an, attr.expr, klass) and \
+                        not isinstance(attr.parent, nodes.Assign):
+                    if not _only_shown(attr):
+                        return False
+                    shown = True
         if shown and isinstance(assign.scope(), nodes.Module) and an.link is not None:
             rel = an.link.rel_of(an)
             if rel is None or an.link.index.callers(rel, names, every_module=True):

@@ -101,3 +101,20 @@ def shown_other_ways(model, logger):
         return model.to(device)
 
     return place(), pin
+
+
+class Settings:
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+
+
+def from_settings():
+    return torch.zeros(4, device=Settings.device)
+
+
+class Shown:
+    # Trap: a class attribute only printed.
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def show():
+    print("device:", Shown.device)
