@@ -787,7 +787,6 @@ class Steps:
                 if self._inside_step_loop(loop):
                     continue  # collected with the enclosing step loop
                 body = list(self.body_nodes(loop, into_loops=True))
-                before = len(region)
                 if self.is_training_loop(loop):
                     self._kind = "training"
                 elif self.has_barrier(loop):
@@ -796,8 +795,7 @@ class Steps:
                     self._kind = "model"
                 else:
                     self._kind = "step"
-                self._collect(body, loop, None, 0, region, set())
-                added = {id(n) for n, _, _ in region[before:]}
+                added = self._collect_new(region, body, loop)
                 self._mark(self._kind, added)
             for func in self.an.module_nodes(nodes.FunctionDef):
                 if self.is_compiled(func) and not off_xla_path(func, self.ev) and not any(
@@ -805,17 +803,13 @@ class Steps:
                         for lp in self.ev.own_nodes(func, LOOPS)):
                     # ``@torch_xla.compile``: traced as one graph, where a host read
                     # forces an execution (a graph break; full_graph=True raises)
-                    before = len(region)
-                    self._collect(self.function_body(func), func, None, 0, region, set())
-                    added = {id(n) for n, _, _ in region[before:]}
+                    added = self._collect_new(region, self.function_body(func), func)
                     self.strong_nodes |= added
                     self.data_step_nodes |= added
                     continue
                 if self.is_step_function(func):
-                    before = len(region)
                     self._kind = "training"
-                    self._collect(self.function_body(func), func, None, 0, region, set())
-                    added = {id(n) for n, _, _ in region[before:]}
+                    added = self._collect_new(region, self.function_body(func), func)
                     self.step_function_nodes |= added
                     self.training_nodes |= added
                     self.strong_nodes |= added
@@ -823,10 +817,8 @@ class Steps:
                 elif self.is_eval_step_function(func):
                     # (run per validation batch by the framework that runs the training
                     # step, on the same device)
-                    before = len(region)
                     self._kind = "step"
-                    self._collect(self.function_body(func), func, None, 0, region, set())
-                    added = {id(n) for n, _, _ in region[before:]}
+                    added = self._collect_new(region, self.function_body(func), func)
                     self.eval_step_nodes |= added
                     self.strong_nodes |= added
                     self.data_step_nodes |= added
@@ -836,10 +828,9 @@ class Steps:
                 if forward is None or self.ev.class_kind(klass) is not Kind.MODULE or \
                         self.is_compiled(forward) or off_xla_path(forward, self.ev):
                     continue
-                before = len(region)
                 self._kind = "forward"
-                self._collect(self.function_body(forward), forward, None, 0, region, set())
-                self._mark("forward", {id(n) for n, _, _ in region[before:]})
+                self._mark("forward", self._collect_new(
+                    region, self.function_body(forward), forward))
             if self.ev.link is not None:
                 # Functions of this module that other modules' step regions call: their
                 # bodies run per step too, with the values those callers pass.
@@ -849,10 +840,9 @@ class Steps:
                 # teacher model left on the CPU stays there), see is_strong_in.
                 own = {id(n) for n, _, _ in region}
                 for func, fctx, kind in self.ev.link.step_roots(self.an):
-                    before = len(region)
                     self._kind = kind
-                    self._collect(self.function_body(func), func, fctx, 1, region, set())
-                    reached = {id(n) for n, _, _ in region[before:]}
+                    reached = self._collect_new(region, self.function_body(func), func,
+                                                fctx, 1)
                     weak_before = (reached & own) - self.strong_nodes
                     if kind == "training":
                         self.step_function_nodes |= reached
@@ -878,6 +868,15 @@ class Steps:
                 region.extend((n, None, True) for n in body if not self.in_step_closure(n))
             self._region = region
         return self._region
+
+    def _collect_new(self, region: list[tuple[nodes.NodeNG, Ctx | None, bool]],
+                     body: list[nodes.NodeNG], holder: nodes.NodeNG, ctx: Ctx | None = None,
+                     depth: int = 0) -> set[int]:
+        """:meth:`_collect` ``body`` (of a step loop or function ``holder``, under the
+        current ``_kind``) into ``region``; the ids of the nodes it added."""
+        before = len(region)
+        self._collect(body, holder, ctx, depth, region, set())
+        return {id(n) for n, _, _ in region[before:]}
 
     def is_strong_in(self, node: nodes.NodeNG, ctx: Ctx | None) -> bool:
         """:meth:`is_strong` for ``node`` read under ``ctx``: a node that only another

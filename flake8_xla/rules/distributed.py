@@ -1014,22 +1014,24 @@ def _sharded_by_ordinal(an: Analyzer, loader: nodes.Call) -> bool:
         if not exprs or len(exprs) != len(binds):
             return False
     for expr in exprs:
-        if _selects_by_ordinal(an, expr, expr.frame()):
+        if _selects_by_ordinal(an, [expr], expr.frame()):
             continue
         if not any(isinstance(func, nodes.FunctionDef) and func.root() is an.module and
-                   any(_selects_by_ordinal(an, stmt, func) for stmt in func.body)
+                   _selects_by_ordinal(an, func.body, func)
                    for call in expr.nodes_of_class(nodes.Call)
                    for func, _ in an.ev.functions_called(call, None)):
             return False
     return True
 
 
-def _selects_by_ordinal(an: Analyzer, root: nodes.NodeNG, frame: nodes.NodeNG) -> bool:
-    """``root`` indexes, slices or shards by the replica's global index (see
+def _selects_by_ordinal(an: Analyzer, roots: list[nodes.NodeNG], frame: nodes.NodeNG) -> bool:
+    """One of ``roots`` indexes, slices or shards by the replica's global index (see
     :func:`_sharded_by_ordinal`); names bound to it in ``frame`` count."""
+    def is_ordinal_call(expr: nodes.NodeNG) -> bool:
+        return isinstance(expr, nodes.Call) and an.qualname(expr.func) in _ORDINAL_CALLS
+
     def ordinal(expr: nodes.NodeNG) -> bool:
-        return any(an.qualname(c.func) in _ORDINAL_CALLS
-                   for c in expr.nodes_of_class(nodes.Call))
+        return any(is_ordinal_call(c) for c in expr.nodes_of_class(nodes.Call))
 
     names = {t.name for a in frame.nodes_of_class(nodes.Assign) if ordinal(a.value)
              for t in a.targets if isinstance(t, nodes.AssignName)}
@@ -1038,17 +1040,17 @@ def _selects_by_ordinal(an: Analyzer, root: nodes.NodeNG, frame: nodes.NodeNG) -
         return ordinal(expr) or any(n.name in names for n in expr.nodes_of_class(nodes.Name))
 
     def is_ordinal(expr: nodes.NodeNG) -> bool:
-        return (isinstance(expr, nodes.Call) and an.qualname(expr.func) in _ORDINAL_CALLS) or \
-            (isinstance(expr, nodes.Name) and expr.name in names)
+        return is_ordinal_call(expr) or (isinstance(expr, nodes.Name) and expr.name in names)
 
-    if any(uses(sub.slice) for sub in root.nodes_of_class(nodes.Subscript)):
-        return True
-    for call in root.nodes_of_class(nodes.Call):
-        if any(is_ordinal(a) for a in call.args):
-            return True  # ``shard_files(rank)``: the index itself, handed over
-        if any(kw.arg is not None and any(w in kw.arg.lower() for w in _SHARD_WORDS) and
-               uses(kw.value) for kw in call.keywords or ()):
+    for root in roots:
+        if any(uses(sub.slice) for sub in root.nodes_of_class(nodes.Subscript)):
             return True
+        for call in root.nodes_of_class(nodes.Call):
+            if any(is_ordinal(a) for a in call.args):
+                return True  # ``shard_files(rank)``: the index itself, handed over
+            if any(kw.arg is not None and any(w in kw.arg.lower() for w in _SHARD_WORDS) and
+                   uses(kw.value) for kw in call.keywords or ()):
+                return True
     return False
 
 
