@@ -675,6 +675,9 @@ torch.save(model.state_dict(), "model.pt")
 ```python
 xm.save(model.state_dict(), "model.pt")
 ```
+Also reported: `torch.save` of torch_xla's legacy `DataParallel` wrapper, which keeps
+a copy of the model on every XLA device (`xm.save` of the wrapper pickles them alike:
+save `wrapper.models[0].state_dict()` instead); not with `device_ids=[]` (the CPU model).
 Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
 `.cpu()`), nor for non-tensor objects such as an argparse namespace.
 """
@@ -684,6 +687,12 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
                   "mid-training to checkpoint it, copying every parameter to the host and back "
                   "(and under xmp.spawn on every replica); save with "
                   "xm.save(model.state_dict(), path) and keep the model on the device")
+
+    DATA_PARALLEL = ("torch.save of XLA tensors: {what} is torch_xla's DataParallel, which "
+                     "keeps a copy of the model on every XLA device, so pickling it copies "
+                     "each replica's parameters to the host one by one and stores them with "
+                     "their device; save one replica's weights instead: "
+                     "xm.save({what}.models[0].state_dict(), path)")
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
@@ -702,6 +711,13 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
                 continue
             if saved is not None:
                 what = self._xla_payload(an.value(saved), saved)
+                if not what and self._data_parallel(an, an.value(saved)):
+                    # (at the saved object: xm.save of the wrapper would pickle it alike,
+                    # so the save call is no place for the usual fix)
+                    name = saved.as_string()[:30]
+                    yield Finding(saved.lineno, saved.col_offset, self.code,
+                                  f"{self.code} " + self.DATA_PARALLEL.format(what=name))
+                    continue
             else:  # ``torch.save(**kwargs)`` handed ``obj=state``
                 saved = star
                 what = self._xla_payload(_obj_item(an.value(star)), star)
@@ -734,6 +750,25 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
 
         places = link.passed_at(func, node.name, holds_xla)
         return f" (what {places[0]} passes)" if places else ""
+
+    @staticmethod
+    def _data_parallel(an: Analyzer, vs: frozenset[V.Value]) -> bool:
+        """``vs`` holds torch_xla's legacy ``DataParallel``, which keeps a deep copy of the
+        model on every device of ``device_ids`` (default: every XLA device; only an empty
+        list keeps the CPU model): pickling it pickles per-device XLA tensors (torch_xla
+        1.x ``torch_xla/distributed/data_parallel.py``)."""
+        for v in vs:
+            if v.kind is not Kind.FRAMEWORK or v.qual != "data_parallel" or \
+                    not isinstance(v.node, nodes.Call):
+                continue
+            ids = keyword(v.node, "device_ids")
+            if ids is None and len(v.node.args) > 1:
+                ids = v.node.args[1]
+            if ids is not None and all(d.kind in (Kind.LIST, Kind.TUPLE) and d.elts == ()
+                                       for d in an.value(ids)):
+                continue  # ``device_ids=[]``: the PyTorch/CPU engine
+            return True
+        return False
 
     @staticmethod
     def _xla_payload(vs: frozenset[V.Value], node: nodes.NodeNG) -> str | None:
