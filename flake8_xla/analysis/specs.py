@@ -194,7 +194,8 @@ def _is_one(x: object) -> bool:
 def option_default(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int) -> object:
     """The literal ``default=`` of the command-line option that ``node`` reads
     (``args.batch_size``, where ``args = parser.parse_args()`` and the module calls
-    ``parser.add_argument("--batch_size", type=int, default=1)``), else None: no such
+    ``parser.add_argument("--batch_size", type=int, default=1)``; False for a
+    ``store_true`` flag and True for a ``store_false`` one without it), else None: no such
     option, several, or a default that is not a literal (argparse's own rules for the
     attribute name: ``dest=``, else the first long option with ``-`` as ``_``)."""
     if not isinstance(node, nodes.Attribute):
@@ -231,6 +232,10 @@ def option_default(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int) -
         if dest != node.attrname:
             continue
         default = keyword(call, "default")
+        action = const_str(keyword(call, "action"))
+        if default is None and action in ("store_true", "store_false"):
+            found.append(action == "store_false")  # argparse's default for the flag
+            continue
         if not isinstance(default, nodes.Const):
             return None
         found.append(default.value)

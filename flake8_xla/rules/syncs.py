@@ -467,7 +467,9 @@ torch.autograd.set_detect_anomaly(False)  # or drop the call
 ```
 Not reported: `set_detect_anomaly(False)`, code off the XLA path, and anomaly mode
 switched on by a run setting (`if args.detect_anomaly:`, `set_detect_anomaly(cfg.debug)`):
-the user turns it on to debug, as with `set_detect_anomaly(flag)` itself.
+the user turns it on to debug, as with `set_detect_anomaly(flag)` itself. An argparse
+option that is on by default (`default=True`, `action="store_false"`) is no such switch:
+every run that does not turn it off trains with anomaly mode, and it is reported.
 """
     source = ("https://docs.pytorch.org/docs/stable/autograd.html#anomaly-detection",
               "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats")
@@ -488,7 +490,8 @@ the user turns it on to debug, as with `set_detect_anomaly(flag)` itself.
             flag = call.args[0] if call.args else keyword(call, "mode")
             if q.endswith("set_detect_anomaly"):
                 values = an.value(flag) if flag is not None else V.EMPTY
-                if any(v.kind is Kind.HOST and v.text == "True" for v in values):
+                if any(v.kind is Kind.HOST and v.text == "True" for v in values) or (
+                        flag is not None and self._default_truth(flag) is True):
                     yield self.finding(call, what="torch.autograd.set_detect_anomaly(True)")
             elif q.endswith("detect_anomaly"):
                 if isinstance(flag, nodes.Const) and flag.value is False or \
@@ -508,9 +511,33 @@ the user turns it on to debug, as with `set_detect_anomaly(flag)` itself.
                     self._is_switch(cur.test) and xla_truth(cur.test, self.an.ev) is None and \
                     not any(v.kind is Kind.HOST and v.text in ("True", "False")
                             for v in self.an.value(cur.test)):
-                return True
+                default = self._default_truth(cur.test)
+                if default is None:
+                    return True
+                taken = any(s is child for s in cur.body) if isinstance(cur, nodes.If) \
+                    else child is cur.body
+                if default is not taken:
+                    return True  # a branch the run takes only when told to
+                # (the branch a command-line default takes: anomaly mode is on by default)
             child, cur = cur, cur.parent
         return False
+
+    def _default_truth(self, test: nodes.NodeNG) -> bool | None:
+        """The truth of ``test`` with the command line's defaults: ``args.x`` (or ``not
+        args.x``) of an argparse option whose default is a literal, or whose action is
+        ``store_true``/``store_false`` (:func:`~flake8_xla.analysis.specs.option_default`);
+        None when it is not such a test or the default is not known."""
+        if isinstance(test, nodes.UnaryOp) and test.op == "not":
+            inner = self._default_truth(test.operand)
+            return None if inner is None else not inner
+        if not isinstance(test, nodes.Attribute):
+            return None
+        from flake8_xla.analysis.specs import option_default
+        try:
+            default = option_default(self.an.ev, test, None, 0)
+        except Exception:  # noqa: BLE001 - unknown: a switch
+            return None
+        return None if default is None else bool(default)
 
     def _is_switch(self, test: nodes.NodeNG, depth: int = 0) -> bool:
         """``test`` reads run settings only: an attribute or key of a settings object, a
