@@ -3041,3 +3041,46 @@ def test_an_evaluation_step_another_module_calls_is_not_a_framework_step(
     alone = write(tmp_path / "alone", {"pyproject.toml": "", "model.py": model})
     assert lint(called / "model.py") == []
     assert lint(alone / "model.py") == [(16, "XLA201")]
+
+
+def test_the_fallback_of_a_failed_launch_is_off_the_xla_path(tmp_path: Path) -> None:
+    """``try: xmp.spawn(...)`` ``except Exception: run_cpu_gpu()``: the handler runs only
+    where the TPU launch failed, so the CPU/GPU trainer it calls saves no XLA tensors,
+    even through an optimizer factory of another module that the XLA replicas call too."""
+    root = write(tmp_path, {
+        "pyproject.toml": "",
+        "optim.py": """\
+            import torch
+
+
+            def build_optimizer(model):
+                return torch.optim.AdamW(model.parameters(), lr=1e-3)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.xla_multiprocessing as xmp
+            from optim import build_optimizer
+
+
+            def _mp_fn(rank, path):
+                model = torch.nn.Linear(4, 2).to(torch_xla.device())
+                optimizer = build_optimizer(model)
+                torch.save(optimizer.state_dict(), path)
+
+
+            def run_cpu_gpu(path):
+                device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+                model = torch.nn.Linear(4, 2).to(device)
+                optimizer = build_optimizer(model)
+                torch.save(optimizer.state_dict(), path)
+
+
+            if __name__ == "__main__":
+                try:
+                    xmp.spawn(_mp_fn, args=("ckpt.pt",))
+                except Exception:
+                    run_cpu_gpu("ckpt.pt")
+            """,
+    })
+    assert lint(root / "train.py") == [(10, "XLA503")]

@@ -813,7 +813,7 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
             return True
     if isinstance(cur, nodes.ExceptHandler) and (
             _catches_import_error(cur) and _imports_xla(cur.parent) or
-            _gets_xla_device(cur.parent, ev)):
+            _acquires_xla(cur.parent, ev)):
         return True
     if nodes.If in kinds and child.is_statement and _after_xla_exit(cur, child, ev):
         return True
@@ -908,10 +908,12 @@ def _imports_xla(try_node: nodes.NodeNG) -> bool:
     return False
 
 
-def _gets_xla_device(try_node: nodes.NodeNG, ev: Evaluator | None) -> bool:
+def _acquires_xla(try_node: nodes.NodeNG, ev: Evaluator | None) -> bool:
     """A ``try`` whose short body (at most three simple statements) gets the XLA device
-    (``try: device = xm.xla_device()`` ``except Exception: device = torch.device("cpu")``):
-    on the XLA path that call succeeds, so its handlers are the path without a device."""
+    (``try: device = xm.xla_device()`` ``except Exception: device = torch.device("cpu")``)
+    or launches the XLA replicas (``try: xmp.spawn(_mp_fn, ...)`` ``except Exception:
+    run_cpu_gpu(args)``): on the XLA path that call succeeds, so its handlers are the path
+    without a device."""
     if not isinstance(try_node, nodes.Try) or ev is None or not 0 < len(try_node.body) <= 3 \
             or not all(isinstance(s, (nodes.Assign, nodes.Expr, nodes.Import, nodes.ImportFrom))
                        for s in try_node.body):
@@ -920,7 +922,7 @@ def _gets_xla_device(try_node: nodes.NodeNG, ev: Evaluator | None) -> bool:
         for call in stmt.nodes_of_class(nodes.Call):
             q = ev.qualname(call.func)
             entry = ev.api.call(q) if q else None
-            if entry is not None and entry.returns == "device:xla":
+            if entry is not None and (entry.returns == "device:xla" or entry.does("launch")):
                 return True
     return False
 
