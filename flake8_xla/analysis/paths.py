@@ -5,7 +5,7 @@
   ``not use_tpu`` and ``device.type == 'cuda'`` do not, and neither does a flag that the
   script itself forbids on XLA (``if args.tpu and args.fp16: raise ...``).
 - :func:`off_xla_path` is True for code in a branch the XLA path never takes.
-- :func:`switched_off` is True for a construct whose ``enabled=`` switch is false on XLA.
+- :func:`switched_off` is True for a construct whose ``enabled`` switch (keyword or positional) is false on XLA.
 - :func:`runs_once` is True for code in a step loop's branch that ends the loop
   (``return``, ``raise``, ``sys.exit`` or a ``break`` of that loop): it runs once per run,
   not once per step.
@@ -927,9 +927,39 @@ def _acquires_xla(try_node: nodes.NodeNG, ev: Evaluator | None) -> bool:
     return False
 
 
+#: Where the AMP constructs take ``enabled`` positionally (torch's signatures:
+#: ``torch.cuda.amp.autocast(enabled, dtype, cache_enabled)``, ``torch.autocast(
+#: device_type, dtype, enabled, cache_enabled)``, ``torch.cuda.amp.GradScaler(init_scale,
+#: growth_factor, backoff_factor, growth_interval, enabled)``, ``torch.amp.GradScaler(
+#: device, init_scale, ..., enabled)``).
+ENABLED_POSITION = {
+    "torch.cuda.amp.autocast": 0,
+    "torch.cpu.amp.autocast": 0,
+    "torch.autocast": 2,
+    "torch.amp.autocast": 2,
+    "torch.amp.autocast_mode.autocast": 2,
+    "torch.cuda.amp.GradScaler": 4,
+    "torch.amp.GradScaler": 5,
+}
+
+
+def enabled_flag(call: nodes.Call, ev: Evaluator | None = None) -> nodes.NodeNG | None:
+    """The expression a construct gets for ``enabled``: its keyword, or (``ev`` given) the
+    positional argument where the callee's signature takes it (:data:`ENABLED_POSITION`:
+    ``torch.cuda.amp.autocast(args.amp)``); None when not passed."""
+    flag = keyword(call, "enabled")
+    if flag is not None or ev is None:
+        return flag
+    at = ENABLED_POSITION.get(ev.qualname(call.func) or "")
+    if at is None or len(call.args) <= at or any(
+            isinstance(a, nodes.Starred) for a in call.args[:at + 1]):
+        return None
+    return call.args[at]
+
+
 def switched_off(call: nodes.Call, ev: Evaluator | None = None) -> bool:
     """``enabled=False`` (or a switch that is false on XLA) turns the construct off."""
-    flag = keyword(call, "enabled")
+    flag = enabled_flag(call, ev)
     if flag is None:
         return False
     if isinstance(flag, nodes.Const):

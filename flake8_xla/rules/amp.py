@@ -8,6 +8,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import Kind, const_str, keyword
 from flake8_xla.analysis import values as V
+from flake8_xla.analysis.paths import enabled_flag
 from flake8_xla.context import Finding
 from flake8_xla.facts import xla_api
 from flake8_xla.filefacts import FileFacts
@@ -69,7 +70,8 @@ Not reported: code off the XLA path (under `if torch.cuda.is_available():`, the
 `else` of `if use_tpu:`, a flag the script refuses on XLA), `enabled=` switches that
 are false on XLA, and `enabled=` switches whose value is a setting of the run the
 linter cannot see (`autocast(enabled=args.amp)`, `enabled=scaler is not None`): such
-AMP is on only when the user turns it on. apex is reported where it is switched on
+AMP is on only when the user turns it on. `enabled` passed by position counts the same
+(`torch.cuda.amp.autocast(self.use_amp)`, `torch.autocast("cuda", torch.float16, False)`). apex is reported where it is switched on
 (`amp.initialize`).
 """
     source = (
@@ -104,7 +106,7 @@ AMP is on only when the user turns it on. apex is reported where it is switched 
         turns it on, as ``drop_last=args.drop_last`` (XLA902): unknown stays silent. A
         GradScaler or apex set-up that such a setting guards is still reported where it is
         created."""
-        flag = keyword(call, "enabled")
+        flag = enabled_flag(call, self.an.ev)
         if flag is None or isinstance(flag, nodes.Const):
             return False
         return V.known_bool(self.an.value(flag)) is not True
