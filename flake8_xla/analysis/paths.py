@@ -16,8 +16,8 @@ Source: PyTorch/XLA "PyTorch on XLA Devices" (scripts select the XLA device with
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
 
@@ -813,7 +813,7 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
             return True
     if isinstance(cur, nodes.ExceptHandler) and (
             _catches_import_error(cur) and _imports_xla(cur.parent) or
-            _acquires_xla(cur.parent, ev)):
+            _acquires_xla(cur.parent, ev) and _fallback_handler(cur, ev)):
         return True
     if nodes.If in kinds and child.is_statement and _after_xla_exit(cur, child, ev):
         return True
@@ -910,21 +910,65 @@ def _imports_xla(try_node: nodes.NodeNG) -> bool:
 
 def _acquires_xla(try_node: nodes.NodeNG, ev: Evaluator | None) -> bool:
     """A ``try`` whose short body (at most three simple statements) gets the XLA device
-    (``try: device = xm.xla_device()`` ``except Exception: device = torch.device("cpu")``)
-    or launches the XLA replicas (``try: xmp.spawn(_mp_fn, ...)`` ``except Exception:
-    run_cpu_gpu(args)``): on the XLA path that call succeeds, so its handlers are the path
-    without a device."""
-    if not isinstance(try_node, nodes.Try) or ev is None or not 0 < len(try_node.body) <= 3 \
-            or not all(isinstance(s, (nodes.Assign, nodes.Expr, nodes.Import, nodes.ImportFrom))
-                       for s in try_node.body):
+    (``try: device = xm.xla_device()`` ``except Exception: device = torch.device("cpu")``),
+    or whose body of simple statements launches the XLA replicas (``try: xmp.spawn(_mp_fn,
+    ...)`` ``except Exception: run_cpu_gpu(args)``, also after a few settings, or in a
+    ``try`` of its own that retries the launch another way): on the XLA path that call
+    succeeds, so its handlers are the path without a device."""
+    if not isinstance(try_node, nodes.Try) or ev is None or not try_node.body:
         return False
-    for stmt in try_node.body:
-        for call in stmt.nodes_of_class(nodes.Call):
-            q = ev.qualname(call.func)
-            entry = ev.api.call(q) if q else None
-            if entry is not None and (entry.returns == "device:xla" or entry.does("launch")):
-                return True
-    return False
+    return _gets_device(try_node.body, ev) or _launches(try_node.body, ev, 0)
+
+
+_SIMPLE = (nodes.Assign, nodes.AugAssign, nodes.Expr, nodes.Import, nodes.ImportFrom)
+
+
+def _entries_of(stmt: nodes.NodeNG, ev: Evaluator) -> Iterator[Any]:
+    for call in stmt.nodes_of_class(nodes.Call):
+        q = ev.qualname(call.func)
+        entry = ev.api.call(q) if q else None
+        if entry is not None:
+            yield entry
+
+
+def _gets_device(body: list[nodes.NodeNG], ev: Evaluator) -> bool:
+    if len(body) > 3 or not all(isinstance(s, _SIMPLE) for s in body):
+        return False
+    return any(e.returns == "device:xla" for stmt in body for e in _entries_of(stmt, ev))
+
+
+def _launches(body: list[nodes.NodeNG], ev: Evaluator, depth: int) -> bool:
+    if len(body) > 8 or depth > 2:
+        return False
+    found = False
+    for stmt in body:
+        if isinstance(stmt, nodes.Try):
+            if not _launches(stmt.body, ev, depth + 1):
+                return False
+            found = True
+        elif not isinstance(stmt, _SIMPLE):
+            return False
+        elif any(e.does("launch") for e in _entries_of(stmt, ev)):
+            found = True
+    return found
+
+
+#: Exceptions that say nothing about a missing device: their handler runs on the TPU too.
+_NOT_FALLBACK = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "StopIteration"})
+
+
+def _fallback_handler(handler: nodes.ExceptHandler, ev: Evaluator | None) -> bool:
+    """``handler`` is the path without an XLA device: it catches a failure (not only a
+    ``KeyboardInterrupt`` or the like) and does not itself get the XLA device or launch
+    the replicas (a retry on one TPU core is still the XLA path)."""
+    t = handler.type
+    names = t.elts if isinstance(t, nodes.Tuple) else [t] if t is not None else []
+    if names and all(isinstance(n, nodes.Name) and n.name in _NOT_FALLBACK for n in names):
+        return False
+    if ev is None:
+        return True
+    return not any(e.returns == "device:xla" or e.does("launch")
+                   for stmt in handler.body for e in _entries_of(stmt, ev))
 
 
 #: Where the AMP constructs take ``enabled`` positionally (torch's signatures:

@@ -216,7 +216,27 @@ def option_default(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int) -
         return None
     home = next(iter(homes.values()))
     calls = ev.module_nodes(nodes.Call) if home is ev.module else \
-        home.nodes_of_class(nodes.Call)  # the parser of another module
+        list(home.nodes_of_class(nodes.Call))  # the parser of another module
+    for call in calls:
+        # ``group = parser.add_argument_group("debug")``: its options are the parser's
+        f = call.func
+        if isinstance(f, nodes.Attribute) and f.attrname in (
+                "add_argument_group", "add_mutually_exclusive_group") and \
+                f.expr.as_string() in parsers and isinstance(call.parent, nodes.Assign):
+            parsers.update(t.as_string() for t in call.parent.targets)
+    overrides: list[object] = []
+    for call in calls:
+        # ``parser.set_defaults(debug=False)``: parser-level defaults win over the options'
+        f = call.func
+        if isinstance(f, nodes.Attribute) and f.attrname == "set_defaults" and \
+                f.expr.as_string() in parsers:
+            value = keyword(call, node.attrname)
+            if value is not None:
+                if not isinstance(value, nodes.Const):
+                    return None
+                overrides.append(value.value)
+    if overrides:
+        return overrides[-1]
     found: list[object] = []
     for call in calls:
         f = call.func

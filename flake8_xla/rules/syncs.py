@@ -468,8 +468,12 @@ torch.autograd.set_detect_anomaly(False)  # or drop the call
 Not reported: `set_detect_anomaly(False)`, code off the XLA path, and anomaly mode
 switched on by a run setting (`if args.detect_anomaly:`, `set_detect_anomaly(cfg.debug)`):
 the user turns it on to debug, as with `set_detect_anomaly(flag)` itself. An argparse
-option that is on by default (`default=True`, `action="store_false"`) is no such switch:
-every run that does not turn it off trains with anomaly mode, and it is reported.
+option that is on by default (`default=True`, `action="store_false"`, or
+`parser.set_defaults(...)`, also in an argument group) is no such switch: every run that
+does not turn it off trains with anomaly mode, and it is reported. A setting that is
+literally False (`class CFG: debug = False`), a test that needs an off-by-default flag
+(`if args.debug and is_master:`), and `check_nan=False` (no NaN check, so no host read)
+are not reported.
 """
     source = ("https://docs.pytorch.org/docs/stable/autograd.html#anomaly-detection",
               "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats")
@@ -488,88 +492,113 @@ every run that does not turn it off trains with anomaly mode, and it is reported
                 continue
             q = an.qualname(call.func) or ""
             flag = call.args[0] if call.args else keyword(call, "mode")
+            check_nan = call.args[1] if len(call.args) > 1 else keyword(call, "check_nan")
+            if check_nan is not None and self._default_truth(check_nan) is False:
+                continue  # no NaN check, so no host read of each op's output
+            what = call.as_string()[:60]
             if q.endswith("set_detect_anomaly"):
                 values = an.value(flag) if flag is not None else V.EMPTY
                 if any(v.kind is Kind.HOST and v.text == "True" for v in values) or (
                         flag is not None and self._default_truth(flag) is True):
-                    yield self.finding(call, what="torch.autograd.set_detect_anomaly(True)")
+                    yield self.finding(call, what=what)
             elif q.endswith("detect_anomaly"):
                 if isinstance(flag, nodes.Const) and flag.value is False or \
                         self._cpu_only_block(call):
                     continue
-                yield self.finding(call, what="torch.autograd.detect_anomaly()")
+                yield self.finding(call, what=what)
 
     def _behind_switch(self, call: nodes.Call) -> bool:
         """``call`` runs only when a run setting says so (``if args.debug:``, ``if not
-        cfg.fast:``, ``if cfg.get("detect_anomaly"):``, ``if os.environ.get("DEBUG"):``),
-        and that setting's value on the XLA path is not known: a debugging switch of the
-        run, as ``set_detect_anomaly(args.debug)`` is."""
+        cfg.fast:``, ``if cfg.get("detect_anomaly"):``, ``if os.environ.get("DEBUG"):``,
+        ``if args.debug and xm.is_master_ordinal():``) whose value on the XLA path is not
+        known, a debugging switch of the run as ``set_detect_anomaly(args.debug)`` is; or
+        in a branch that a setting's known value or command-line default does not take
+        (``CFG.debug = False``, a ``store_true`` flag)."""
         child: nodes.NodeNG = call
         cur = call.parent
         while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
             if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test and \
-                    self._is_switch(cur.test) and xla_truth(cur.test, self.an.ev) is None and \
-                    not any(v.kind is Kind.HOST and v.text in ("True", "False")
-                            for v in self.an.value(cur.test)):
-                default = self._default_truth(cur.test)
-                if default is None:
+                    xla_truth(cur.test, self.an.ev) is None:
+                state = self._switch_state(cur.test)
+                if state == "set":
                     return True
-                taken = any(s is child for s in cur.body) if isinstance(cur, nodes.If) \
-                    else child is cur.body
-                if default is not taken:
-                    return True  # a branch the run takes only when told to
-                # (the branch a command-line default takes: anomaly mode is on by default)
+                if state is not None:
+                    taken = any(s is child for s in cur.body) if isinstance(cur, nodes.If) \
+                        else child is cur.body
+                    if state is not taken:
+                        return True  # a branch the run takes only when told to
+                    # (the branch the setting's default takes: anomaly mode is on)
             child, cur = cur, cur.parent
         return False
 
     def _default_truth(self, test: nodes.NodeNG) -> bool | None:
-        """The truth of ``test`` with the command line's defaults: ``args.x`` (or ``not
-        args.x``) of an argparse option whose default is a literal, or whose action is
-        ``store_true``/``store_false`` (:func:`~flake8_xla.analysis.specs.option_default`);
-        None when it is not such a test or the default is not known."""
-        if isinstance(test, nodes.UnaryOp) and test.op == "not":
-            inner = self._default_truth(test.operand)
-            return None if inner is None else not inner
-        if not isinstance(test, nodes.Attribute):
-            return None
-        from flake8_xla.analysis.specs import option_default
-        try:
-            default = option_default(self.an.ev, test, None, 0)
-        except Exception:  # noqa: BLE001 - unknown: a switch
-            return None
-        return None if default is None else bool(default)
+        """The truth of ``test`` by a known value or the command line's defaults (see
+        :meth:`_switch_state`); None when it is not known."""
+        state = self._switch_state(test)
+        return state if isinstance(state, bool) else None
 
-    def _is_switch(self, test: nodes.NodeNG, depth: int = 0) -> bool:
-        """``test`` reads run settings only: an attribute or key of a settings object, a
-        ``.get()``/``getattr``/``os.getenv`` of one, a parameter, a name bound to one of
-        these, and ``not``/``and``/``or``/``is True`` of them (not a value the code
-        computes, such as ``step < 10`` or ``xm.is_master_ordinal()``)."""
+    def _switch_state(self, test: nodes.NodeNG, depth: int = 0) -> bool | str | None:
+        """What a test of run settings gives by default: True or False when its value is
+        known (a literal bound to it, an argparse option's ``default=``, or the default
+        of a ``store_true``/``store_false`` flag, :func:`~flake8_xla.analysis.specs.
+        option_default`), ``"set"`` when it reads run settings of unknown value (an
+        attribute or key of a settings object, ``.get()``/``getattr``/``os.getenv``, a
+        parameter, a name bound to one of these), and None when it is not such a test
+        (a value the code computes: ``step < 10``, ``xm.is_master_ordinal()``). ``not``,
+        ``and``, ``or`` and comparisons with True/False combine their parts."""
         if depth > 4:
-            return False
+            return None
+        known = V.known_bool(self.an.value(test))
+        if known is not None and not isinstance(test, (nodes.BoolOp, nodes.UnaryOp)):
+            return known
         if isinstance(test, nodes.UnaryOp) and test.op == "not":
-            return self._is_switch(test.operand, depth + 1)
+            inner = self._switch_state(test.operand, depth + 1)
+            return (not inner) if isinstance(inner, bool) else inner
         if isinstance(test, nodes.BoolOp):
-            return all(self._is_switch(v, depth + 1) for v in test.values)
+            parts = [self._switch_state(v, depth + 1) for v in test.values]
+            stop = test.op != "and"  # the value that decides: False for and, True for or
+            if stop in parts:
+                return stop
+            if "set" in parts and (test.op == "and" or all(p is not None for p in parts)):
+                return "set"  # on only where the user turns a setting on
+            return (not stop) if all(p is (not stop) for p in parts) else None
         if isinstance(test, nodes.Compare):
-            return all(op in ("is", "is not", "==", "!=") and isinstance(right, nodes.Const)
-                       and isinstance(right.value, bool) for op, right in test.ops) and \
-                self._is_switch(test.left, depth + 1)
-        if isinstance(test, (nodes.Attribute, nodes.Subscript)):
-            return True
+            if len(test.ops) != 1:
+                return None
+            op, right = test.ops[0]
+            if op not in ("is", "is not", "==", "!=") or not (
+                    isinstance(right, nodes.Const) and isinstance(right.value, bool)):
+                return None
+            inner = self._switch_state(test.left, depth + 1)
+            if not isinstance(inner, bool):
+                return inner
+            same = right.value if op in ("is", "==") else not right.value
+            return inner if same else not inner
+        if isinstance(test, nodes.Attribute):
+            from flake8_xla.analysis.specs import option_default
+            try:
+                default = option_default(self.an.ev, test, None, 0)
+            except Exception:  # noqa: BLE001 - unknown: a setting
+                default = None
+            return "set" if default is None else bool(default)
+        if isinstance(test, nodes.Subscript):
+            return "set"
         if isinstance(test, nodes.Call):
             func = test.func
-            return (isinstance(func, nodes.Attribute) and func.attrname == "get") or \
-                self.an.is_builtin(func, "getattr") or self.an.qualname(func) == "os.getenv"
+            if (isinstance(func, nodes.Attribute) and func.attrname == "get") or \
+                    self.an.is_builtin(func, "getattr") or self.an.qualname(func) == "os.getenv":
+                return "set"
+            return None
         if isinstance(test, nodes.Name):
             binds = self.an.ev.bindings(test)
             if len(binds) != 1:
-                return False
+                return None
             bind = binds[0]
             if isinstance(bind, nodes.AssignName) and isinstance(bind.parent, nodes.Arguments):
-                return True  # a parameter: the caller's setting
-            return isinstance(bind, nodes.AssignName) and isinstance(
-                bind.parent, nodes.Assign) and self._is_switch(bind.parent.value, depth + 1)
-        return False
+                return "set"  # a parameter: the caller's setting
+            if isinstance(bind, nodes.AssignName) and isinstance(bind.parent, nodes.Assign):
+                return self._switch_state(bind.parent.value, depth + 1)
+        return None
 
     def _cpu_only_block(self, call: nodes.Call) -> bool:
         """``with detect_anomaly():`` around backward passes of CPU tensors only."""
