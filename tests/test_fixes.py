@@ -223,6 +223,18 @@ def test_cuda_devices_and_autocast_forms() -> None:
     assert "map_location='cpu'" in unsafe.text and unsafe.remaining == []
 
 
+def test_autocast_with_a_positional_dtype_gets_bfloat16() -> None:
+    """``torch.autocast("cuda", torch.float16, True)``: the device and the positional dtype
+    are both rewritten, the rest is kept."""
+    src = ("import torch\nimport torch_xla\n"
+           "def step(net, x):\n"
+           "    with torch.autocast(\"cuda\", torch.float16, True):\n"
+           "        return net(x.to(torch_xla.device()))\n")
+    safe = fix_until_stable(src, linter("XLA401"), version=(2, 9))
+    assert "    with torch.autocast(\"xla\", torch.bfloat16, True):\n" in safe.text
+    assert safe.remaining == []
+
+
 def test_host_sync_moves_only_statements_whose_value_is_not_used() -> None:
     src = ("import torch_xla\n"
            "def train(model, loader, opt, log):\n"

@@ -291,10 +291,12 @@ def fix_cuda_amp(ctx: FixContext, target: Target) -> list[Edit]:
                                 arg.keyword is not None and arg.keyword.value == "device_type"):
                             args[i] = arg.with_changes(value=_quoted(arg.value, "xla"))
                             break
+                    if len(positional(updated)) > 1:
+                        # torch.autocast("cuda", torch.float16, ...): the dtype by position
+                        args[1] = args[1].with_changes(value=_bf16_dtype(torch, args[1].value))
+                        return updated.with_changes(args=args)
                     call = updated.with_changes(args=args)
                     dtype = keyword_arg(call, "dtype")
-                    if len(positional(call)) > 1:
-                        return call
                     return with_keyword(call, "dtype", _bf16_dtype(
                         torch, dtype.value if dtype is not None else None))
 

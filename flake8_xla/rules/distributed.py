@@ -688,11 +688,11 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
                   "(and under xmp.spawn on every replica); save with "
                   "xm.save(model.state_dict(), path) and keep the model on the device")
 
-    DATA_PARALLEL = ("torch.save of XLA tensors: {what} is torch_xla's DataParallel, which "
+    DATA_PARALLEL = ("torch.save of XLA tensors: {what} torch_xla's DataParallel, which "
                      "keeps a copy of the model on every XLA device, so pickling it copies "
                      "each replica's parameters to the host one by one and stores them with "
                      "their device; save one replica's weights instead: "
-                     "xm.save({what}.models[0].state_dict(), path)")
+                     "xm.save({wrapper}.models[0].state_dict(), path)")
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
@@ -715,8 +715,11 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
                     # (at the saved object: xm.save of the wrapper would pickle it alike,
                     # so the save call is no place for the usual fix)
                     name = saved.as_string()[:30]
+                    alone = isinstance(saved, (nodes.Name, nodes.Attribute))
                     yield Finding(saved.lineno, saved.col_offset, self.code,
-                                  f"{self.code} " + self.DATA_PARALLEL.format(what=name))
+                                  f"{self.code} " + self.DATA_PARALLEL.format(
+                                      what=f"{name} is" if alone else f"{name} holds",
+                                      wrapper=name if alone else "wrapper"))
                     continue
             else:  # ``torch.save(**kwargs)`` handed ``obj=state``
                 saved = star
@@ -757,7 +760,14 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
         model on every device of ``device_ids`` (default: every XLA device; only an empty
         list keeps the CPU model): pickling it pickles per-device XLA tensors (torch_xla
         1.x ``torch_xla/distributed/data_parallel.py``)."""
+        parts = list(vs)
         for v in vs:
+            # (the wrapper in a checkpoint dict or tuple: ``{"epoch": e, "model": mp}``)
+            if v.kind is Kind.DICT and v.items:
+                parts += [x for _, item in v.items for x in item]
+            elif v.kind in (Kind.TUPLE, Kind.LIST) and v.elts:
+                parts += [x for elt in v.elts for x in elt]
+        for v in parts:
             if v.kind is not Kind.FRAMEWORK or v.qual != "data_parallel" or \
                     not isinstance(v.node, nodes.Call):
                 continue

@@ -33,3 +33,8 @@ def train_on_cpu(path):
     # Trap: no device ids, so the wrapper holds the CPU model only.
     on_cpu = dp.DataParallel(Net, device_ids=[])
     torch.save(on_cpu, path)
+
+
+def train_checkpoint(path, epoch):
+    wrapper = dp.DataParallel(Net)
+    torch.save({"epoch": epoch, "model": wrapper}, path)  # error: XLA503
