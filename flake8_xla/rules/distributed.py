@@ -675,9 +675,10 @@ torch.save(model.state_dict(), "model.pt")
 ```python
 xm.save(model.state_dict(), "model.pt")
 ```
-Also reported: `torch.save` of torch_xla's legacy `DataParallel` wrapper, which keeps
-a copy of the model on every XLA device (`xm.save` of the wrapper pickles them alike:
-save `wrapper.models[0].state_dict()` instead); not with `device_ids=[]` (the CPU model).
+Also reported: `torch.save` of torch_xla's legacy `DataParallel` wrapper (alone or in a
+saved dict or tuple), which keeps a copy of the model on every XLA device; save
+`wrapper.models[0].state_dict()` instead (`xm.save` of the wrapper itself would pickle
+the copies alike, and is not reported); not with `device_ids=[]` (the CPU model).
 Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
 `.cpu()`), nor for non-tensor objects such as an argparse namespace.
 """
