@@ -295,6 +295,11 @@ def run_fix(args: argparse.Namespace, argv: list[str]) -> int:
         return EXIT_FINDINGS if summary.files else EXIT_CLEAN
     if stdin:
         return EXIT_CLEAN
+    if summary.files:
+        # The fixes rewrote files that this process has indexed and analysed: what is
+        # left is checked against the files as they are now, never against those records.
+        from flake8_xla.project.index import reset
+        reset()
     return run_flake8(argv)
 
 

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -3084,3 +3085,35 @@ def test_the_fallback_of_a_failed_launch_is_off_the_xla_path(tmp_path: Path) -> 
             """,
     })
     assert lint(root / "train.py") == [(10, "XLA503")]
+
+
+def test_a_long_lived_process_sees_an_edited_file(tmp_path: Path) -> None:
+    """An editor's language server lints in one process: once the checked file changes on
+    disk, its index is rebuilt, never answered from what was read before the edit (here
+    the helper's host read counts only once the edited script runs it in its loop)."""
+    root = write(tmp_path, {
+        "pyproject.toml": "",
+        "utils.py": """\
+            def log_loss(step, loss):
+                print(step, loss.item())
+            """,
+        "train.py": """\
+            import torch_xla
+            from utils import log_loss
+
+
+            def train(model, loader, optimizer):
+                for step, x in enumerate(loader):
+                    loss = model(x.to(torch_xla.device())).sum()
+                    loss.backward()
+                    optimizer.step()
+                    torch_xla.sync()
+            """,
+    })
+    assert lint(root / "utils.py") == []
+    train = root / "train.py"
+    train.write_text(train.read_text(encoding="utf-8").replace(
+        "torch_xla.sync()", "torch_xla.sync()\n        log_loss(step, loss)"), encoding="utf-8")
+    os.utime(train, ns=(time.time_ns(), time.time_ns() + 10**9))
+    lint(train)  # (the edited file is checked first, as an editor does on save)
+    assert lint(root / "utils.py") == [(2, "XLA201")]

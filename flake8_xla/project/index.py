@@ -307,6 +307,23 @@ class ProjectIndex:
             return None
         return rel if rel in self.files else None
 
+    def current(self, path: str | os.PathLike[str]) -> bool:
+        """The file ``path`` is as this index listed it (size and modification time), or
+        the index has not listed its files yet, or does not hold it. False after an edit
+        in a long-lived process (an editor's language server, ``--fix`` rounds): its
+        summary, facts and what other modules' analyses read of it are then out of date."""
+        if not self._scanned:
+            return True
+        rel = self.rel(path)
+        held = self.files.get(rel) if rel is not None else None
+        if held is None:
+            return True
+        try:
+            st = os.stat(self.path(rel))
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns) == held
+
     def path(self, rel: str) -> Path:
         """The absolute path of an index key."""
         return self.root.path / rel
@@ -990,17 +1007,32 @@ def index_for(path: str | os.PathLike[str]) -> ProjectIndex | None:
     working folder until :func:`reset`."""
     key = (os.fspath(path), run_dir())  # (find_root reads both)
     if key in _INDEX_OF:
-        return _INDEX_OF[key]
+        index = _INDEX_OF[key]
+        if index is None or index.current(path):
+            return index
+        _forget(index)  # the file changed since the index listed it: list the tree again
     root = find_root(path)
     index = None
     if root is not None:
         index = _INDEXES.get(root.path)
+        if index is not None and not index.current(path):
+            _forget(index)
+            index = None
         if index is None:
             index = _INDEXES[root.path] = ProjectIndex(root)
     if len(_INDEX_OF) >= _INDEX_OF_MAX:
         _INDEX_OF.clear()
     _INDEX_OF[key] = index
     return index
+
+
+def _forget(index: ProjectIndex) -> None:
+    """Drop ``index`` from this process's tables (a later :func:`index_for` builds a new
+    one, which lists the files again and rereads the disk cache)."""
+    if _INDEXES.get(index.root.path) is index:
+        del _INDEXES[index.root.path]
+    for k in [k for k, v in _INDEX_OF.items() if v is index]:
+        del _INDEX_OF[k]
 
 
 def reset() -> None:
