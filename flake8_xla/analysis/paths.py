@@ -889,11 +889,16 @@ def _after_xla_exit(parent: nodes.NodeNG, child: nodes.NodeNG, ev: Evaluator | N
     return False
 
 
-def _catches_import_error(handler: nodes.ExceptHandler) -> bool:
+def caught_types(handler: nodes.ExceptHandler) -> list[nodes.NodeNG]:
+    """The exception expressions an ``except`` clause names (``except (A, b.C):`` gives
+    both; a bare ``except:`` none)."""
     t = handler.type
-    names = t.elts if isinstance(t, nodes.Tuple) else [t] if t is not None else []
+    return list(t.elts) if isinstance(t, nodes.Tuple) else [t] if t is not None else []
+
+
+def _catches_import_error(handler: nodes.ExceptHandler) -> bool:
     return any(isinstance(n, nodes.Name) and n.name in ("ImportError", "ModuleNotFoundError")
-               for n in names)
+               for n in caught_types(handler))
 
 
 def _imports_xla(try_node: nodes.NodeNG) -> bool:
@@ -961,8 +966,7 @@ def _fallback_handler(handler: nodes.ExceptHandler, ev: Evaluator | None) -> boo
     """``handler`` is the path without an XLA device: it catches a failure (not only a
     ``KeyboardInterrupt`` or the like) and does not itself get the XLA device or launch
     the replicas (a retry on one TPU core is still the XLA path)."""
-    t = handler.type
-    names = t.elts if isinstance(t, nodes.Tuple) else [t] if t is not None else []
+    names = caught_types(handler)
     if names and all(isinstance(n, nodes.Name) and n.name in _NOT_FALLBACK for n in names):
         return False
     if ev is None:

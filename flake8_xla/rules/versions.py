@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from astroid import nodes
 
+from flake8_xla.analysis.paths import caught_types
 from flake8_xla.context import Finding
 from flake8_xla.facts import NameFacts, short_name, version_text, xla_api
 from flake8_xla.imports import canonical
@@ -96,9 +97,8 @@ def _compat_shim(node: nodes.NodeNG) -> bool:
                 return True
         if isinstance(cur, nodes.Try) and any(s is child for s in cur.body):
             for handler in cur.handlers:
-                types = handler.type.elts if isinstance(handler.type, nodes.Tuple) else [
-                    handler.type]
-                if any(isinstance(t, nodes.Name) and t.name in SHIM_ERRORS for t in types):
+                if any(isinstance(t, nodes.Name) and t.name in SHIM_ERRORS
+                       for t in caught_types(handler)):
                     return True
         child, cur = cur, cur.parent
     return False
