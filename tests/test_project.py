@@ -3117,3 +3117,67 @@ def test_a_long_lived_process_sees_an_edited_file(tmp_path: Path) -> None:
     os.utime(train, ns=(time.time_ns(), time.time_ns() + 10**9))
     lint(train)  # (the edited file is checked first, as an editor does on save)
     assert lint(root / "utils.py") == [(2, "XLA201")]
+
+
+def test_fix_reports_what_is_left_in_another_module(tmp_path: Path) -> None:
+    """``--fix --unsafe-fixes`` rewrites two modules of a project, then reports what no
+    fix removes: the host read in a helper that the rewritten training loop still calls.
+    It is reported, and the exit status is 1, as a fresh run says (the files the fixes
+    changed are read again, never taken from the records of the run before the fixes)."""
+    write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "toy"\n',
+        "utils.py": """\
+            import torch
+
+
+            def log_metrics(step, loss, acc):
+                loss_val = loss.item()
+                print(f'step {step} loss {loss_val:.4f} acc {acc}')
+                return loss_val
+
+
+            def accuracy(logits, labels):
+                return (logits.argmax(-1) == labels).float().mean()
+            """,
+        "train.py": """\
+            import torch
+            import torch.nn as nn
+            from torch.utils.data import DataLoader, TensorDataset
+
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+            from utils import accuracy, log_metrics
+
+
+            def build_loader():
+                ds = TensorDataset(torch.randn(1000, 32), torch.randint(0, 10, (1000,)))
+                return DataLoader(ds, batch_size=64, shuffle=True)
+
+
+            def main():
+                device = xm.xla_device()
+                model = nn.Linear(32, 10).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = pl.MpDeviceLoader(build_loader(), device)
+                for epoch in range(3):
+                    for step, (x, y) in enumerate(loader):
+                        opt.zero_grad()
+                        logits = model(x)
+                        loss = nn.functional.cross_entropy(logits, y)
+                        loss.backward()
+                        xm.optimizer_step(opt)
+                        print('loss', loss.item())
+                        log_metrics(step, loss, accuracy(logits, y))
+                torch.save(model.state_dict(), 'model.pt')
+            """,
+    })
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FLAKE8_XLA")}
+    fixed = subprocess.run([sys.executable, "-m", "flake8_xla", "--fix", "--unsafe-fixes", "."],
+                           check=False, cwd=tmp_path, capture_output=True, text=True, env=env,
+                           timeout=300)
+    fresh = subprocess.run([sys.executable, "-m", "flake8_xla", "."], check=False, cwd=tmp_path,
+                           capture_output=True, text=True, env=env, timeout=300)
+    assert "./utils.py:" in fresh.stdout and fresh.returncode == 1, fresh.stdout
+    assert fixed.stdout == fresh.stdout and fixed.returncode == 1, (fixed.stdout, fixed.stderr)
