@@ -373,11 +373,23 @@ def test_framework_switches_count_as_xla_use(tmp_path: Path) -> None:
         "launched.py": "import accelerate\nacc = accelerate.Accelerator(mixed_precision='no')\n",
         "seed.py": "from accelerate.utils import set_seed\nset_seed(0)\n",
         "named.py": "class Accelerator:\n    pass\nacc = Accelerator()\n",
+        # ignite's XLA backend by name: ``idist.Parallel(backend="xla-tpu")``; the same
+        # string without ignite is nobody's switch
+        "ig.py": """\
+            import ignite.distributed as idist
+            def main(backend):
+                if backend == "xla-tpu":
+                    print("on TPU")
+                with idist.Parallel(backend=backend) as parallel:
+                    parallel.run(print)
+            """,
+        "text_only.py": "NAMES = ['nccl', 'gloo', 'xla-tpu']\n",
     })
     ix = index_for(top / "acc.py")
-    assert {"acc.py", "hf.py", "pl.py", "launched.py"} <= ix.xla_code()
+    assert {"acc.py", "hf.py", "pl.py", "launched.py", "ig.py"} <= ix.xla_code()
     assert not ix.is_xla_code(top / "seed.py")
     assert not ix.is_xla_code(top / "named.py")
+    assert not ix.is_xla_code(top / "text_only.py")
     s = ix.summary("acc.py")
     assert s.xla and not s.program
 
@@ -1070,6 +1082,27 @@ def test_a_corrupt_cache_is_rebuilt_never_trusted(proj: Path, tmp_path: Path,
     project.reset()
     assert index_for(proj / "train.py").xla_code() == {
         "train.py", "engine.py", "metrics.py", "data.py", "utils.py"}
+
+
+def test_a_cache_written_by_other_linter_code_is_not_trusted(proj: Path, tmp_path: Path
+                                                             ) -> None:
+    """Summaries are the linter's own reading of a module: an index file written by the
+    same version number but other package files (an install from a newer checkout) is
+    rebuilt, as one of another version is."""
+    index_for(proj / "train.py").xla_code()
+    path = _index_file(tmp_path)
+    data = json.loads(path.read_text())
+    assert data["tool"] and data["version"]
+    # a forged entry under another linter's fingerprint: metrics.py "without" XLA use
+    data["tool"] = "0" * 64
+    data["files"]["metrics.py"]["sum"]["x"] = False
+    path.write_text(json.dumps(data))
+    project.reset()
+    index = index_for(proj / "train.py")
+    assert index.summary("metrics.py") == summarize(ast.parse(textwrap.dedent(METRICS)),
+                                                    textwrap.dedent(METRICS))
+    index.flush()
+    assert json.loads(path.read_text())["tool"] != "0" * 64
 
 
 def test_two_workers_writing_the_cache_at_once(proj: Path, tmp_path: Path) -> None:

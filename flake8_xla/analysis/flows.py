@@ -55,6 +55,7 @@ WORK_BUDGET = 20_000
 WORK_PER_LINE = 8
 
 SCOPES = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+COMPREHENSIONS = (nodes.ListComp, nodes.SetComp, nodes.DictComp, nodes.GeneratorExp)
 HOST_TENSOR_ATTRS = frozenset({
     "shape", "dtype", "ndim", "requires_grad", "is_leaf", "names", "layout", "is_cuda",
     "is_xla", "is_sparse", "is_quantized", "is_meta", "grad_fn", "itemsize", "nbytes",
@@ -745,6 +746,11 @@ class Evaluator:
         frame = name.frame()
         cur = name.parent
         while cur is not None and cur is not frame:
+            if isinstance(cur, COMPREHENSIONS) and any(
+                    isinstance(t, nodes.AssignName) and t.name == name.name
+                    for gen in cur.generators for t in gen.target.nodes_of_class(
+                        nodes.AssignName)):
+                break  # the comprehension's own variable: nothing outside rebinds it
             if isinstance(cur, (nodes.For, nodes.While)):
                 if self._killed_in_iteration(cur, name, out):
                     break
@@ -2254,7 +2260,11 @@ class Evaluator:
             elif k is Kind.TENSOR:
                 out.append(frozenset({v.with_(flags=v.flags - {"param"})}))
             elif k is Kind.HOST:
-                out.append(V.host("int") if v.qual == "range" else V.host())
+                # the items of a host list read from the device (``counts.tolist()``) are
+                # read values too, as its subscripts are
+                out.append(V.host("int") if v.qual == "range" else (
+                    frozenset({Value(Kind.HOST, flags=frozenset({"read"}))})
+                    if v.has("read") else V.host()))
             elif k is Kind.DATASET:
                 out.append(V.tensor("cpu"))
             elif k is Kind.MODULE:

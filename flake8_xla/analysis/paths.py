@@ -195,8 +195,8 @@ def _device_word(text: str) -> str | None:
         return dev
     if t in ("gpu", "multi_gpu", "cuda", "nccl", "mps"):
         return "cuda"
-    if t in ("tpu", "xla", "neuron", "trainium"):
-        return "xla"
+    if t in ("tpu", "xla", "neuron", "trainium") or t.startswith(("xla-", "xla_")):
+        return "xla"  # (ignite's distributed backend "xla-tpu")
     return None
 
 

@@ -18,8 +18,8 @@ the others, :mod:`flake8_xla.project.link`) are kept one file each under a subfo
 
 One JSON file holds an entry per module, keyed by its path relative to the root and
 valid only while the file's size and modification time (ns) are those recorded; a
-stale entry, a malformed one, or a file written by another schema or linter version is
-rebuilt, never trusted. Writes are atomic (a temporary file in the same folder, then
+stale entry, a malformed one, or a file written by another schema or linter (another
+version, or the same version with other package files) is rebuilt, never trusted. Writes are atomic (a temporary file in the same folder, then
 ``os.replace``), and a writer first merges the entries another worker saved meanwhile,
 so two workers writing at once lose at most some work, never the file.
 """
@@ -109,8 +109,11 @@ class DiskCache:
         self.path = folder / INDEX_NAME if folder is not None else None
 
     def _header(self) -> dict[str, Any]:
+        # the linter itself (its version and every file of the package): a summary made
+        # by other code (an upgrade, an install from a newer checkout) is not trusted
+        from flake8_xla.project.results import tool_fingerprint
         return {"format": FORMAT, "schema": SCHEMA, "version": __version__,
-                "root": str(self.root.path)}
+                "tool": tool_fingerprint(), "root": str(self.root.path)}
 
     def load(self) -> dict[str, dict[str, Any]]:
         """The stored entries (empty when absent, unreadable, malformed or of another

@@ -10,8 +10,8 @@ Two tests, both cheap and both necessary conditions written in the module itself
   accelerate's ``DistributedType.XLA`` (or ``.TPU``), calls transformers' or
   accelerate's ``is_torch_xla_available()`` / ``is_torch_tpu_available()``, builds
   Lightning's ``XLAAccelerator`` / ``XLAStrategy`` / ``XLAFSDPStrategy`` or passes
-  ``accelerator="tpu"`` runs on an XLA device when the job does: such a script has an
-  XLA path (accelerate ``utils/dataclasses.py`` ``DistributedType``; transformers
+  ``accelerator="tpu"`` (or names ignite's ``"xla-tpu"`` distributed backend) runs on an
+  XLA device when the job does: such a script has an XLA path (accelerate ``utils/dataclasses.py`` ``DistributedType``; transformers
   ``utils/import_utils.py``; Lightning ``fabric/accelerators/xla.py``). So does a
   script that builds accelerate's ``Accelerator()``: ``accelerate launch`` with a TPU
   config (``accelerate config``, ``distributed_type: XLA``) runs it unchanged on the
@@ -54,6 +54,12 @@ def _has_switch_word(name: str) -> bool:
 #: chose, the XLA device included (see the module docstring).
 LAUNCHER_OBJECTS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
 
+
+#: ignite's name of its XLA distributed backend (``ignite/distributed/comp_models/xla.py``,
+#: ``XLA_TPU``): ``idist.Parallel(backend="xla-tpu")`` runs the script's training on the
+#: XLA devices, and a script that names it (``--backend xla-tpu``, ``if backend ==
+#: "xla-tpu":``) has an XLA path.
+IGNITE_XLA_BACKEND = "xla-tpu"
 
 _ASCII_LETTERS = frozenset(string.ascii_letters)
 _ASCII_LETTER_BYTES = frozenset(string.ascii_letters.encode())
@@ -130,6 +136,7 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
     if file_rule(tree, source, imports):
         return True
     launcher = "Accelerator" in source and imports.imports_prefix("accelerate")
+    ignite = IGNITE_XLA_BACKEND in source and imports.imports_prefix("ignite")
     for node in walk(tree):
         if launcher and isinstance(node, ast.Call):
             dotted = _dotted(node.func)
@@ -154,6 +161,8 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
         elif isinstance(node, ast.keyword) and node.arg == "accelerator" and isinstance(
                 node.value, ast.Constant) and isinstance(node.value.value, str) and \
                 node.value.value.lower() in ("tpu", "xla"):
+            return True
+        elif ignite and isinstance(node, ast.Constant) and node.value == IGNITE_XLA_BACKEND:
             return True
     return False
 

@@ -7,8 +7,6 @@ from collections.abc import Iterator
 from astroid import nodes
 
 from flake8_xla.analysis import Kind, const_str, keyword
-from flake8_xla.analysis import values as V
-from flake8_xla.analysis.paths import enabled_flag
 from flake8_xla.context import Finding
 from flake8_xla.facts import xla_api
 from flake8_xla.filefacts import FileFacts
@@ -66,13 +64,15 @@ with torch.cuda.amp.autocast():
 with torch.autocast("xla", dtype=torch.bfloat16):
     loss = model(x)
 ```
+A switch that is a setting of the run (`autocast(enabled=args.amp)`,
+`GradScaler(enabled=cfg.fp16)`, `if args.fp16: amp.initialize(...)`) is reported:
+the run that turns AMP on with XLA gets float32, or a CUDA scaler, without a word.
 Not reported: code off the XLA path (under `if torch.cuda.is_available():`, the
-`else` of `if use_tpu:`, a flag the script refuses on XLA), `enabled=` switches that
-are false on XLA, and `enabled=` switches whose value is a setting of the run the
-linter cannot see (`autocast(enabled=args.amp)`, `enabled=scaler is not None`): such
-AMP is on only when the user turns it on. `enabled` passed by position counts the same
-(`torch.cuda.amp.autocast(self.use_amp)`, `torch.autocast("cuda", torch.float16, False)`). apex is reported where it is switched on
-(`amp.initialize`).
+`else` of `if use_tpu:`, a flag the script refuses on XLA), and `enabled=` switches
+that are false on XLA (`enabled=False`, a constant, a flag the script sets to False
+for XLA). `enabled` passed by position counts the same
+(`torch.cuda.amp.autocast(self.use_amp)`, `torch.autocast("cuda", torch.float16,
+False)`). apex is reported where it is switched on (`amp.initialize`).
 """
     source = (
         "https://docs.pytorch.org/xla/master/perf/amp.html",
@@ -94,22 +94,10 @@ AMP is on only when the user turns it on. `enabled` passed by position counts th
             what = self._kind(node, enables_apex)
             if not what or an.off_xla_path(node):
                 continue
-            if isinstance(node, nodes.Call) and (an.switched_off(node) or
-                                                 self._set_by_the_run(node)):
+            if isinstance(node, nodes.Call) and an.switched_off(node):
                 continue
             why = self.WHY_SCALER if "GradScaler" in what else self.WHY_AUTOCAST
             yield self.finding(node, what=what, why=why)
-
-    def _set_by_the_run(self, call: nodes.Call) -> bool:
-        """``autocast(enabled=args.amp)``, ``enabled=scaler is not None``: a switch whose value
-        the linter cannot see (a setting of the run). Such AMP is on only where the user
-        turns it on, as ``drop_last=args.drop_last`` (XLA902): unknown stays silent. A
-        GradScaler or apex set-up that such a setting guards is still reported where it is
-        created."""
-        flag = enabled_flag(call, self.an.ev)
-        if flag is None or isinstance(flag, nodes.Const):
-            return False
-        return V.known_bool(self.an.value(flag)) is not True
 
     def _kind(self, node: nodes.NodeNG, enables_apex: bool) -> str | None:
         an = self.an

@@ -968,6 +968,15 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
             if inner and an.steps.is_step_loop(loop):
                 for v in inner:
                     yield v, loop
+        for call in an.calls_named("run"):
+            # ``trainer.run(train_loader, max_epochs=5)``: an ignite engine whose step runs
+            # on the XLA device draws every batch of the loader through it
+            data = argument(call, 0, "data")
+            if data is None or not isinstance(call.func, nodes.Attribute) or \
+                    not any(_ignite_engine_on_xla(an, v) for v in an.value(call.func.expr)):
+                continue
+            for v in self._plain_inside(an.value(data), 0):
+                yield v, call
         for call in an.calls_named("next"):
             # ``x, y = next(data_iter)`` per step, ``data_iter = iter(train_loader)``
             # (restarted on StopIteration): each pass over the loader ends with its last batch
@@ -996,6 +1005,36 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
                 yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
+
+
+#: ignite's engine factories whose step moves each batch to their ``device``
+#: (``ignite/engine/__init__.py``)
+IGNITE_SUPERVISED = frozenset({"ignite.engine.create_supervised_trainer",
+                               "ignite.engine.create_supervised_evaluator"})
+
+
+def _ignite_engine_on_xla(an: Analyzer, v: V.Value) -> bool:
+    """``v`` is an ignite engine whose step runs on the XLA device: built by
+    ``create_supervised_trainer/evaluator(..., device=<the XLA device>)``, or an
+    ``Engine(process_fn)`` whose process function is a training or evaluation step of
+    this module (XLA code)."""
+    if v.kind is not Kind.FRAMEWORK or v.qual != "ignite" or \
+            not isinstance(v.node, nodes.Call):
+        return False
+    call = v.node
+    if call.root() is not an.module:
+        return False
+    q = an.qualname(call.func) or ""
+    if q in IGNITE_SUPERVISED:
+        device = keyword(call, "device")
+        return device is not None and any(
+            d.kind is Kind.DEVICE and d.device == "xla" for d in an.value(device))
+    if q == "ignite.engine.Engine" and call.args:
+        fns = [f.node for f in an.value(call.args[0])
+               if f.kind is Kind.FUNCTION and isinstance(f.node, nodes.FunctionDef)]
+        return bool(fns) and all(an.steps.is_step_function(f) or
+                                 an.steps.is_eval_step_function(f) for f in fns)
+    return False
 
 
 def _in_step_loop(an: Analyzer, node: nodes.NodeNG) -> bool:
@@ -1106,6 +1145,33 @@ def _runs_per_iteration(binding: nodes.NodeNG, loop: nodes.NodeNG | None,
     if loop is None or binding.frame() is not use.frame():
         return True
     return loop.parent_of(binding)
+
+
+def _holds_read(vs: frozenset[V.Value], depth: int = 0) -> bool:
+    """Some value, or some item of a container value (``groups`` holding ``(rows, n)``
+    tuples whose ``n`` came from ``counts.tolist()``), was read from the device."""
+    for v in vs:
+        if v.has("read"):
+            return True
+        if depth < 3:
+            parts = [*(v.elts or ()), *(vs_ for _, vs_ in (v.items or ()))]
+            if v.elem is not None:
+                parts.append(v.elem)
+            if any(_holds_read(p, depth + 1) for p in parts):
+                return True
+    return False
+
+
+def _loop_of_target(binding: nodes.NodeNG) -> nodes.For | nodes.Comprehension | None:
+    """The ``for`` loop (or comprehension) whose target holds ``binding``; None for any
+    other binding."""
+    node = binding
+    while isinstance(node.parent, (nodes.Tuple, nodes.List, nodes.Starred)):
+        node = node.parent
+    holder = node.parent
+    if isinstance(holder, (nodes.For, nodes.Comprehension)) and holder.target is node:
+        return holder
+    return None
 
 
 def _on_xla(vs: frozenset[V.Value]) -> bool:
@@ -1406,8 +1472,13 @@ function).
                 size = argument(node, pos_m if method else pos_f, kw)
                 if size is not None and subject is not None and \
                         (q.startswith("torch.") or (method and is_lazy(subject))) and \
-                        is_lazy(size) and is_lazy(subject):
-                    return f"{name} with k read from a tensor"
+                        is_lazy(subject):
+                    if is_lazy(size):
+                        return f"{name} with k read from a tensor"
+                    if in_step and self._read_per_step(size, ctx):
+                        # ``k = counts[i]`` of ``counts = lazy.cpu().tolist()`` in the step:
+                        # each step's data gives another k, so another output shape
+                        return f"{name} with k read from the device"
             if any(e.does("cpu_lengths") for e in entries):
                 lengths = argument(node, 1, "lengths")
                 if lengths is not None and is_lazy(lengths):
@@ -1452,17 +1523,33 @@ function).
         an = self.an
         if not any(v.has("read") for v in an.value(bound, ctx)):
             return False
+        return self._read_here(bound, ctx, enclosing_loop(bound, an.steps.is_step_loop))
+
+    def _read_here(self, expr: nodes.NodeNG, ctx: Ctx | None, loop: nodes.NodeNG | None,
+                   depth: int = 0) -> bool:
+        """Some name in ``expr`` holding a read value is bound in the step region, in
+        every iteration of ``loop``. A ``for`` target counts by its iterable: the items of
+        a list read once before the loop (``for k in counts:``) are the same every step."""
+        an = self.an
         region = self._region_ids()
-        loop = enclosing_loop(bound, an.steps.is_step_loop)
-        names = [bound] if isinstance(bound, nodes.Name) else list(
-            bound.nodes_of_class(nodes.Name))
+        names = [expr] if isinstance(expr, nodes.Name) else list(
+            expr.nodes_of_class(nodes.Name))
         for name in names:
-            if not any(v.has("read") for v in an.value(name, ctx)):
+            if not _holds_read(an.value(name, ctx)):
                 continue
             binds = an.ev.bindings(name)
-            if binds and all(id(b) in region and _runs_per_iteration(b, loop, bound)
-                             for b in binds):
+            if not binds or not all(id(b) in region and _runs_per_iteration(b, loop, expr)
+                                    for b in binds):
+                continue
+            holders = [_loop_of_target(b) for b in binds]
+            if all(h is None for h in holders):
                 return True  # one number read in every step is enough (``n + keep``)
+            # the items of an iterable read once per step loop: its own reads decide,
+            # against the step loop around the ``for`` (not the ``for`` itself)
+            if depth < 3 and all(
+                    h is None or self._read_here(h.iter, ctx, enclosing_loop(
+                        h, an.steps.is_step_loop), depth + 1) for h in holders):
+                return True
         return False
 
     def _region_ids(self) -> set[int]:

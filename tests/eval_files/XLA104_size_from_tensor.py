@@ -29,3 +29,35 @@ def train(model, loader, optimizer, num_gt):
         loss.backward()
         xm.optimizer_step(optimizer)
         torch_xla.sync()
+
+
+def keep_top(x, mask):
+    # k comes from counts copied to the host (``.cpu().tolist()``) inside the step: the
+    # items of that list are values read from the device, so each step's data gives topk
+    # another output shape.
+    counts = (mask > 0).sum(-1).cpu().tolist()  # error: XLA201
+    out = []
+    for n_keep in counts:
+        vals, _ = torch.topk(mask, k=n_keep, dim=1)  # error: XLA104
+        out.append(vals.sum())
+    return out
+
+
+def train_kept(model, loader, optimizer, fixed_counts):
+    device = torch_xla.device()
+    # Trap: counts read once before the loop give every step the same k.
+    steady = torch.ones(4, device=device).cpu().tolist()
+    for x, mask in loader:
+        scores = model(x.to(device))
+        sums = keep_top(scores, mask.to(device))
+        for k in steady:
+            top, _ = torch.topk(scores, k=k, dim=1)
+            sums.append(top.sum())
+        # Trap: a Python list of sizes that nothing read from the device.
+        for k in fixed_counts:
+            top, _ = scores.topk(k)
+            sums.append(top.sum())
+        loss = torch.stack(sums).sum()
+        loss.backward()
+        xm.optimizer_step(optimizer)
+        torch_xla.sync()

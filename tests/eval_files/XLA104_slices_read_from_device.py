@@ -54,3 +54,23 @@ def epochs(dataset, n_epochs):
             (kept.sum() + first.sum() + both.sum()).backward()
             opt.step()
             torch_xla.sync()
+
+
+def widths(dataset, n_epochs):
+    """Items of a list read from the device: read in the step, each step slices to new
+    widths; read once per epoch, every step slices to the same ones."""
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8, drop_last=True)
+    for epoch in range(n_epochs):
+        probe = model(torch.randn(4, 16, device=device))
+        per_epoch = (probe > 0).sum(1).cpu().tolist()
+        for x in loader:  # error: XLA302
+            out = model(x.to(device))
+            per_step = (out > 0).sum(1).cpu().tolist()  # error: XLA201
+            parts = [out[i, :w] for i, w in enumerate(per_step)]  # error: XLA104
+            steady = [out[i, :w] for i, w in enumerate(per_epoch)]
+            for w in per_epoch:
+                parts.append(out[0, :w])
+            loss = sum(p.sum() for p in parts + steady)
+            loss.backward()
+            opt.step()
+            torch_xla.sync()

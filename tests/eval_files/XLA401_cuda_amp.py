@@ -57,14 +57,24 @@ def switched_by_settings(model, x, args, use_amp):
     scaler = None
     if args.amp:
         scaler = torch.cuda.amp.GradScaler()  # error: XLA401
-    # ... and autocast switched by a setting the linter cannot see is on only when the
-    # user turns it on (traps, like drop_last=args.drop_last).
-    with torch.cuda.amp.autocast(enabled=scaler is not None):
+    # ... and so is autocast switched by a setting of the run: the run that turns AMP on
+    # with XLA trains in float32 without a word.
+    with torch.cuda.amp.autocast(enabled=scaler is not None):  # error: XLA401
         a = model(x)
-    with torch.cuda.amp.autocast(enabled=use_amp):
+    with torch.cuda.amp.autocast(enabled=use_amp):  # error: XLA401
         b = model(x)
+    grads = torch.cuda.amp.GradScaler(enabled=args.fp16)  # error: XLA401
+    b = b + grads.get_scale()
     # A switch known to be on is no setting.
     always = True
     with torch.cuda.amp.autocast(enabled=always):  # error: XLA401
         c = model(x)
     return a, b, c
+
+
+def turned_off_for_xla(model, x, cfg):
+    # Trap: a switch the script turns off for XLA.
+    if cfg.use_tpu:
+        cfg.mixed_precision = False
+    with torch.cuda.amp.autocast(enabled=cfg.mixed_precision):
+        return model(x)

@@ -2,8 +2,8 @@
 
 ``torch.cuda.amp.autocast(enabled, dtype, cache_enabled)`` and ``torch.autocast(
 device_type, dtype, enabled, ...)`` take it by position too: ``autocast(False)`` is off,
-and ``autocast(self.use_amp)`` is a setting of the run (off by default here), as
-``enabled=self.use_amp`` is.
+and ``autocast(self.use_amp)`` is a setting of the run (off by default here, reported
+as ``enabled=self.use_amp`` is).
 """
 import torch
 import torch_xla
@@ -19,11 +19,11 @@ class Trainer:
             a = self.model(x)
         with torch.autocast("cuda", torch.float16, True):  # error: XLA401
             b = self.model(x)
-        # Traps: switched off, or switched by a setting of the run.
+        with torch.cuda.amp.autocast(self.use_amp):  # error: XLA401
+            d = self.model(x)
+        # Traps: switched off.
         with torch.cuda.amp.autocast(False):
             c = self.model(x)
-        with torch.cuda.amp.autocast(self.use_amp):
-            d = self.model(x)
         with torch.autocast("cuda", torch.float16, False):
             e = self.model(x)
         return a, b, c, d, e
