@@ -162,7 +162,7 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
                 node.value, ast.Constant) and isinstance(node.value.value, str) and \
                 node.value.value.lower() in ("tpu", "xla"):
             return True
-        elif ignite and isinstance(node, ast.Constant) and node.value == IGNITE_XLA_BACKEND:
+        if ignite and isinstance(node, ast.Constant) and node.value == IGNITE_XLA_BACKEND:
             return True
     return False
 
