@@ -1969,6 +1969,11 @@ class Evaluator:
                     or (isinstance(dd, nodes.Attribute) and dd.attrname == "cached_property")
                     for dd in method.decorators.nodes):
                 return self.returns(method, self.bind_self(method, v, ctx), d)
+            if is_staticmethod(method) or (v.kind is Kind.CLASS and
+                                           not is_classmethod(method)):
+                # ``Loss._one_hot(t, n)`` of a staticmethod, or ``Base.step(self, x)``
+                # through the class: every argument is passed, none is bound
+                return one(Kind.FUNCTION, node=method)
             return one(Kind.FUNCTION, node=method, bound=frozenset({v}))
         table = self.class_attrs(klass)
         if attr in table:

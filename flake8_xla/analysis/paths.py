@@ -269,7 +269,12 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         # ``cfg["is_xla"]``, ``flags["use_gpu"]``: a flag of a settings table, by its key
         return _words_truth(words_of_text(test.slice.value))
     if isinstance(test, (nodes.Name, nodes.Attribute)):
-        truth = _word_truth(test)
+        # what the flag was computed from first (``cuda = device.type != "cpu"`` holds
+        # on XLA whatever its name says), then its name (``USE_TPU = False  # set for
+        # TPU runs`` is a switch its user flips: the name says what the XLA run sets)
+        truth = _bound_truth(test, ev, depth, computed=True) if ev is not None else None
+        if truth is None:
+            truth = _word_truth(test)
         if truth is None and ev is not None:
             truth = _bound_truth(test, ev, depth)
         if truth is None and ev is not None and _imported_xla_module(test, ev):
@@ -348,11 +353,12 @@ def _none_on_xla_path(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
         is_none(b.parent.value) for b in on_path)
 
 
-def _bound_truth(flag: nodes.Name | nodes.Attribute, ev: Evaluator, depth: int
-                 ) -> bool | None:
+def _bound_truth(flag: nodes.Name | nodes.Attribute, ev: Evaluator, depth: int,
+                 computed: bool = False) -> bool | None:
     """The truth of a flag computed once from tests whose truth on the XLA path is known
     (``checks = bool(cfg.checks) and not use_tpu``: False there): a local name bound
-    once, or ``self.<flag>`` assigned once in its class (in ``__init__``)."""
+    once, or ``self.<flag>`` assigned once in its class (in ``__init__``). ``computed``:
+    only a flag computed from other values, not one bound to a constant."""
     if isinstance(flag, nodes.Name):
         binds = ev.bindings(flag)
         if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName):
@@ -377,7 +383,8 @@ def _bound_truth(flag: nodes.Name | nodes.Attribute, ev: Evaluator, depth: int
             value.func.name == "bool" and len(value.args) == 1 and not value.keywords:
         value = value.args[0]
     if not isinstance(value, (nodes.BoolOp, nodes.UnaryOp, nodes.Compare, nodes.Name,
-                              nodes.Attribute, nodes.IfExp, nodes.Const)):
+                              nodes.Attribute, nodes.IfExp, nodes.Const)) or \
+            (computed and isinstance(value, nodes.Const)):
         return None
     if isinstance(value, nodes.Const) and (not isinstance(value.value, bool) or
                                            not isinstance(flag, nodes.Name)):
@@ -489,6 +496,14 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
                 test = test.operand
             else:
                 continue
+            if isinstance(test, (nodes.Name, nodes.Attribute)) and \
+                    isinstance(node.parent, nodes.If) and _in_main_flow(node.parent, ev) and \
+                    node in node.parent.body and _base_truth(node.parent.test, ev) is True:
+                # ``if args.tpu: assert not args.fp16, "..."``: the XLA branch refuses it
+                key = source_key(test)
+                if key:
+                    out.add(key)
+                continue
         elif not _terminates(node.body, ev):
             offs = [stmt for stmt in _straight_line(node.body, ev)
                     if isinstance(stmt, nodes.Assign) and
@@ -497,6 +512,15 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
                 for stmt in offs:
                     out.update(k for k in (source_key(t) for t in stmt.targets) if k)
                     out.update(_stored_from_locals(node, stmt, ev))
+            elif offs and isinstance(test, nodes.BoolOp) and test.op == "and":
+                # ``if args.tpu and args.amp: args.amp = False``: the flag is False after
+                # it whether or not it was set, once the other terms hold on XLA
+                for stmt in offs:
+                    keys = {k for k in (source_key(t) for t in stmt.targets) if k}
+                    if keys and all(source_key(v) in keys or _base_truth(v, ev) is True
+                                    for v in test.values) and any(
+                            source_key(v) not in keys for v in test.values):
+                        out.update(keys)
             continue
         if isinstance(node, nodes.If) and isinstance(test, (nodes.Name, nodes.Attribute)) and \
                 _in_main_flow(node, ev) and node.body and _refuses(node.body[-1], ev) and \

@@ -101,7 +101,8 @@ def _device_name(name: str) -> bool:
 
 def _only_shown(name: nodes.NodeNG) -> bool:
     """``name`` is only shown to the user, or compared with a string: an argument of
-    ``print``, of a logger's method or of a ``.write()``, directly or through ``str()``,
+    ``print``, of a logger's method, of a ``.write()`` or of a function named for showing
+    (``print_config(...)``, ``log_settings(...)``), directly or through ``str()``,
     ``+``/``%``, ``.format()`` or an f-string; or ``device == 'cuda'``."""
     node, parent = name, name.parent
     for _ in range(6):
@@ -126,9 +127,17 @@ def _only_shown(name: nodes.NodeNG) -> bool:
             break
     if isinstance(parent, nodes.Call) and any(a is node for a in parent.args):
         func = parent.func
-        return (isinstance(func, nodes.Name) and func.name == "print") or (
-            isinstance(func, nodes.Attribute) and func.attrname in SHOWN_BY)
+        ident = func.name if isinstance(func, nodes.Name) else (
+            func.attrname if isinstance(func, nodes.Attribute) else "")
+        return ident == "print" or (isinstance(func, nodes.Attribute) and
+                                    ident in SHOWN_BY) or \
+            ident.split("_", 1)[0].lower() in SHOWING_WORDS and "_" in ident
     return False
+
+
+#: First words of a project's own function that shows its arguments
+#: (``print_current_config(cuda, n_gpu, device)``, ``log_settings(...)``).
+SHOWING_WORDS = frozenset({"print", "log", "show", "display"})
 
 
 #: Methods that log or print their arguments (a logger's, ``xm.master_print``, a stream's

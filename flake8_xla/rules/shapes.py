@@ -1013,6 +1013,9 @@ IGNITE_SUPERVISED = frozenset({"ignite.engine.create_supervised_trainer",
                                "ignite.engine.create_supervised_evaluator"})
 
 
+IGNITE_DEVICE = "ignite.distributed.device"
+
+
 def _ignite_engine_on_xla(an: Analyzer, v: V.Value) -> bool:
     """``v`` is an ignite engine whose step runs on the XLA device: built by
     ``create_supervised_trainer/evaluator(..., device=<the XLA device>)``, or an
@@ -1027,13 +1030,27 @@ def _ignite_engine_on_xla(an: Analyzer, v: V.Value) -> bool:
     q = an.qualname(call.func) or ""
     if q in IGNITE_SUPERVISED:
         device = keyword(call, "device")
-        return device is not None and any(
-            d.kind is Kind.DEVICE and d.device == "xla" for d in an.value(device))
+        return device is not None and (any(
+            d.kind is Kind.DEVICE and d.device == "xla" for d in an.value(device)) or
+            _backend_device(an, device))
     if q == "ignite.engine.Engine" and call.args:
         fns = [f.node for f in an.value(call.args[0])
                if f.kind is Kind.FUNCTION and isinstance(f.node, nodes.FunctionDef)]
         return bool(fns) and all(an.steps.is_step_function(f) or
                                  an.steps.is_eval_step_function(f) for f in fns)
+    return False
+
+
+def _backend_device(an: Analyzer, expr: nodes.NodeNG, depth: int = 0) -> bool:
+    """``idist.device()`` (or a name bound once to it): the device of ignite's current
+    backend, the XLA device on the XLA path (``idist.Parallel(backend="xla-tpu")``) of a
+    module that is XLA code."""
+    if isinstance(expr, nodes.Call):
+        return an.qualname(expr.func) == IGNITE_DEVICE
+    if isinstance(expr, nodes.Name) and depth < 2:
+        binds = an.ev.bindings(expr)
+        return len(binds) == 1 and isinstance(binds[0].parent, nodes.Assign) and \
+            _backend_device(an, binds[0].parent.value, depth + 1)
     return False
 
 

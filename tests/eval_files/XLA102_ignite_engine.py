@@ -7,6 +7,7 @@ device, so a loader without ``drop_last`` ends each epoch with a new batch shape
 import torch
 import torch_xla
 import torch_xla.core.xla_model as xm
+import ignite.distributed as idist
 from ignite.engine import Engine, create_supervised_evaluator, create_supervised_trainer
 from torch.utils.data import DataLoader
 
@@ -53,3 +54,17 @@ def run_on_cpu(model, optimizer, dataset):
     trainer = create_supervised_trainer(model, optimizer, torch.nn.functional.nll_loss,
                                         device="cpu")
     trainer.run(cpu_loader, max_epochs=1)
+
+
+def run_parallel(local_rank, model, optimizer, dataset):
+    # ignite's backend device: the XLA device under ``idist.Parallel(backend="xla-tpu")``
+    device = idist.device()
+    loader = DataLoader(dataset, batch_size=32, shuffle=True)  # error: XLA102
+    trainer = create_supervised_trainer(model.to(device), optimizer,
+                                        torch.nn.functional.nll_loss, device=device)
+    trainer.run(loader, max_epochs=2)
+
+
+def main(model, optimizer, dataset):
+    with idist.Parallel(backend="xla-tpu", nproc_per_node=8) as parallel:
+        parallel.run(run_parallel, model, optimizer, dataset)

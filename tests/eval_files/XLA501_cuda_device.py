@@ -94,6 +94,7 @@ def shown_other_ways(model, logger):
     print("Using device: " + str(device))
     logger.info("device {}".format(device))
     logger.info("device %s" % device)
+    print_current_config(torch.cuda.is_available(), device)
     pin = device == "cuda"
 
     def place():
@@ -118,3 +119,7 @@ class Shown:
 
 def show():
     print("device:", Shown.device)
+
+
+def print_current_config(cuda, device):
+    print(f"CUDA: {cuda}, device: {device}")
