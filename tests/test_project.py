@@ -1487,6 +1487,94 @@ def test_code_that_a_launching_module_runs_in_its_replicas_is_multi_replica(
     assert not [f for f in lint(top / "prep.py") if f[1] in ("XLA502", "XLA504")]
 
 
+def test_a_ddp_script_borrowing_an_eval_helper_does_not_make_the_training_multi_replica(
+        tmp_path: Path) -> None:
+    """``ddp.py``, started once per device by torchrun (``init_process_group("xla")``),
+    imports ``evaluate`` from the single-device script ``single.py``: the replicas run that
+    helper, not ``single.py``'s own training loop, whose loader without a sampler is
+    therefore no XLA504. A helper the replicas do run (its loop included) is."""
+    top = write(tmp_path / "ddp", {
+        "pyproject.toml": "",
+        "single.py": """\
+            import torch
+            import torch_xla
+            from torch.utils.data import DataLoader
+
+
+            def evaluate(model, loader, device):
+                return sum(float(model(x.to(device)).sum()) for x, _ in loader)
+
+
+            def fit(model, loader, device, optimizer):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    torch.nn.functional.mse_loss(model(x.to(device)), y.to(device)).backward()
+                    optimizer.step()
+                    torch_xla.sync()
+
+
+            def train(model, dataset, shared=False):
+                device = torch_xla.device()
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    torch.nn.functional.mse_loss(model(x.to(device)), y.to(device)).backward()
+                    optimizer.step()
+                    torch_xla.sync()
+                return evaluate(model, loader, device)
+
+
+            def make_loader(dataset):
+                return DataLoader(dataset, batch_size=8, drop_last=True)
+            """,
+        # a single-device script of its own that reuses the loader factory
+        "distill.py": """\
+            import torch
+            import torch_xla
+
+            from single import make_loader
+
+            if __name__ == "__main__":
+                model = torch.nn.Linear(4, 4).to(torch_xla.device())
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in make_loader([]):
+                    model(x.to(torch_xla.device())).sum().backward()
+                    optimizer.step()
+                    torch_xla.sync()
+            """,
+        "ddp.py": """\
+            import torch
+            import torch.distributed as dist
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            from torch.utils.data import DataLoader
+
+            from single import evaluate, fit
+
+
+            def main(model, dataset):
+                dist.init_process_group("xla")
+                device = torch_xla.device()
+                loader = DataLoader(dataset, batch_size=8, drop_last=True)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                fit(model, loader, device, optimizer)
+                return evaluate(model, loader, device)
+
+
+            if __name__ == "__main__":
+                main(torch.nn.Linear(4, 4), [])
+            """,
+    })
+    found = lint(top / "single.py")
+    # train()'s loop runs on one device: no sampler needed, no all-reduce missing
+    assert not [f for f in found if f[1] in ("XLA504", "XLA502") and f[0] > 16], found
+    # fit(), which the replicas run, steps without an all-reduce
+    assert (14, "XLA502") in found
+    # make_loader()'s loader feeds only distill.py's single-device loop: no sampler needed
+    assert (31, "XLA504") not in found
+
+
 def test_a_function_that_a_launch_script_spawns_runs_in_every_replica(
         tmp_path: Path) -> None:
     """``launch.py`` imports ``train_fn`` from trainer.py and starts the replicas on it at

@@ -123,6 +123,7 @@ def _launched_by_importer(an: Analyzer, hops: int) -> bool:
         return True
     # (only a use inside a function can be a replica's call: ``deep``)
     callers = link.index.callers(rel, defs, every_module=every, deep=True)
+    entries: set[str] = set()
     for caller in callers[:MAX_LAUNCHING_CALLERS]:
         other = link.analyzer(caller)
         if other is None or other is an or _spmd(other) or not is_multi_replica(
@@ -134,10 +135,60 @@ def _launched_by_importer(an: Analyzer, hops: int) -> bool:
         for call in other.module_nodes(nodes.Call):
             if callee_name(call.func) not in spelled or enclosing_function(call) is None:
                 continue
-            if any(v.kind in (Kind.FUNCTION, Kind.CLASS) and v.node is not None and
-                   v.node.root() is an.module for v in other.value(call.func)):
-                return True
+            entries.update(v.node.name for v in other.value(call.func)
+                           if v.kind in (Kind.FUNCTION, Kind.CLASS) and v.node is not None
+                           and v.node.root() is an.module and
+                           isinstance(v.node.parent, nodes.Module))
+    if entries:
+        an._replica_entries = frozenset(entries)  # type: ignore[attr-defined]
+        return True
     return False
+
+
+def _single_device_script(an: Analyzer) -> bool:
+    """``an``'s module is a program of its own (``if __name__ == "__main__":``) that
+    neither starts replicas nor joins an XLA process group: its loops run on one device
+    (a single-core script that reuses a DDP example's loader factory). A library module's
+    loops run wherever its callers do, which may be the replicas."""
+    link = an.link
+    rel = link.rel_of(an) if link is not None else None
+    summary = link.index.summary(rel) if rel is not None else None
+    return summary is not None and summary.script and not is_multi_replica(an)
+
+
+def _replicas_reach(an: Analyzer, node: nodes.NodeNG) -> bool:
+    """``node`` may run in the replicas: its module starts them or sets up their process
+    group itself, or ``node`` is not in a top-level function, or it lies in one of the
+    module's top-level functions or classes that the replicas' code in an importing module
+    calls (``_evaluate(...)`` from a DDP script), or that those name in turn. A training
+    loop of the module's single-device ``train()`` that the DDP script never calls does
+    not run there."""
+    entries = getattr(an, "_replica_entries", None)
+    if entries is None:
+        return True
+    stmt = node
+    while stmt.parent is not None and not isinstance(stmt.parent, nodes.Module):
+        stmt = stmt.parent
+    if not isinstance(stmt, nodes.FunctionDef):
+        # module-level code runs in every process that imports it; a class's methods run
+        # wherever its instances or subclasses go, which calls alone do not tell
+        return True
+    reach = getattr(an, "_replica_reach", None)
+    if reach is None:
+        top = {b.name: b for binds in an.module.locals.values() for b in binds
+               if isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) and
+               isinstance(b.parent, nodes.Module)}
+        reach = set()
+        frontier = [e for e in entries if e in top]
+        while frontier:
+            name = frontier.pop()
+            if name in reach:
+                continue
+            reach.add(name)
+            frontier += [n.name for n in top[name].nodes_of_class(nodes.Name)
+                         if n.name in top and n.name not in reach]
+        an._replica_reach = reach  # type: ignore[attr-defined]
+    return stmt.name in reach
 
 
 def _spawned_by_importer(an: Analyzer, callers: list[str]) -> bool:
@@ -428,7 +479,7 @@ reported.
             return
         for loop in an.rule_nodes((nodes.For, nodes.While)):
             if not an.steps.is_training_loop(loop) or an.off_xla_path(loop) or \
-                    an.steps.cpu_training(loop):
+                    an.steps.cpu_training(loop) or not _replicas_reach(an, loop):
                 continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 f = call.func
@@ -878,7 +929,8 @@ cost time, not correctness), and so is a dataset built from the replica's global
               "https://huggingface.co/docs/datasets/use_with_pytorch#distributed")
 
     NO_SAMPLER = ("DataLoader without a DistributedSampler in multi-replica training: every "
-                  "xmp.spawn/torch_xla.launch replica reads the whole dataset in the same order, "
+                  "replica (xmp.spawn, torch_xla.launch, torchrun) reads the whole dataset in "
+                  "the same order, "
                   "so the replicas train on the same batches; pass sampler=DistributedSampler("
                   "dataset, num_replicas=xr.world_size(), rank=xr.global_ordinal())")
 
@@ -889,15 +941,19 @@ cost time, not correctness), and so is a dataset built from the replica's global
                   "rank=xr.global_ordinal()")
 
     STREAM = ("DataLoader over a streaming dataset (load_dataset(..., streaming=True)) in "
-              "multi-replica training: no sampler shards a stream, so every xmp.spawn/"
-              "torch_xla.launch replica reads the same examples; split it per replica with "
+              "multi-replica training: no sampler shards a stream, so every replica "
+              "(xmp.spawn, torch_xla.launch, torchrun) reads the same examples; split it per "
+              "replica with "
               "datasets.distributed.split_dataset_by_node(ds, rank=xr.global_ordinal(), "
               "world_size=xr.world_size())")
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
-        return launches(facts) and (facts.ident_contains("distributedsampler") or
-                                    facts.ident_contains("dataloader"))
+        # (a module that xmp.spawn/torch_xla.launch starts, or one that torchrun starts
+        # per device, setting up the XLA process group itself)
+        return (launches(facts) or "init_process_group" in facts.idents) and \
+            (facts.ident_contains("distributedsampler") or
+             facts.ident_contains("dataloader"))
 
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
@@ -973,7 +1029,9 @@ cost time, not correctness), and so is a dataset built from the replica's global
         def loops(owner: Analyzer) -> Iterator[tuple[Analyzer, nodes.For]]:
             for loop in owner.module_nodes(nodes.For):
                 if owner.steps.is_training_loop(loop) and not owner.off_xla_path(loop) and \
-                        not owner.steps.cpu_training(loop):
+                        not owner.steps.cpu_training(loop) and \
+                        _replicas_reach(owner, loop) and \
+                        (owner is an or not _single_device_script(owner)):
                     yield owner, loop
 
         iterated: set[int] = set()
