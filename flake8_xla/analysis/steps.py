@@ -602,6 +602,15 @@ class Steps:
             self.is_own_step(lp) for lp in fn.nodes_of_class(
                 LOOPS, skip_klass=(nodes.FunctionDef, nodes.ClassDef))))
 
+    def _loops_over_data_steps(self, fn: nodes.FunctionDef) -> bool:
+        """``fn`` runs its own step loop over a loader or dataset (a worker's whole
+        training: ``while step < total: for batch in loader: ...`` then a final
+        optimizer step and save), so it is a training function, not one step; a
+        micro-batch loop over the chunks of one batch is part of the step."""
+        return any(self._iterates_data(lp) and self.is_step_loop(lp)
+                   for lp in fn.nodes_of_class(LOOPS, skip_klass=(nodes.FunctionDef,
+                                                                  nodes.ClassDef)))
+
     def is_step_function(self, func: nodes.NodeNG) -> bool:
         """A function that runs one training step without a loop, or a framework step hook."""
         def compute(fn: nodes.NodeNG) -> bool:
@@ -624,7 +633,8 @@ class Steps:
             if "backward" in every:
                 return not self._called_from_step_loop(fn) and not self._called_once(fn) \
                     and not any(self._drives_step_loops(lp, calls_only=True)
-                                for lp in self.ev.own_nodes(fn, LOOPS))
+                                for lp in self.ev.own_nodes(fn, LOOPS)) \
+                    and not self._loops_over_data_steps(fn)
             return False
         return self._memo_q("stepfn", func, compute)
 
