@@ -914,8 +914,12 @@ A sampler whose `rank=` is the replica's index on its own host (`LOCAL_RANK`,
 on more than one host the replicas of different hosts read the same shard. Pass
 `rank=xr.global_ordinal()`.
 
-A plain DataLoader with no sampler at all that feeds multi-replica training is reported
-too: every replica reads the whole dataset in the same order. So is one over a streaming
+A plain DataLoader with no sampler at all that feeds multi-replica training (replicas
+that `xmp.spawn`/`torch_xla.launch` starts, or that `torchrun` starts in a script calling
+`init_process_group("xla")`) is reported too: every replica reads the whole dataset in
+the same order. A module whose functions a DDP script borrows (`from single import
+evaluate`) is multi-replica only in those functions and what they call, not in its own
+single-device `train()`. So is one over a streaming
 dataset (`load_dataset(..., streaming=True)`, also after `.map`/`.shuffle`): no sampler
 can shard a stream, so the fix is `split_dataset_by_node(ds, rank=xr.global_ordinal(),
 world_size=xr.world_size())` (or `ds.shard(...)`). A loader built by a factory in

@@ -837,7 +837,9 @@ for x, y in pl.MpDeviceLoader(loader, device): ...
 loader = DataLoader(ds, batch_size=32, sampler=sampler, drop_last=True)
 ```
 Reported where the loader is built, when it reaches an XLA loader (`MpDeviceLoader`,
-`ParallelLoader`) or a training or evaluation step loop, and `drop_last` is absent
+`ParallelLoader`), a training or evaluation step loop, or an ignite engine whose step
+runs on the XLA device (`create_supervised_trainer(..., device=<XLA device>)`,
+`Engine(train_step)`, then `trainer.run(loader)`), and `drop_last` is absent
 or literally `False`. That loop may be in another module of the project: a loader
 passed to `engine.train_one_epoch(...)`, or returned by a factory whose caller loops over
 it, is still reported at its `DataLoader(...)` line, in the module that builds it. Not reported for loaders prepared by accelerate (whose loaders
@@ -1008,11 +1010,10 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
 
 
 #: ignite's engine factories whose step moves each batch to their ``device``
-#: (``ignite/engine/__init__.py``)
+#: (``ignite/engine/__init__.py``), and the device of ignite's current backend
+#: (``ignite/distributed/utils.py``)
 IGNITE_SUPERVISED = frozenset({"ignite.engine.create_supervised_trainer",
                                "ignite.engine.create_supervised_evaluator"})
-
-
 IGNITE_DEVICE = "ignite.distributed.device"
 
 
@@ -1387,7 +1388,8 @@ class DynamicShapeOp(Rule):
 `torch.nonzero`, `masked_select`, `unique`, boolean-mask indexing `t[t > 0]` (and
 assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]`,
 `repeat_interleave` with the counts in a tensor (unless `output_size=` is given),
-`torch.topk`/`kthvalue` with `k` in a tensor and `pack_padded_sequence` with lengths
+`torch.topk`/`kthvalue` with `k` in a tensor (or read back from the device in the step,
+such as an item of `counts.cpu().tolist()`) and `pack_padded_sequence` with lengths
 on the device produce outputs whose size depends on the data. XLA compiles for static shapes: it has to execute the pending graph to
 learn the size, and every new size is a new graph to compile. Slicing by a number read
 back from the device in the step (`n = lengths[i].item()`, where `lengths` is a
