@@ -788,6 +788,14 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         return one(Kind.DICT, items=items, elem=elem)
     if head.startswith("arg") and head[3:].isdigit():
         return _arg_value(ev, call, int(head[3:]), ctx, d)
+    if spec == "extremum":
+        # ``max(1, min(n, 5))``: one of the arguments, whichever wins; ``max(values)``:
+        # one item of the iterable
+        if len(call.args) == 1 and not isinstance(call.args[0], nodes.Starred):
+            return ev.iterate(_arg_value(ev, call, 0, ctx, d), d)
+        if not call.args or any(isinstance(a, nodes.Starred) for a in call.args):
+            return UNKNOWN_SET
+        return join(*(ev.value(a, ctx, d) for a in call.args))
     if spec == "prepare":
         return _prepare(ev, call, ctx, d)
     if head == "tuple":
