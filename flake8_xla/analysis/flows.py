@@ -482,6 +482,13 @@ def _method_reads(call: nodes.Call, name: str, attr: str, depth: int) -> bool:
     return any(_sees_self(stmt, attr, depth + 1) for stmt in method.body)
 
 
+def _host_item(v: Value) -> frozenset[Value]:
+    """An item or subscript of the host value ``v``: a read value when ``v`` was read from
+    the device (``counts.tolist()``), else a host value of unknown type."""
+    return frozenset({Value(Kind.HOST, flags=frozenset({"read"}))}) if v.has("read") \
+        else V.host()
+
+
 class Evaluator:
     """Abstract values of one astroid module's expressions (memoised, budgeted)."""
 
@@ -2224,8 +2231,7 @@ class Evaluator:
             elif v.kind is Kind.TENSOR:
                 out.append(frozenset({v.with_(flags=v.flags - {"param"})}))
             elif v.kind is Kind.HOST:
-                out.append(frozenset({Value(Kind.HOST, flags=frozenset({"read"}))})
-                           if v.has("read") else V.host())
+                out.append(_host_item(v))
             elif v.kind is Kind.MODULE:
                 out.append(frozenset({v.with_(node=None, flags=frozenset())}))
             elif v.kind is Kind.DATASET and v.has("stream") and isinstance(key, str):
@@ -2265,11 +2271,7 @@ class Evaluator:
             elif k is Kind.TENSOR:
                 out.append(frozenset({v.with_(flags=v.flags - {"param"})}))
             elif k is Kind.HOST:
-                # the items of a host list read from the device (``counts.tolist()``) are
-                # read values too, as its subscripts are
-                out.append(V.host("int") if v.qual == "range" else (
-                    frozenset({Value(Kind.HOST, flags=frozenset({"read"}))})
-                    if v.has("read") else V.host()))
+                out.append(V.host("int") if v.qual == "range" else _host_item(v))
             elif k is Kind.DATASET:
                 out.append(V.tensor("cpu"))
             elif k is Kind.MODULE:

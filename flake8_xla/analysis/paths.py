@@ -272,11 +272,13 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         # what the flag was computed from first (``cuda = device.type != "cpu"`` holds
         # on XLA whatever its name says), then its name (``USE_TPU = False  # set for
         # TPU runs`` is a switch its user flips: the name says what the XLA run sets)
-        truth = _bound_truth(test, ev, depth, computed=True) if ev is not None else None
+        bound = _bound_value(test, ev) if ev is not None else None
+        truth = _base_truth(bound, ev, depth + 1) if bound is not None and \
+            not isinstance(bound, nodes.Const) else None
         if truth is None:
             truth = _word_truth(test)
-        if truth is None and ev is not None:
-            truth = _bound_truth(test, ev, depth)
+        if truth is None and isinstance(bound, nodes.Const):
+            truth = bound.value
         if truth is None and ev is not None and _imported_xla_module(test, ev):
             truth = True
         if truth is None and _none_on_xla_path(test, ev):
@@ -353,12 +355,11 @@ def _none_on_xla_path(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
         is_none(b.parent.value) for b in on_path)
 
 
-def _bound_truth(flag: nodes.Name | nodes.Attribute, ev: Evaluator, depth: int,
-                 computed: bool = False) -> bool | None:
-    """The truth of a flag computed once from tests whose truth on the XLA path is known
-    (``checks = bool(cfg.checks) and not use_tpu``: False there): a local name bound
-    once, or ``self.<flag>`` assigned once in its class (in ``__init__``). ``computed``:
-    only a flag computed from other values, not one bound to a constant."""
+def _bound_value(flag: nodes.Name | nodes.Attribute, ev: Evaluator) -> nodes.NodeNG | None:
+    """The test a flag was computed from once, whose truth on the XLA path may be known
+    (``checks = bool(cfg.checks) and not use_tpu``: False there), or the bool constant a
+    local name is bound to: for a local name bound once, or ``self.<flag>`` assigned once
+    in its class (in ``__init__``); None otherwise."""
     if isinstance(flag, nodes.Name):
         binds = ev.bindings(flag)
         if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName):
@@ -383,15 +384,14 @@ def _bound_truth(flag: nodes.Name | nodes.Attribute, ev: Evaluator, depth: int,
             value.func.name == "bool" and len(value.args) == 1 and not value.keywords:
         value = value.args[0]
     if not isinstance(value, (nodes.BoolOp, nodes.UnaryOp, nodes.Compare, nodes.Name,
-                              nodes.Attribute, nodes.IfExp, nodes.Const)) or \
-            (computed and isinstance(value, nodes.Const)):
+                              nodes.Attribute, nodes.IfExp, nodes.Const)):
         return None
     if isinstance(value, nodes.Const) and (not isinstance(value.value, bool) or
                                            not isinstance(flag, nodes.Name)):
         # ``self.use_l1 = False`` in ``__init__``: a default that the object's owner sets
         # from outside (``model.head.use_l1 = True``), not a truth of the XLA path
         return None
-    return _base_truth(value, ev, depth + 1)
+    return value
 
 
 def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:

@@ -608,8 +608,7 @@ class Steps:
         optimizer step and save), so it is a training function, not one step; a
         micro-batch loop over the chunks of one batch is part of the step."""
         return any(self._iterates_data(lp) and self.is_step_loop(lp)
-                   for lp in fn.nodes_of_class(LOOPS, skip_klass=(nodes.FunctionDef,
-                                                                  nodes.ClassDef)))
+                   for lp in self.ev.own_nodes(fn, LOOPS))
 
     def is_step_function(self, func: nodes.NodeNG) -> bool:
         """A function that runs one training step without a loop, or a framework step hook."""

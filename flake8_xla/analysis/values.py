@@ -211,6 +211,16 @@ def is_lazy(vs: Iterable[Value], strong: bool = False) -> bool:
     return any(lazy_value(v, strong) for v in vs)
 
 
+def parts(v: Value) -> list[frozenset[Value]]:
+    """The value sets ``v`` holds: its elements by position, its values by key, and its
+    element of unknown position (``elts``, ``items``, ``elem``)."""
+    found: list[frozenset[Value]] = list(v.elts or ())
+    found += [s for _, s in v.items or ()]
+    if v.elem is not None:
+        found.append(v.elem)
+    return found
+
+
 def holds_lazy(vs: Iterable[Value], depth: int = 0, strong: bool = False) -> bool:
     """``vs`` is, or contains (tuple, list, dict elements), a lazy XLA tensor."""
     if depth > 4:
@@ -218,13 +228,9 @@ def holds_lazy(vs: Iterable[Value], depth: int = 0, strong: bool = False) -> boo
     for v in vs:
         if lazy_value(v, strong):
             return True
-        if v.kind in (Kind.TUPLE, Kind.LIST, Kind.DICT):
-            parts: list[frozenset[Value]] = list(v.elts or ())
-            parts += [s for _, s in v.items or ()]
-            if v.elem is not None:
-                parts.append(v.elem)
-            if any(holds_lazy(p, depth + 1, strong) for p in parts):
-                return True
+        if v.kind in (Kind.TUPLE, Kind.LIST, Kind.DICT) and any(
+                holds_lazy(p, depth + 1, strong) for p in parts(v)):
+            return True
     return False
 
 

@@ -1168,16 +1168,8 @@ def _runs_per_iteration(binding: nodes.NodeNG, loop: nodes.NodeNG | None,
 def _holds_read(vs: frozenset[V.Value], depth: int = 0) -> bool:
     """Some value, or some item of a container value (``groups`` holding ``(rows, n)``
     tuples whose ``n`` came from ``counts.tolist()``), was read from the device."""
-    for v in vs:
-        if v.has("read"):
-            return True
-        if depth < 3:
-            parts = [*(v.elts or ()), *(vs_ for _, vs_ in (v.items or ()))]
-            if v.elem is not None:
-                parts.append(v.elem)
-            if any(_holds_read(p, depth + 1) for p in parts):
-                return True
-    return False
+    return any(v.has("read") or depth < 3 and any(_holds_read(p, depth + 1)
+                                                  for p in V.parts(v)) for v in vs)
 
 
 def _loop_of_target(binding: nodes.NodeNG) -> nodes.For | nodes.Comprehension | None:
