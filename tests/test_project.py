@@ -250,6 +250,25 @@ def test_module_resolution_follows_pythons_import_system(tmp_path: Path) -> None
     assert ix.resolve_name("pkg/sub/b.py", "..a.f") == ("pkg/a.py", ["f"])
 
 
+def test_a_script_folder_above_the_importers_packages_is_an_import_base(tmp_path: Path
+                                                                        ) -> None:
+    """``app/main.py`` puts ``app/`` on sys.path: a module of ``app/runtime/trainer/``
+    (``runtime`` a namespace folder) imports ``runtime.trainer.base`` from there. Only a
+    module file resolves that way, never a bare folder named like a library."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "app/main.py": "", "app/runtime/logs.py": "",
+        "app/runtime/trainer/__init__.py": "", "app/runtime/trainer/base.py": "",
+        "app/runtime/trainer/xla.py": "", "app/torch/readme.py": "",
+    })
+    ix = ProjectIndex(find_root(top / "app/main.py"))
+    ix.scan()
+    assert ix.resolve("app/runtime/trainer/xla.py", "runtime.trainer.base") == \
+        "app/runtime/trainer/base.py"
+    assert ix.resolve("app/runtime/trainer/xla.py", "runtime.logs") == "app/runtime/logs.py"
+    assert ix.resolve("app/runtime/trainer/xla.py", "torch") is None
+
+
 def test_the_project_wins_and_library_copies_are_left_alone(tmp_path: Path) -> None:
     top = write(tmp_path / "w", {
         "pyproject.toml": "",
@@ -3302,3 +3321,109 @@ def test_fix_reports_what_is_left_in_another_module(tmp_path: Path) -> None:
                            capture_output=True, text=True, env=env, timeout=300)
     assert "./utils.py:" in fresh.stdout and fresh.returncode == 1, fresh.stdout
     assert fixed.stdout == fresh.stdout and fixed.returncode == 1, (fixed.stdout, fixed.stderr)
+
+
+def test_a_base_class_loop_runs_the_hooks_its_xla_subclass_defines(tmp_path: Path) -> None:
+    """``BaseTrainer.train`` loops over ``self.loader`` and calls ``self.train_step``, a
+    stub that ``XLATrainer`` (another module) defines: the loop is a training step loop,
+    and the loss that hook returns is a lazy tensor read back in the base class. A
+    ``CUDATrainer`` that the factory builds only in its ``cuda`` branch runs nowhere on
+    the XLA path (its CUDA AMP is not reported). The import of ``runtime.trainer...``
+    resolves from the script's folder, above the ``runtime`` namespace folder."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "app/runtime/trainer/__init__.py": "",
+        "app/runtime/trainer/base.py": """\
+            from abc import ABC, abstractmethod
+
+            import torch
+
+
+            class BaseTrainer(ABC):
+                def __init__(self, model, loader, device):
+                    self.model = model.to(device)
+                    self.loader = loader
+                    self.device = device
+                    self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+                def train(self, epochs):
+                    for epoch in range(epochs):
+                        losses = []
+                        for x, y in self.loader:
+                            loss = self.train_step(x.to(self.device), y.to(self.device))
+                            losses.append(loss.detach().cpu().numpy())
+                        print(sum(losses) / len(losses))
+
+                @abstractmethod
+                def train_step(self, x, y):
+                    \"\"\"One step; returns the loss.\"\"\"
+            """,
+        "app/runtime/trainer/xla_trainer.py": """\
+            import torch.nn.functional as F
+            import torch_xla.core.xla_model as xm
+
+            from runtime.trainer.base import BaseTrainer
+
+
+            class XLATrainer(BaseTrainer):
+                def train_step(self, x, y):
+                    self.opt.zero_grad()
+                    loss = F.cross_entropy(self.model(x), y)
+                    loss.backward()
+                    xm.optimizer_step(self.opt)
+                    return loss
+            """,
+        "app/runtime/trainer/cuda_trainer.py": """\
+            import torch
+            import torch.nn.functional as F
+
+            from runtime.trainer.base import BaseTrainer
+
+
+            class CUDATrainer(BaseTrainer):
+                def train_step(self, x, y):
+                    self.opt.zero_grad()
+                    with torch.cuda.amp.autocast():
+                        loss = F.cross_entropy(self.model(x), y)
+                    loss.backward()
+                    self.opt.step()
+                    return loss
+            """,
+        "app/runtime/trainer/factory.py": """\
+            from runtime.trainer.cuda_trainer import CUDATrainer
+            from runtime.trainer.xla_trainer import XLATrainer
+
+
+            def get_trainer(flags, model, loader, device):
+                if flags.device == "xla":
+                    return XLATrainer(model, loader, device)
+                elif flags.device == "cuda":
+                    return CUDATrainer(model, loader, device)
+                raise ValueError(flags.device)
+            """,
+        "app/main.py": """\
+            import argparse
+
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from runtime.trainer.factory import get_trainer
+
+
+            def main():
+                flags = argparse.ArgumentParser().parse_args()
+                device = torch_xla.device()
+                data = torch.utils.data.TensorDataset(torch.randn(64, 4),
+                                                      torch.randint(0, 2, (64,)))
+                loader = pl.MpDeviceLoader(
+                    torch.utils.data.DataLoader(data, batch_size=8, drop_last=True), device)
+                get_trainer(flags, torch.nn.Linear(4, 2), loader, device).train(3)
+
+
+            main()
+            """,
+    })
+    trainer = top / "app/runtime/trainer"
+    assert lint(trainer / "base.py") == [(18, "XLA201")]
+    assert lint(trainer / "cuda_trainer.py") == []

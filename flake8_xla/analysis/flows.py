@@ -127,6 +127,29 @@ def is_staticmethod(func: nodes.NodeNG) -> bool:
     return _decorated(func, "staticmethod")
 
 
+def is_stub(func: nodes.NodeNG) -> bool:
+    """A method with no body of its own: decorated ``@abstractmethod``, or only a
+    docstring, ``pass``, ``...`` or ``raise NotImplementedError``. A call of it through
+    ``self`` runs what a subclass defines instead (a template method's hook)."""
+    if not isinstance(func, nodes.FunctionDef):
+        return False
+    if func.decorators is not None and any(
+            (isinstance(dd, nodes.Name) and dd.name == "abstractmethod") or
+            (isinstance(dd, nodes.Attribute) and dd.attrname == "abstractmethod")
+            for dd in func.decorators.nodes):
+        return True
+    for stmt in func.body:
+        if isinstance(stmt, nodes.Pass) or (isinstance(stmt, nodes.Expr) and isinstance(
+                stmt.value, nodes.Const) and (isinstance(stmt.value.value, str) or
+                                              stmt.value.value is Ellipsis)):
+            continue
+        if isinstance(stmt, nodes.Raise) and stmt.exc is not None and (
+                stmt.exc.as_string().partition("(")[0] == "NotImplementedError"):
+            continue
+        return False
+    return True
+
+
 def is_classmethod(func: nodes.NodeNG) -> bool:
     """A method decorated with ``@classmethod``: its first parameter is the class."""
     return _decorated(func, "classmethod")
@@ -518,6 +541,8 @@ class Evaluator:
         self._method_memo: dict[tuple[int, str],
                                 tuple[nodes.ClassDef, nodes.FunctionDef | None]] = {}
         self._param_memo: dict[tuple[int, str], frozenset[Value]] = {}
+        self._subclass_memo: dict[tuple[int, str],
+                                  list[tuple[nodes.FunctionDef, nodes.ClassDef]]] = {}
         self._called_memo: dict[tuple[int, Ctx | None],
                                 list[tuple[nodes.NodeNG, Ctx | None]]] = {}
         self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
@@ -1179,7 +1204,7 @@ class Evaluator:
         if klass is not None and not is_static and params and params[0] == name:
             if name == "cls" or is_classmethod(func):
                 return one(Kind.CLASS, node=klass)
-            return self.instance(klass)
+            return self.instance(klass, open_=True)
         from flake8_xla.analysis import hooks
         hooked = hooks.param_value(self, func, name, d)
         if hooked is not None:
@@ -1430,8 +1455,9 @@ class Evaluator:
                 klass = klass.parent.scope() if klass.parent is not None else None
             if klass is not None:
                 method = self.method_of(klass, func.attrname)
-                if method is not None:
-                    out.append((method, not is_staticmethod(method)))
+                hooks_ = self._hooks(True, klass, func.attrname, method)
+                for found in [m for m, _ in hooks_] or ([method] if method else []):
+                    out.append((found, not is_staticmethod(found)))
             return out
         if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Call) and \
                 isinstance(func.expr.func, nodes.Name) and func.expr.func.name == "super":
@@ -1642,16 +1668,97 @@ class Evaluator:
                         return True
         return False
 
-    def instance(self, klass: nodes.ClassDef) -> frozenset[Value]:
-        """An instance of a module class (a module on no device yet: it moves with .to())."""
+    def instance(self, klass: nodes.ClassDef, open_: bool = False) -> frozenset[Value]:
+        """An instance of a module class (a module on no device yet: it moves with .to()).
+
+        ``open_``: ``self`` in a method of the class, an instance of it or of a subclass
+        (flag ``open``): a hook it calls on itself runs what the subclasses define (see
+        :meth:`subclass_methods`)."""
         kind = self.class_kind(klass)
-        flags = frozenset({"custom"})
+        flags = frozenset({"custom", "open"} if open_ else {"custom"})
         if kind is Kind.LOADER:
             flags = flags | {"plain"}
         if kind is Kind.DATASET and self._iterable_class(klass, 0):
             flags = flags | {"iterable"}  # a stream: its loader has no fixed last batch
         device = V.ANY_DEVICE if kind is Kind.MODULE else None
         return one(kind, node=klass, qual=klass.name, flags=flags, device=device)
+
+    def _hooks(self, open_: bool, klass: nodes.ClassDef, name: str,
+               method: nodes.FunctionDef | None
+               ) -> list[tuple[nodes.FunctionDef, nodes.ClassDef]]:
+        """What ``obj.name`` runs instead of ``method`` (what ``klass`` has under
+        ``name``): for ``self`` in a method of ``klass`` (``open_``: an instance of it or of
+        a subclass) whose ``name`` is a stub or missing (no attribute either), the
+        subclasses' own methods (``self.train_step(...)`` in a base class's loop, a hook its
+        subclasses define); else none."""
+        if not open_ or (method is not None and not is_stub(method)) or \
+                name in self.class_attrs(klass):
+            return []
+        return self.subclass_methods(klass, name)
+
+    def _instance_anywhere(self, klass: nodes.ClassDef) -> frozenset[Value]:
+        """``self`` of a method of ``klass``, a class of this module or of another module of
+        the project (made by that module's Evaluator); unknown when that module is not
+        linked."""
+        if klass.root() is self.module:
+            return self.instance(klass, open_=True)
+        owner = self.link.evaluator_of(klass) if self.link is not None else None
+        return owner.instance(klass, open_=True) if owner is not None else UNKNOWN_SET
+
+    def subclass_methods(self, klass: nodes.ClassDef, name: str
+                         ) -> list[tuple[nodes.FunctionDef, nodes.ClassDef]]:
+        """``(method, class)`` for each subclass of ``klass`` that defines method ``name``
+        with a body (not :func:`is_stub`): subclasses in this module (through any number
+        of classes between) and, with the project link, in the modules that import
+        ``klass`` (:meth:`~flake8_xla.project.link.Session.subclass_methods`). Memoised."""
+        if klass.root() is not self.module:
+            owner = self.link.evaluator_of(klass) if self.link is not None else None
+            return owner.subclass_methods(klass, name) if owner is not None else []
+        key = (id(klass), name)
+        memo = self._subclass_memo
+        if key in memo:
+            return memo[key]
+        memo[key] = []  # in progress
+        found: list[tuple[nodes.FunctionDef, nodes.ClassDef]] = []
+        for sub in self.subclasses(klass):
+            method = next((item for item in sub.body if isinstance(item, nodes.FunctionDef)
+                           and item.name == name), None)
+            if method is not None and not is_stub(method):
+                found.append((method, sub))
+        if self.link is not None:
+            found += [hit for hit in self.link.subclass_methods(self, klass, name)
+                      if hit not in found]
+        memo[key] = found
+        return found
+
+    def subclasses(self, klass: nodes.ClassDef) -> list[nodes.ClassDef]:
+        """This module's classes that derive from ``klass`` (a class of this module or,
+        through ``link``, of another), directly or through classes between, in order."""
+        out: list[nodes.ClassDef] = []
+        frontier = [klass]
+        classes = self.module_nodes(nodes.ClassDef)
+        while frontier:
+            base = frontier.pop()
+            for c in classes:
+                if c is klass or c in out:
+                    continue
+                if any(self._names_class(b, base) for b in c.bases):
+                    out.append(c)
+                    frontier.append(c)
+        return out
+
+    def _names_class(self, expr: nodes.NodeNG, klass: nodes.ClassDef) -> bool:
+        """``expr`` (a base in a class statement) names ``klass``."""
+        if isinstance(expr, nodes.Name) and expr.name == klass.name and any(
+                b is klass for b in self.bindings(expr)):
+            return True
+        if self.link is None or klass.root() is self.module or \
+                not isinstance(expr, (nodes.Name, nodes.Attribute)) or \
+                (expr.name if isinstance(expr, nodes.Name) else expr.attrname) != klass.name:
+            return False
+        q = self.qualname(expr)
+        found = self.link.resolve(self, q, None, 0) if q else None
+        return any(v.kind is Kind.CLASS and v.node is klass for v in found or ())
 
     def class_attrs(self, klass: nodes.ClassDef) -> dict[str, list[tuple[nodes.NodeNG,
                                                                          nodes.NodeNG]]]:
@@ -1970,6 +2077,10 @@ class Evaluator:
     def _class_member(self, v: Value, klass: nodes.ClassDef, attr: str, ctx: Ctx | None,
                       d: int) -> frozenset[Value] | None:
         method = self.method_of(klass, attr)
+        hooks_ = self._hooks(v.has("open"), klass, attr, method)
+        if hooks_:
+            return join(*(one(Kind.FUNCTION, node=m, bound=self._instance_anywhere(c))
+                          for m, c in hooks_))
         if method is not None:
             if method.decorators is not None and any(
                     (isinstance(dd, nodes.Name) and dd.name in ("property", "cached_property"))
@@ -2454,6 +2565,11 @@ class Evaluator:
         if k in (Kind.OBJECT, Kind.MODULE, Kind.LOADER, Kind.DATASET, Kind.OPTIMIZER,
                  Kind.SAMPLER) and isinstance(v.node, nodes.ClassDef):
             method = self.method_of(v.node, name)
+            hooks_ = self._hooks(v.has("open"), v.node, name, method)
+            if hooks_:
+                return join(*(self.call_function(m, call, ctx, d,
+                                                 self_v=self._instance_anywhere(c))
+                              for m, c in hooks_))
             if method is not None:
                 return self.call_function(method, call, ctx, d, self_v=frozenset({v}))
             member = self._class_member(v, v.node, name, ctx, d)

@@ -732,7 +732,8 @@ def _class_built_off_xla(func: nodes.NodeNG, ev: Evaluator) -> bool:
     """``func`` is a method of a top-level class that its module builds only off the XLA
     path, names nowhere else, and no module that is XLA code names (``profiler =
     StepProfiler(device) if args.profile else NullProfiler()`` where the XLA branch of
-    the parser refuses ``--profile``): no instance exists on the XLA path, so none of its
+    the parser refuses ``--profile``), or that only other modules name, each building it
+    in a branch the XLA path never takes: no instance exists on the XLA path, so none of its
     methods runs there. For ``--xla-target=auto`` (the project tells which modules use
     the class). A construction counts off the path also in the other arm of a
     conditional expression, whatever branches the caller asks about. Memoised per
@@ -752,9 +753,14 @@ def _class_built_off_xla(func: nodes.NodeNG, ev: Evaluator) -> bool:
     uses = ev.name_uses(klass.name)
     built = [n.parent for n in uses
              if isinstance(n.parent, nodes.Call) and n.parent.func is n]
-    result = bool(built) and len(built) == len(uses) and \
-        link.used_only_here(ev, klass) and \
-        all(off_xla_path(call, ev) for call in built)
+    if not uses:
+        # built only by other modules (``elif flags.device == "cuda": trainer =
+        # CUDATrainer(...)`` in a factory), each of them off the XLA path there
+        result = link.called_only_off_path(ev, klass, branch_only=True)
+    else:
+        result = bool(built) and len(built) == len(uses) and \
+            link.used_only_here(ev, klass) and \
+            all(off_xla_path(call, ev) for call in built)
     memo[key] = result
     return result
 

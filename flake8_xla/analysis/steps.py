@@ -102,6 +102,9 @@ class Steps:
         #: region nodes that run per step because another module's step calls their
         #: function: node id -> that module's index key (for messages)
         self.root_origin: dict[int, str] = {}
+        #: the call of this module's step region that a followed function's context came
+        #: from, with the caller's own context: ``ctx -> (call, caller ctx)`` (the first)
+        self.ctx_calls: dict[Ctx, tuple[nodes.Call, Ctx | None]] = {}
         self._kind = "step"
 
     # ------------------------------------------------------------------ calls
@@ -1010,6 +1013,8 @@ class Steps:
                             self.is_compiled(func) or self.runs_own_steps(func)):
                         continue
                     seen.add(hash(key))
+                    if fctx is not None:
+                        self.ctx_calls.setdefault(fctx, (node, ctx))
                     self._collect(self.function_body(func), func, fctx, depth + 1, out, seen)
 
     def _evaluation_branch_nodes(self, branch: nodes.If) -> set[int]:

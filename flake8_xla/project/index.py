@@ -562,10 +562,26 @@ class ProjectIndex:
                 elif base in self.dirs or base == "":
                     found = (base + "/") if base else None
         elif parts:
-            for b in self._bases(importer):
+            bases = self._bases(importer)
+            for b in bases:
                 found = self._find(b, parts)
                 if found is not None:
                     break
+            else:
+                # ``from runtime.trainer.base import Trainer`` in a module of
+                # ``app/runtime/trainer/``, run by ``app/main.py``: the script's folder is
+                # on sys.path, an ancestor of the importer's packages (``runtime`` is a
+                # namespace folder). Only a module file counts from there, never a bare
+                # folder (a library's name matching a folder of the project).
+                cur = _parent(importer)
+                while cur:
+                    cur = _parent(cur)
+                    if cur in bases or not cur:
+                        continue
+                    hit = self._find(cur, parts)
+                    if hit is not None and not hit.endswith("/"):
+                        found = hit
+                        break
         self._resolved[key] = found
         return found
 

@@ -554,12 +554,14 @@ class Session:
         rel = self._top_level_home(ev, func)
         return rel is not None and self.index.used_only_off_xla(rel, func.name)
 
-    def called_only_off_path(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
-        """Every call of ``func`` (a top-level function, or the ``__init__`` of a top-level
-        class: its constructions) in the XLA-code modules that name it sits off the XLA
-        path there (``else: utils.init_distributed_mode(args)  # the GPU path``), and
-        there is at least one."""
-        if self.target != "auto" or not isinstance(func, nodes.FunctionDef):
+    def called_only_off_path(self, ev: Evaluator, func: nodes.NodeNG,
+                             branch_only: bool = False) -> bool:
+        """Every call of ``func`` (a top-level function, or a top-level class or its
+        ``__init__``: its constructions) in the XLA-code modules that name it sits off the
+        XLA path there (``else: utils.init_distributed_mode(args)  # the GPU path``), and
+        there is at least one. ``branch_only``: off the path by a branch around the call
+        itself (not because its function is)."""
+        if self.target != "auto" or not isinstance(func, (nodes.FunctionDef, nodes.ClassDef)):
             return False
         callee: nodes.NodeNG = func
         if func.name == "__init__" and isinstance(func.parent, nodes.ClassDef):
@@ -572,7 +574,7 @@ class Session:
         callers = self.index.callers(owner[0], [callee.name])
         if not callers or len(callers) > MAX_CALLERS:
             return False
-        from flake8_xla.analysis.paths import off_xla_path
+        from flake8_xla.analysis.paths import BRANCHES, _branch_off_xla, off_xla_path
 
         found = 0
         for rel in callers:
@@ -591,7 +593,8 @@ class Session:
                 if not any(v.node is callee for v in an.ev.value(call.func)
                            if v.kind in (Kind.FUNCTION, Kind.CLASS)):
                     continue
-                if not off_xla_path(call, an.ev):
+                if not (_branch_off_xla(call, an.ev, BRANCHES) if branch_only
+                        else off_xla_path(call, an.ev)):
                     return False
                 found += 1
         return found > 0
@@ -896,6 +899,32 @@ class Session:
                         found.append(UNKNOWN_SET)
                     break
         self._params[key] = found
+        return found
+
+    def subclass_methods(self, ev: Evaluator, klass: nodes.ClassDef, name: str
+                         ) -> list[tuple[nodes.FunctionDef, nodes.ClassDef]]:
+        """``(method, class)`` for the subclasses of ``klass`` (a top-level class of
+        ``ev``'s module) that other modules of the project define, in the XLA-code modules
+        that import it by name, with their own method ``name`` (not a stub): the hooks a
+        base class's template method runs (``self.train_step(...)`` in the loop of
+        ``BaseTrainer.train``, defined by ``XLATrainer`` in ``xla_trainer.py``)."""
+        owner = self._by_module.get(id(ev.module))
+        if owner is None or not isinstance(klass.parent, nodes.Module):
+            return []
+        from flake8_xla.analysis.flows import is_stub
+        found: list[tuple[nodes.FunctionDef, nodes.ClassDef]] = []
+        for caller in self._callers(owner[0], (klass.name,)):
+            if caller == owner[0]:
+                continue
+            an = self.analyzer(caller)
+            if an is None:
+                continue
+            for sub in an.ev.subclasses(klass):
+                method = next((item for item in sub.body if isinstance(
+                    item, nodes.FunctionDef) and item.name == name), None)
+                if method is not None and not is_stub(method) and \
+                        (method, sub) not in found:
+                    found.append((method, sub))
         return found
 
     @staticmethod

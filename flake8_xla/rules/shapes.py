@@ -1549,6 +1549,8 @@ function).
             if not _holds_read(an.value(name, ctx)):
                 continue
             binds = an.ev.bindings(name)
+            if binds and depth < 3 and self._passed_per_step(name, binds, ctx, depth):
+                return True
             if not binds or not all(id(b) in region and _runs_per_iteration(b, loop, expr)
                                     for b in binds):
                 continue
@@ -1562,6 +1564,29 @@ function).
                         h, an.steps.is_step_loop), depth + 1) for h in holders):
                 return True
         return False
+
+    def _passed_per_step(self, name: nodes.Name, binds: list[nodes.NodeNG],
+                         ctx: Ctx | None, depth: int = 0) -> bool:
+        """``name`` is a parameter of the helper that ``ctx`` follows from a call of the
+        step region (``pick_top(scores, k)``), and the argument that call passes for it
+        is read from the device in every step (``k = int(lengths.max().item())`` in the
+        loop): the helper's size then changes per step as the caller's would."""
+        an = self.an
+        func = ctx.func if ctx is not None else None
+        if func is None or not all(isinstance(b, nodes.AssignName) and
+                                   isinstance(b.parent, nodes.Arguments) and
+                                   b.parent.parent is func for b in binds):
+            return False
+        site = an.steps.ctx_calls.get(ctx)
+        if site is None:
+            return False
+        call, caller_ctx = site
+        bound = next((b for c, b in an.ev.call_sites(func) if c is call), None)
+        if bound is None:
+            return False
+        arg = an.ev.site_argument(func, call, name.name, bound)
+        return isinstance(arg, nodes.NodeNG) and self._read_here(
+            arg, caller_ctx, enclosing_loop(call, an.steps.is_step_loop), depth + 1)
 
     def _region_ids(self) -> set[int]:
         found = getattr(self, "_region_set", None)
