@@ -3427,3 +3427,51 @@ def test_a_base_class_loop_runs_the_hooks_its_xla_subclass_defines(tmp_path: Pat
     trainer = top / "app/runtime/trainer"
     assert lint(trainer / "base.py") == [(18, "XLA201")]
     assert lint(trainer / "cuda_trainer.py") == []
+
+
+def test_a_models_forward_takes_what_another_modules_step_passes(tmp_path: Path) -> None:
+    """``model(ids, labels)`` in ``train.py``'s step runs ``TokenClassifier.forward`` of
+    ``model.py`` with batches of an XLA loader: a mask built from ``labels`` there selects
+    by the values of a lazy tensor."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "model.py": """\
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+
+            class TokenClassifier(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.emb = nn.Embedding(1000, 32)
+                    self.head = nn.Linear(32, 5)
+
+                def forward(self, input_ids, labels):
+                    logits = self.head(self.emb(input_ids))
+                    active = labels != -100
+                    active_logits = logits[active]
+                    active_labels = labels[active]
+                    return F.cross_entropy(active_logits, active_labels)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+            from model import TokenClassifier
+
+
+            def main(dataset):
+                device = torch_xla.device()
+                loader = torch.utils.data.DataLoader(dataset, batch_size=64, drop_last=True)
+                model = TokenClassifier().to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for ids, labels in pl.MpDeviceLoader(loader, device):
+                    opt.zero_grad()
+                    loss = model(ids, labels)
+                    loss.backward()
+                    xm.optimizer_step(opt)
+            """,
+    })
+    assert lint(top / "model.py") == [(14, "XLA104"), (15, "XLA104")]

@@ -1136,6 +1136,64 @@ class Evaluator:
         self._param_memo[key] = result
         return result or None
 
+    def forward_inputs(self, func: nodes.FunctionDef, klass: nodes.ClassDef,
+                       param: nodes.AssignName, d: int) -> list[frozenset[Value]]:
+        """What calls of instances of ``klass`` (a torch module class of this module) pass
+        for ``param`` of its ``forward``: ``model(ids, labels)`` in this module
+        (:meth:`module_calls`) and, with the project link, in the modules that build the
+        class (:meth:`~flake8_xla.project.link.Session.forward_inputs`). One value set per
+        call, at most ``MAX_SITES`` of them and one unknown beyond."""
+        found: list[frozenset[Value]] = []
+        calls = self.module_calls(klass, func)
+        for call in calls[:MAX_SITES]:
+            found.append(self.passed_value(func, call, param.name, True, d))
+        if len(calls) > MAX_SITES:
+            found.append(UNKNOWN_SET)
+        if self.link is not None and isinstance(klass.parent, nodes.Module):
+            found.extend(self.link.forward_inputs(self, func, klass, param, d))
+        return found
+
+    def passed_value(self, func: nodes.NodeNG, call: nodes.Call, name: str, bound_self: bool,
+                     d: int) -> frozenset[Value]:
+        """The value ``call`` passes for parameter ``name`` of ``func`` (evaluated in this
+        module, no context): its argument, the parameter's default, or unknown when
+        ``*args``/``**kwargs`` may pass it."""
+        arg = self.site_argument(func, call, name, bound_self)
+        if arg is None:
+            return self._default(func, name, d)
+        if arg is UNKNOWN_SET:
+            return UNKNOWN_SET
+        return self.value(arg, None, d)
+
+    def module_calls(self, klass: nodes.ClassDef, forward: nodes.FunctionDef
+                     ) -> list[nodes.Call]:
+        """Calls of this module whose callee is an instance of ``klass`` (or of a class
+        that runs the same ``forward``): ``model(x)``, ``self.encoder(x)``. Only calls of a
+        name or of an attribute that no class of the module defines as a method and no
+        import names are evaluated. Memoised per class."""
+        key = (id(klass), "module_calls")
+        held = self._subclass_memo.get(key)
+        if held is not None:
+            return held  # type: ignore[return-value]
+        self._subclass_memo[key] = []  # in progress
+        methods = self._method_names()
+        found: list[nodes.Call] = []
+        for call in self.module_nodes(nodes.Call):
+            f = call.func
+            if isinstance(f, nodes.Attribute):
+                if f.attrname in methods or self.qualname(f) is not None:
+                    continue
+            elif not isinstance(f, nodes.Name) or self.qualname(f) is not None or any(
+                    isinstance(b, (nodes.FunctionDef, nodes.ClassDef))
+                    for b in self.bindings(f)):
+                continue
+            if any(v.kind in (Kind.MODULE, Kind.OBJECT) and isinstance(v.node, nodes.ClassDef)
+                   and (v.node is klass or self.method_of(v.node, "forward") is forward)
+                   for v in self.value(f, None)):
+                found.append(call)
+        self._subclass_memo[key] = found  # type: ignore[assignment]
+        return found
+
     def _params(self, func: nodes.NodeNG) -> list[str]:
         a = func.args
         return [p.name for p in (a.posonlyargs or []) + (a.args or [])]
@@ -1223,6 +1281,11 @@ class Evaluator:
             found.append(UNKNOWN_SET)
         remote = self.link.param_values(self, func, b, d) if self.link is not None else []
         found.extend(remote)  # what call sites in other modules of the project pass
+        if not sites and not remote and klass is not None and func.name == "forward" and \
+                self.class_kind(klass) is Kind.MODULE:
+            # ``model(ids, labels)``: a module's call runs its forward with those inputs
+            remote = self.forward_inputs(func, klass, b, d)
+            found.extend(remote)
         if not sites and not remote:
             ann = self._annotation(func, name)
             default = self._default(func, name, d)

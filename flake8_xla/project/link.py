@@ -901,6 +901,35 @@ class Session:
         self._params[key] = found
         return found
 
+    def forward_inputs(self, ev: Evaluator, func: nodes.FunctionDef, klass: nodes.ClassDef,
+                       param: nodes.AssignName, d: int) -> list[frozenset[Value]]:
+        """What the XLA-code modules that name ``klass`` (a top-level torch module class of
+        ``ev``'s module) pass for ``param`` of its ``forward`` when they call an instance
+        (``loss = model(ids, labels)`` in ``train.py``): one value set per call, at most
+        :data:`MAX_REMOTE_SITES` and one unknown beyond (memoised)."""
+        key = (id(func), "forward:" + param.name)
+        if key in self._params:
+            return self._params[key]
+        self._params[key] = []  # in progress: a cycle adds nothing
+        owner = self._by_module.get(id(ev.module))
+        found: list[frozenset[Value]] = []
+        if owner is not None:
+            sites = 0
+            for caller in self._callers(owner[0], (klass.name,)):
+                an = self.analyzer(caller)
+                if an is None or an.module is ev.module:
+                    continue
+                for call in an.ev.module_calls(klass, func):
+                    sites += 1
+                    if sites > MAX_REMOTE_SITES:
+                        break
+                    found.append(an.ev.passed_value(func, call, param.name, True, d))
+                if sites > MAX_REMOTE_SITES:
+                    found.append(UNKNOWN_SET)
+                    break
+        self._params[key] = found
+        return found
+
     def subclass_methods(self, ev: Evaluator, klass: nodes.ClassDef, name: str
                          ) -> list[tuple[nodes.FunctionDef, nodes.ClassDef]]:
         """``(method, class)`` for the subclasses of ``klass`` (a top-level class of
