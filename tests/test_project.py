@@ -3475,3 +3475,71 @@ def test_a_models_forward_takes_what_another_modules_step_passes(tmp_path: Path)
             """,
     })
     assert lint(top / "model.py") == [(14, "XLA104"), (15, "XLA104")]
+
+
+def test_a_process_group_set_up_by_a_helper_makes_the_script_multi_replica(tmp_path: Path
+                                                                           ) -> None:
+    """``rank, world = dist_utils.init_distributed()`` sets up the XLA process group that
+    ``torchrun`` starts the script in, as ``dist.init_process_group("xla")`` written in
+    the script would: the trainer it calls steps a bare optimizer in every replica
+    (XLA502), and a DistributedSampler without ``num_replicas``/``rank`` takes them from
+    that group (no XLA504)."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "dist_utils.py": """\
+            import torch.distributed as dist
+            import torch_xla.distributed.xla_backend  # noqa: F401
+
+
+            def init_distributed():
+                dist.init_process_group(backend="xla", init_method="xla://")
+                return dist.get_rank(), dist.get_world_size()
+            """,
+        "trainer.py": """\
+            import torch.nn.functional as F
+            import torch_xla
+
+
+            class Trainer:
+                def __init__(self, model, optimizer, loader):
+                    self.model, self.optimizer, self.loader = model, optimizer, loader
+
+                def train_epoch(self):
+                    for x, y in self.loader:
+                        self.optimizer.zero_grad()
+                        loss = F.cross_entropy(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                        torch_xla.sync()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader, TensorDataset
+            from torch.utils.data.distributed import DistributedSampler
+
+            from dist_utils import init_distributed
+            from trainer import Trainer
+
+
+            def main():
+                init_distributed()
+                device = torch_xla.device()
+                ds = TensorDataset(torch.randn(4096, 10), torch.randint(0, 2, (4096,)))
+                sampler = DistributedSampler(ds, shuffle=True)
+                loader = DataLoader(ds, batch_size=64, sampler=sampler, drop_last=True)
+                model = torch.nn.Linear(10, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                t = Trainer(model, opt, pl.MpDeviceLoader(loader, device))
+                for epoch in range(3):
+                    sampler.set_epoch(epoch)
+                    t.train_epoch()
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+    })
+    assert lint(top / "trainer.py") == [(14, "XLA502")]
+    assert lint(top / "train.py") == []

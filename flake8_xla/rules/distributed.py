@@ -78,16 +78,51 @@ def _xla_process_group(an: Analyzer) -> bool:
     is ``"xla"`` on the XLA path), which ``torchrun --nproc_per_node=N`` or ``xmp.spawn``
     runs in one process per device (torch_xla ``distributed/xla_backend.py``; the
     "Distributed Data Parallel" guide)."""
-    for call in an.calls_named("init_process_group"):
-        if not (an.qualname(call.func) or "").startswith("torch.distributed"):
+    for owner, call in group_calls(an):
+        if not (owner.qualname(call.func) or "").startswith("torch.distributed"):
             continue
         backend = _backend(call)
         # (``"xla" if use_tpu else "nccl"``: the XLA path's choice; a gloo group with
         # ``init_method="xla://"`` is what SPMD's distributed checkpointing sets up)
-        if backend is not None and any(v.text == "xla" for v in an.value(backend)) and \
-                not an.off_xla_path(call):
+        if backend is not None and any(v.text == "xla" for v in owner.value(backend)) and \
+                not owner.off_xla_path(call):
             return True
     return False
+
+
+def group_calls(an: Analyzer) -> list[tuple[Analyzer, nodes.Call]]:
+    """The ``init_process_group(...)`` calls that set up the module's process group, each
+    with the analyzer of its module: the module's own, and those in a top-level function
+    of another project module that this module calls on its XLA path
+    (``rank, world = dist_utils.init_distributed()``, whose body calls
+    ``dist.init_process_group("xla")``). Memoised per analyzer."""
+    found = getattr(an, "_group_calls", None)
+    if found is not None:
+        return found
+    found = [(an, call) for call in an.calls_named("init_process_group")]
+    link = an.link
+    rel = link.rel_of(an) if link is not None else None
+    if rel is not None:
+        for target in link.index.import_targets(rel)[:MAX_LAUNCHING_CALLERS]:
+            facts = link.index.facts(target)
+            if facts is None or "init_process_group" not in facts.idents:
+                continue
+            other = link.analyzer(target)
+            if other is None or other is an:
+                continue
+            for call in other.calls_named("init_process_group"):
+                func = enclosing_function(call)
+                while func is not None and not isinstance(func.parent, nodes.Module):
+                    func = enclosing_function(func)
+                if func is None:
+                    continue
+                if any(any(v.kind is Kind.FUNCTION and v.node is func
+                           for v in an.value(site.func)) and not an.off_xla_path(site)
+                       for name in an.spellings([func.name])
+                       for site in an.calls_named(name)):
+                    found.append((other, call))
+    an._group_calls = found  # type: ignore[attr-defined]
+    return found
 
 
 def _spmd(an: Analyzer) -> bool:
@@ -966,7 +1001,7 @@ cost time, not correctness), and so is a dataset built from the replica's global
         if any(an.imports.imports_prefix(m) for m in MANAGED):
             return  # accelerate/Lightning/ignite add the distributed sampler themselves
         has_group = False
-        for call in an.calls_named("init_process_group"):
+        for _, call in group_calls(an):
             backend = _backend(call)
             method = const_str(keyword(call, "init_method")) or ""
             if const_str(backend) in ("xla", None) or method.startswith("xla"):
