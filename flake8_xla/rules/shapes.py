@@ -1351,6 +1351,17 @@ function compiled with `torch_xla.compile` (there the read breaks the graph, and
             if any(e.sync == "scalar" for e in an.entries(test, ctx)) and any(
                     an.is_lazy(a, ctx, strong) for a in test.args):
                 return True  # torch.equal(a, b), math.isnan(t)
+            if isinstance(test.func, nodes.Name) and test.func.name in ("any", "all") and \
+                    len(test.args) == 1 and not test.keywords and \
+                    an.qualname(test.func) in (None, "any", "all", "builtins.any",
+                                               "builtins.all") and \
+                    not any(b.root() is an.module for b in an.ev.bindings(test.func)):
+                # ``any(torch.isnan(p.grad).any() for p in model.parameters())``: Python's
+                # any() takes the truth of each item, one read of the device per item
+                items = test.args[0]
+                if isinstance(items, (nodes.GeneratorExp, nodes.ListComp, nodes.SetComp)):
+                    return an.is_lazy(items.elt, ctx, strong)
+                return an.holds_lazy(items, ctx, strong)
             return _bool_mask(an.value(test, ctx), strong)
         if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Subscript)):
             return _bool_mask(an.value(test, ctx), strong)

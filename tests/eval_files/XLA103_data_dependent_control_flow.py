@@ -20,6 +20,13 @@ def train(model, loader, optimizer, threshold):
         assert (loss >= 0).all()  # error: XLA103
         scale = 2.0 if loss.sum() > 1 else 1.0  # error: XLA103
         (loss * scale).backward()
+        # Python's any()/all() take the truth of each lazy item: one read per parameter
+        if any(torch.isnan(p.grad).any() for p in model.parameters()):  # error: XLA103
+            continue
+        if all([loss > 0, loss < 10]):  # error: XLA103
+            pass
+        if any(k > 2 for k in (threshold, 1)):
+            pass
         optimizer.step()
         # Traps: identity tests, Python numbers, shapes, host values.
         if best is None:
