@@ -150,6 +150,13 @@ def is_stub(func: nodes.NodeNG) -> bool:
     return True
 
 
+def own_hook(klass: nodes.ClassDef, name: str) -> nodes.FunctionDef | None:
+    """Method ``name`` that ``klass`` defines itself with a body (not :func:`is_stub`)."""
+    method = next((item for item in klass.body if isinstance(item, nodes.FunctionDef)
+                   and item.name == name), None)
+    return method if method is not None and not is_stub(method) else None
+
+
 def is_classmethod(func: nodes.NodeNG) -> bool:
     """A method decorated with ``@classmethod``: its first parameter is the class."""
     return _decorated(func, "classmethod")
@@ -1784,9 +1791,8 @@ class Evaluator:
         memo[key] = []  # in progress
         found: list[tuple[nodes.FunctionDef, nodes.ClassDef]] = []
         for sub in self.subclasses(klass):
-            method = next((item for item in sub.body if isinstance(item, nodes.FunctionDef)
-                           and item.name == name), None)
-            if method is not None and not is_stub(method):
+            method = own_hook(sub, name)
+            if method is not None:
                 found.append((method, sub))
         if self.link is not None:
             found += [hit for hit in self.link.subclass_methods(self, klass, name)

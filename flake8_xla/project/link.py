@@ -940,7 +940,7 @@ class Session:
         owner = self._by_module.get(id(ev.module))
         if owner is None or not isinstance(klass.parent, nodes.Module):
             return []
-        from flake8_xla.analysis.flows import is_stub
+        from flake8_xla.analysis.flows import own_hook
         found: list[tuple[nodes.FunctionDef, nodes.ClassDef]] = []
         for caller in self._callers(owner[0], (klass.name,)):
             if caller == owner[0]:
@@ -949,10 +949,8 @@ class Session:
             if an is None:
                 continue
             for sub in an.ev.subclasses(klass):
-                method = next((item for item in sub.body if isinstance(
-                    item, nodes.FunctionDef) and item.name == name), None)
-                if method is not None and not is_stub(method) and \
-                        (method, sub) not in found:
+                method = own_hook(sub, name)
+                if method is not None and (method, sub) not in found:
                     found.append((method, sub))
         return found
 
