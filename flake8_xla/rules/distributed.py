@@ -1159,10 +1159,46 @@ def _sharded_by_ordinal(an: Analyzer, loader: nodes.Call) -> bool:
     for expr in exprs:
         if _selects_by_ordinal(an, [expr], expr.frame()):
             continue
+        if _passed_by_ordinal(an, expr):
+            continue
         if not any(isinstance(func, nodes.FunctionDef) and func.root() is an.module and
                    _selects_by_ordinal(an, func.body, func)
                    for call in expr.nodes_of_class(nodes.Call)
                    for func, _ in an.ev.functions_called(call, None)):
+            return False
+    return True
+
+
+def _passed_by_ordinal(an: Analyzer, expr: nodes.NodeNG) -> bool:
+    """``expr`` (what makes a loader's dataset) reads a parameter of its function, and
+    every call of that function in the module passes, for it, a value selected by the
+    replica's index (``data_file = files[(start * world + rank) % n]`` then
+    ``create_pretraining_dataset(data_file, ...)``): each replica builds its loader over
+    its own shard."""
+    func = expr.frame()
+    if not isinstance(func, nodes.FunctionDef):
+        return False
+    params = {n.name for n in expr.nodes_of_class(nodes.Name)
+              if any(isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments)
+                     and b.parent.parent is func for b in an.ev.bindings(n))}
+    sites = an.ev.call_sites(func)
+    if not params or not sites:
+        return False
+    for call, bound in sites:
+        chosen = False
+        for name in params:
+            arg = an.ev.site_argument(func, call, name, bound)
+            if not isinstance(arg, nodes.NodeNG):
+                continue
+            values = [arg]
+            if isinstance(arg, nodes.Name):
+                values = [b.parent.value for b in an.ev.bindings(arg)
+                          if isinstance(b, nodes.AssignName) and isinstance(b.parent,
+                                                                            nodes.Assign)]
+            if values and all(_selects_by_ordinal(an, [v], call.frame()) for v in values):
+                chosen = True
+                break
+        if not chosen:
             return False
     return True
 

@@ -38,6 +38,15 @@ def _mp_fn(index, dataset, eval_dataset, stream):
     for x in pl.MpDeviceLoader(DataLoader(own_shard(), batch_size=8, drop_last=True), device):
         model(x).sum().backward()
         xm.optimizer_step(optimizer)
+    # Trap: the replica's own file, chosen by its index and passed to a loader factory.
+    files = files_of(0)
+    rank = xr.global_ordinal()
+    world = xr.world_size()
+    for epoch in range(2):
+        data_file = files[(epoch * world + rank) % len(files)]
+        for x in pl.MpDeviceLoader(file_loader(data_file), device):
+            model(x).sum().backward()
+            xm.optimizer_step(optimizer)
     # Reported: a dataset whose helper reads no replica index, and one that uses the index
     # only for its augmentation seed.
     every = DataLoader(ShardSet(files_of(0)), batch_size=8, drop_last=True)  # error: XLA504
@@ -65,6 +74,10 @@ class ShardSet(torch.utils.data.Dataset):
 
 def files_of(shard):
     return [f"data/{shard}/{i}.pt" for i in range(64)]
+
+
+def file_loader(path):
+    return DataLoader(ShardSet([path]), batch_size=8, drop_last=True)
 
 
 def own_shard():
