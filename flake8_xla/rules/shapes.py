@@ -1235,7 +1235,9 @@ class DataDependentControlFlow(Rule):
 `if loss > x:`, `while not done:`, `assert (t >= 0).all()`, or `a if flag else b`
 where the test is a lazy XLA tensor: Python needs a bool, so torch_xla executes
 the graph up to that point and copies the answer to the host, inside every step.
-Each branch taken can also trace a different graph. Greedy decoding that stops
+Python's `any()`/`all()` over lazy tensors (`if any(torch.isnan(p.grad).any() for p in
+model.parameters()):`) do it once per item. Each branch taken can also trace a
+different graph. Greedy decoding that stops
 when a token equals EOS, and `model.generate()` inside an evaluation loop, do the
 same once per token.
 
