@@ -3543,3 +3543,60 @@ def test_a_process_group_set_up_by_a_helper_makes_the_script_multi_replica(tmp_p
     })
     assert lint(top / "trainer.py") == [(14, "XLA502")]
     assert lint(top / "train.py") == []
+
+
+def test_loaders_handed_over_in_a_dict_reach_the_loop_of_another_modules_method(
+        tmp_path: Path) -> None:
+    """``build_loaders()`` returns ``{"train": DataLoader(...), "val": ...}`` and
+    ``train.py`` hands the dict to ``Engine.fit``, which wraps ``loaders["train"]`` in an
+    MpDeviceLoader: the train loader's ragged last batch is reported where it is built."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "data.py": """\
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+
+            def build_loaders(bs):
+                train_ds = TensorDataset(torch.randn(1000, 16), torch.randint(0, 4, (1000,)))
+                return {"train": DataLoader(train_ds, batch_size=bs, shuffle=True)}
+            """,
+        "engine.py": """\
+            import torch.nn.functional as F
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            class Engine:
+                def __init__(self, model, optimizer):
+                    self.device = torch_xla.device()
+                    self.model = model.to(self.device)
+                    self.optimizer = optimizer
+
+                def fit(self, loaders, epochs):
+                    train_loader = pl.MpDeviceLoader(loaders["train"], self.device)
+                    for epoch in range(epochs):
+                        for x, y in train_loader:
+                            self.optimizer.zero_grad()
+                            F.cross_entropy(self.model(x), y).backward()
+                            xm.optimizer_step(self.optimizer)
+            """,
+        "train.py": """\
+            import torch
+
+            from data import build_loaders
+            from engine import Engine
+
+
+            def main():
+                model = torch.nn.Linear(16, 4)
+                engine = Engine(model, torch.optim.SGD(model.parameters(), lr=0.1))
+                engine.fit(build_loaders(32), epochs=3)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+    })
+    assert lint(top / "data.py") == [(7, "XLA102")]

@@ -290,6 +290,15 @@ def _ctx_from_json(raw: object) -> tuple | None:
     return depth, tuple((str(name), _values_from_json(vs)) for name, vs in args)
 
 
+def _setup_value(v: Value) -> bool:
+    """An object a step runs with (:data:`_SETUP_KINDS`), or a tuple, list or dict that
+    holds one (``{"train": DataLoader(...), "val": ...}`` handed to ``engine.fit``)."""
+    if v.kind in _SETUP_KINDS:
+        return True
+    return v.kind in (Kind.TUPLE, Kind.LIST, Kind.DICT) and any(
+        p.kind in _SETUP_KINDS for part in V.parts(v) for p in part)
+
+
 def _position(func: nodes.FunctionDef, param: nodes.AssignName, bound_self: bool
               ) -> tuple[int | None, str] | None:
     """Where a call passes ``param`` of ``func``: ``(position among the call's positional
@@ -887,7 +896,7 @@ class Session:
                         # with are kept (a loader handed to ``fitter.fit``), never
                         # per-step values (a meter's ``update(value)`` is called with
                         # tensors at one site and floats at another)
-                        value = frozenset(v for v in value if v.kind in _SETUP_KINDS)
+                        value = frozenset(v for v in value if _setup_value(v))
                     if value:
                         found.append(value)
                         self._record(value, param)
