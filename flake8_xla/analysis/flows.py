@@ -150,6 +150,12 @@ def is_stub(func: nodes.NodeNG) -> bool:
     return True
 
 
+def is_param_of(binding: nodes.NodeNG, func: nodes.NodeNG) -> bool:
+    """``binding`` (a name's binding) is a parameter of ``func``."""
+    return isinstance(binding, nodes.AssignName) and \
+        isinstance(binding.parent, nodes.Arguments) and binding.parent.parent is func
+
+
 def own_hook(klass: nodes.ClassDef, name: str) -> nodes.FunctionDef | None:
     """Method ``name`` that ``klass`` defines itself with a body (not :func:`is_stub`)."""
     method = next((item for item in klass.body if isinstance(item, nodes.FunctionDef)
@@ -550,6 +556,7 @@ class Evaluator:
         self._param_memo: dict[tuple[int, str], frozenset[Value]] = {}
         self._subclass_memo: dict[tuple[int, str],
                                   list[tuple[nodes.FunctionDef, nodes.ClassDef]]] = {}
+        self._module_calls_memo: dict[int, list[nodes.Call]] = {}
         self._called_memo: dict[tuple[int, Ctx | None],
                                 list[tuple[nodes.NodeNG, Ctx | None]]] = {}
         self._callbacks: dict[int, list[tuple[str, nodes.Call]]] | None = None
@@ -1150,14 +1157,20 @@ class Evaluator:
         (:meth:`module_calls`) and, with the project link, in the modules that build the
         class (:meth:`~flake8_xla.project.link.Session.forward_inputs`). One value set per
         call, at most ``MAX_SITES`` of them and one unknown beyond."""
-        found: list[frozenset[Value]] = []
-        calls = self.module_calls(klass, func)
-        for call in calls[:MAX_SITES]:
-            found.append(self.passed_value(func, call, param.name, True, d))
-        if len(calls) > MAX_SITES:
-            found.append(UNKNOWN_SET)
+        found = self._site_values(
+            func, [(call, True) for call in self.module_calls(klass, func)], param.name, d)
         if self.link is not None and isinstance(klass.parent, nodes.Module):
             found.extend(self.link.forward_inputs(self, func, klass, param, d))
+        return found
+
+    def _site_values(self, func: nodes.NodeNG, sites: list[tuple[nodes.Call, bool]],
+                     name: str, d: int) -> list[frozenset[Value]]:
+        """:meth:`passed_value` of parameter ``name`` at each of ``sites`` (``(call, self
+        bound)``), at most ``MAX_SITES`` of them and one unknown beyond."""
+        found = [self.passed_value(func, call, name, bound, d)
+                 for call, bound in sites[:MAX_SITES]]
+        if len(sites) > MAX_SITES:
+            found.append(UNKNOWN_SET)
         return found
 
     def passed_value(self, func: nodes.NodeNG, call: nodes.Call, name: str, bound_self: bool,
@@ -1178,11 +1191,11 @@ class Evaluator:
         that runs the same ``forward``): ``model(x)``, ``self.encoder(x)``. Only calls of a
         name or of an attribute that no class of the module defines as a method and no
         import names are evaluated. Memoised per class."""
-        key = (id(klass), "module_calls")
-        held = self._subclass_memo.get(key)
+        key = id(klass)
+        held = self._module_calls_memo.get(key)
         if held is not None:
-            return held  # type: ignore[return-value]
-        self._subclass_memo[key] = []  # in progress
+            return held
+        self._module_calls_memo[key] = []  # in progress
         methods = self._method_names()
         found: list[nodes.Call] = []
         for call in self.module_nodes(nodes.Call):
@@ -1198,7 +1211,7 @@ class Evaluator:
                    and (v.node is klass or self.method_of(v.node, "forward") is forward)
                    for v in self.value(f, None)):
                 found.append(call)
-        self._subclass_memo[key] = found  # type: ignore[assignment]
+        self._module_calls_memo[key] = found
         return found
 
     def _params(self, func: nodes.NodeNG) -> list[str]:
@@ -1276,16 +1289,7 @@ class Evaluator:
             return hooked
         found: list[frozenset[Value]] = []
         sites = self.passing_sites(func)
-        for call, bound_self in sites[:MAX_SITES]:
-            arg = self.site_argument(func, call, name, bound_self)
-            if arg is None:
-                found.append(self._default(func, name, d))
-            elif arg is UNKNOWN_SET:
-                found.append(UNKNOWN_SET)
-            else:
-                found.append(self.value(arg, None, d))
-        if len(sites) > MAX_SITES:
-            found.append(UNKNOWN_SET)
+        found.extend(self._site_values(func, sites, name, d))
         remote = self.link.param_values(self, func, b, d) if self.link is not None else []
         found.extend(remote)  # what call sites in other modules of the project pass
         if not sites and not remote and klass is not None and func.name == "forward" and \

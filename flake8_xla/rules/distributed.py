@@ -16,7 +16,7 @@ from flake8_xla.analysis import (
     source_key,
 )
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import SCOPES, enclosing_function
+from flake8_xla.analysis.flows import SCOPES, enclosing_function, is_param_of
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
@@ -1179,8 +1179,7 @@ def _passed_by_ordinal(an: Analyzer, expr: nodes.NodeNG) -> bool:
     if not isinstance(func, nodes.FunctionDef):
         return False
     params = {n.name for n in expr.nodes_of_class(nodes.Name)
-              if any(isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments)
-                     and b.parent.parent is func for b in an.ev.bindings(n))}
+              if any(is_param_of(b, func) for b in an.ev.bindings(n))}
     sites = an.ev.call_sites(func)
     if not params or not sites:
         return False

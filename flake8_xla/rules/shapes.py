@@ -9,7 +9,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import enclosing_function
+from flake8_xla.analysis.flows import enclosing_function, is_param_of
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
@@ -1353,11 +1353,8 @@ function compiled with `torch_xla.compile` (there the read breaks the graph, and
             if any(e.sync == "scalar" for e in an.entries(test, ctx)) and any(
                     an.is_lazy(a, ctx, strong) for a in test.args):
                 return True  # torch.equal(a, b), math.isnan(t)
-            if isinstance(test.func, nodes.Name) and test.func.name in ("any", "all") and \
-                    len(test.args) == 1 and not test.keywords and \
-                    an.qualname(test.func) in (None, "any", "all", "builtins.any",
-                                               "builtins.all") and \
-                    not any(b.root() is an.module for b in an.ev.bindings(test.func)):
+            if (an.is_builtin(test.func, "any") or an.is_builtin(test.func, "all")) and \
+                    len(test.args) == 1 and not test.keywords:
                 # ``any(torch.isnan(p.grad).any() for p in model.parameters())``: Python's
                 # any() takes the truth of each item, one read of the device per item
                 items = test.args[0]
@@ -1586,9 +1583,7 @@ function).
         loop): the helper's size then changes per step as the caller's would."""
         an = self.an
         func = ctx.func if ctx is not None else None
-        if func is None or not all(isinstance(b, nodes.AssignName) and
-                                   isinstance(b.parent, nodes.Arguments) and
-                                   b.parent.parent is func for b in binds):
+        if func is None or not all(is_param_of(b, func) for b in binds):
             return False
         site = an.steps.ctx_calls.get(ctx)
         if site is None:
