@@ -185,6 +185,25 @@ def _host_type_test(test: nodes.NodeNG, name: str) -> bool:
     return {k.as_string() for k in kinds} <= HOST_TYPES
 
 
+#: The builtin container types ``isinstance`` tests, with the kind of value each is.
+CONTAINER_TYPES = {"dict": Kind.DICT, "list": Kind.LIST, "tuple": Kind.TUPLE}
+
+
+def _container_test(test: nodes.NodeNG, name: str) -> set[Kind]:
+    """The value kinds ``test`` holds ``name`` to when it is ``isinstance(name, dict)``,
+    ``isinstance(name, (list, tuple))``: every type a builtin container
+    (:data:`CONTAINER_TYPES`); else none."""
+    if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and
+            test.func.name == "isinstance" and len(test.args) == 2 and not test.keywords and
+            isinstance(test.args[0], nodes.Name) and test.args[0].name == name):
+        return set()
+    kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
+    names = [k.name if isinstance(k, nodes.Name) else None for k in kinds]
+    if not names or not all(n in CONTAINER_TYPES for n in names):
+        return set()
+    return {CONTAINER_TYPES[n] for n in names if n is not None}
+
+
 #: How the splits of a ``datasets.DatasetDict`` are named (``dd["train"]``,
 #: ``dd["validation_matched"]``).
 SPLIT_NAMES = frozenset({"train", "training", "test", "testing", "validation", "valid", "val",
@@ -728,6 +747,27 @@ class Evaluator:
             child, cur = cur, cur.parent
         return False
 
+    def _containers_ruled_out(self, use: nodes.Name) -> frozenset[Kind]:
+        """The container kinds ``use`` cannot hold: it sits in the other arm of
+        ``isinstance(name, dict)`` (``list``, ``tuple``, or a tuple of them), of an ``if`` or
+        a conditional expression in its function. ``if isinstance(obj, dict): return {k:
+        to_cpu(v) ...} elif hasattr(obj, "cpu"): return obj.cpu() else: return obj``
+        returns no dict, and no tensor (see :meth:`_narrowed_to_host`), from its last arm."""
+        out: set[Kind] = set()
+        child, cur = use, use.parent
+        while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
+                                                       nodes.Lambda, nodes.ClassDef)):
+            if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
+                test, negated = cur.test, False
+                if isinstance(test, nodes.UnaryOp) and test.op == "not":
+                    test, negated = test.operand, True
+                in_body = child in cur.body if isinstance(cur, nodes.If) else \
+                    child is cur.body
+                if in_body == negated:
+                    out |= _container_test(test, use.name)
+            child, cur = cur, cur.parent
+        return frozenset(out)
+
     def _isinstance_tensor(self, test: nodes.NodeNG) -> str | None:
         """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``), else None."""
         if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
@@ -884,6 +924,10 @@ class Evaluator:
         value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
         if V.any_kind(value, Kind.TENSOR) and self._narrowed_to_host(node):
             value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
+        if V.any_kind(value, Kind.DICT, Kind.LIST, Kind.TUPLE):
+            ruled_out = self._containers_ruled_out(node)
+            if ruled_out:
+                value = frozenset(v for v in value if v.kind not in ruled_out) or UNKNOWN_SET
         if not V.is_known(value):
             used = self._usage_kind(node.frame(), node.name)
             if used is not None:

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import is_staticmethod
+from flake8_xla.analysis.flows import MODULE_BASES, is_staticmethod
+from flake8_xla.analysis.names import words_of_text
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, one
 from flake8_xla.filefacts import HF_TRAINER_HOOKS, LIGHTNING_BATCH_HOOKS, LIGHTNING_STEP_HOOKS
 
@@ -235,8 +236,8 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
         found = _method_param(ev, klass, func, idx, d)
         if found is not None:
             return found
-        if func.name == "forward" and idx >= 1 and ev.class_kind(klass) is Kind.MODULE and \
-                not ev.call_sites(func):
+        if (func.name == "forward" and ev.class_kind(klass) is Kind.MODULE or
+                is_library_hook(ev, func)) and idx >= 1 and not ev.call_sites(func):
             # A module's forward runs on the tensors of each step: an input without a
             # default is a tensor on the module's device; a None default may be one too.
             default = ev._default(func, name, d)
@@ -271,6 +272,37 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
         if callee == "torch_xla.core.xla_model.add_step_closure" and pos == 0:
             return UNKNOWN_SET
     return None
+
+
+#: Words of a model's private methods that run at set-up or checkpoint time, not per step
+#: (transformers ``modeling_utils.py``: ``_init_weights``, ``_tie_or_clone_weights``,
+#: ``_set_gradient_checkpointing``; torch ``_load_from_state_dict``).
+SETUP_HOOK_WORDS = frozenset({"init", "initialize", "weights", "weight", "load", "save",
+                              "state", "checkpointing", "tie", "resize", "prune", "hook",
+                              "config", "register"})
+
+
+def is_library_hook(ev: Evaluator, func: nodes.NodeNG) -> bool:
+    """``func`` is a private method that a subclass of a library model (``class
+    XLALlava(LlavaForConditionalGeneration)``, no ``forward`` of its own) overrides and the
+    module never calls: the library's forward calls it once per step, with the step's
+    tensors (``_merge_input_ids_with_image_features``, ``_update_causal_mask``). Methods
+    named for set-up or checkpoint phases (:data:`SETUP_HOOK_WORDS`: ``_init_weights``,
+    ``_load_from_state_dict``) are not."""
+    if not isinstance(func, nodes.FunctionDef) or not func.name.startswith("_") or \
+            func.name.startswith("__") or func.decorators or not func.args.args or \
+            func.args.args[0].name != "self":
+        return False
+    klass = func.parent
+    if not isinstance(klass, nodes.ClassDef) or not any(
+            (ev.qualname(b) or "").startswith(MODULE_BASES) for b in klass.bases):
+        return False
+    if any(isinstance(m, nodes.FunctionDef) and m.name == "forward" for m in klass.body):
+        return False
+    if not SETUP_HOOK_WORDS.isdisjoint(words_of_text(func.name)) or \
+            ev.calls_named(func.name):
+        return False
+    return ev.class_kind(klass) is Kind.MODULE
 
 
 def _method_param(ev: Evaluator, klass: nodes.ClassDef, func: nodes.FunctionDef, idx: int,

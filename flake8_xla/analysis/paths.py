@@ -234,6 +234,10 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
     if isinstance(test, nodes.BoolOp):
         parts = [_base_truth(v, ev, depth + 1) for v in test.values]
         if test.op == "and":
+            # ``hasattr(args, "tpu") and args.tpu``: the attribute exists wherever the flag
+            # it guards is read, so the guard holds where the flag does
+            parts = [True if p is None and _guards_sibling(v, test.values) else p
+                     for p, v in zip(parts, test.values)]
             if False in parts:
                 return False
             return True if all(p is True for p in parts) else None
@@ -246,6 +250,10 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         q = ev.qualname(test.func) if ev is not None else None
         if q in XLA_FALSE_CALLS:
             return False
+        flag = _getattr_flag(test, ev)
+        if flag is not None:
+            # ``getattr(args, "use_tpu", False)``: the flag by its name, as ``args.use_tpu``
+            return _words_truth(words_of_text(flag))
         if q in XLA_TRUE_CALLS or (q or "").rsplit(".", 1)[-1] in (
                 "is_torch_xla_available", "is_torch_tpu_available", "is_tpu_available"):
             return True
@@ -285,6 +293,43 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
             truth = False
         return truth
     return None
+
+
+def _builtin_call(call: nodes.NodeNG, name: str, ev: Evaluator | None) -> bool:
+    """``call`` calls the builtin ``name`` (a plain name no module binds otherwise)."""
+    if not (isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and
+            call.func.name == name):
+        return False
+    return ev is None or ev.qualname(call.func) in (None, name, f"builtins.{name}")
+
+
+def _getattr_flag(call: nodes.Call, ev: Evaluator | None) -> str | None:
+    """The attribute name of ``getattr(obj, "name")`` / ``getattr(obj, "name", default)``."""
+    if not _builtin_call(call, "getattr", ev) or len(call.args) not in (2, 3) or call.keywords:
+        return None
+    return const_str(call.args[1])
+
+
+def _guards_sibling(term: nodes.NodeNG, terms: list[nodes.NodeNG]) -> bool:
+    """``term`` is ``hasattr(obj, "name")`` and another term of the same ``and`` reads
+    ``obj.name`` (or ``getattr(obj, "name")``)."""
+    if not (_builtin_call(term, "hasattr", None) and len(term.args) == 2):
+        return False
+    attr = const_str(term.args[1])
+    if attr is None:
+        return False
+    subject = term.args[0].as_string()
+    for other in terms:
+        if other is term:
+            continue
+        for n in [other, *other.nodes_of_class((nodes.Attribute, nodes.Call))]:
+            if isinstance(n, nodes.Attribute) and n.attrname == attr and \
+                    n.expr.as_string() == subject:
+                return True
+            if isinstance(n, nodes.Call) and _getattr_flag(n, None) == attr and \
+                    n.args[0].as_string() == subject:
+                return True
+    return False
 
 
 def _imported_xla_module(subject: nodes.NodeNG, ev: Evaluator) -> bool:

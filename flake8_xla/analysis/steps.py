@@ -41,6 +41,7 @@ from flake8_xla.analysis.flows import (
     syntax_cache,
     unit_test_spans,
 )
+from flake8_xla.analysis.hooks import is_library_hook
 from flake8_xla.analysis.names import callee_name, keyword
 from flake8_xla.analysis.paths import in_failing_branch, off_xla_path, runs_once
 from flake8_xla.analysis.values import Kind
@@ -843,6 +844,11 @@ class Steps:
                 self._kind = "forward"
                 self._mark("forward", self._collect_new(
                     region, self.function_body(forward), forward))
+            for hook in self._library_hooks():
+                # a private method a library model's own forward calls, overridden here
+                self._kind = "forward"
+                self._mark("forward", self._collect_new(
+                    region, self.function_body(hook), hook))
             if self.ev.link is not None:
                 # Functions of this module that other modules' step regions call: their
                 # bodies run per step too, with the values those callers pass.
@@ -880,6 +886,14 @@ class Steps:
                 region.extend((n, None, True) for n in body if not self.in_step_closure(n))
             self._region = region
         return self._region
+
+    def _library_hooks(self) -> list[nodes.FunctionDef]:
+        """The module's overrides of a library model's private methods that its forward
+        calls (see :func:`flake8_xla.analysis.hooks.is_library_hook`), on the XLA path."""
+        return [m for klass in self.an.module_nodes(nodes.ClassDef)
+                for m in klass.body if isinstance(m, nodes.FunctionDef) and
+                is_library_hook(self.ev, m) and not self.is_compiled(m) and
+                not off_xla_path(klass, self.ev)]
 
     def _collect_new(self, region: list[tuple[nodes.NodeNG, Ctx | None, bool]],
                      body: list[nodes.NodeNG], holder: nodes.NodeNG, ctx: Ctx | None = None,

@@ -1236,7 +1236,9 @@ class DataDependentControlFlow(Rule):
 where the test is a lazy XLA tensor: Python needs a bool, so torch_xla executes
 the graph up to that point and copies the answer to the host, inside every step.
 Python's `any()`/`all()` over lazy tensors (`if any(torch.isnan(p.grad).any() for p in
-model.parameters()):`) do it once per item. Each branch taken can also trace a
+model.parameters()):`) do it once per item, and `not` of a lazy reduction
+(`left_padding = not torch.sum(mask[:, -1])`) where it is computed. Each branch taken
+can also trace a
 different graph. Greedy decoding that stops
 when a token equals EOS, and `model.generate()` inside an evaluation loop, do the
 same once per token.
@@ -1253,9 +1255,11 @@ if torch.isnan(loss).any():
 ```python
 loss = torch.where(torch.isnan(loss), torch.zeros_like(loss), loss)
 ```
-Reported inside training, evaluation and generation step loops, and in a step
-function compiled with `torch_xla.compile` (there the read breaks the graph, and
-`full_graph=True` raises). Not reported:
+Reported inside training, evaluation and generation step loops, in the forward of a
+model, in the private methods a library model's own forward calls (`_merge_...` of a
+`LlavaForConditionalGeneration` subclass), and in a step function compiled with
+`torch_xla.compile` (there the read breaks the graph, and `full_graph=True` raises).
+Not reported:
 `is None` tests, shapes, Python numbers, CPU tensors.
 """
     source = (
@@ -1282,6 +1286,11 @@ function compiled with `torch_xla.compile` (there the read breaks the graph, and
                 tests.append((node.test, ctx, "a conditional"))
             elif isinstance(node, nodes.Assert):
                 tests.append((node.test, ctx, "assert"))
+            elif isinstance(node, nodes.UnaryOp) and node.op == "not" and \
+                    not _in_branch_test(node):
+                # ``left_padding = not torch.sum(mask)``: the truth of a lazy tensor, taken
+                # where it is stored, not where a branch tests it later
+                tests.append((node, ctx, "not"))
             elif isinstance(node, nodes.For) and id(node.iter) not in seen and \
                     isinstance(node.iter, (nodes.Name, nodes.Attribute, nodes.Subscript,
                                            nodes.Call)) and \
@@ -1316,10 +1325,16 @@ function compiled with `torch_xla.compile` (there the read breaks the graph, and
         for test, ctx, kind in tests:
             if id(test) in seen:
                 continue  # (reported once, under the first context that reads a value)
-            if self._reads_value(test, ctx, an.steps.is_strong_in(test, ctx)):
+            strong = an.steps.is_strong_in(test, ctx)
+            if kind == "not" and not (isinstance(test.operand, nodes.Call) and any(
+                    V.lazy_value(v, strong) and v.kind is Kind.TENSOR
+                    for v in an.value(test.operand, ctx))):
+                continue  # (a name may hold None: ``not mask`` is read only of a result)
+            if kind == "not" or self._reads_value(test, ctx, strong):
                 seen.add(id(test))
                 word = kind if kind == "a conditional" else f"`{kind}`"
-                yield self.finding(test, what=f"{word} on {test.as_string()[:40]}")
+                shown = test.operand if kind == "not" else test
+                yield self.finding(test, what=f"{word} on {shown.as_string()[:40]}")
 
     def _own_code(self, call: nodes.Call, ctx: Ctx | None) -> bool:
         """``model.generate(...)`` runs a method of the project, not transformers': its
@@ -1365,6 +1380,20 @@ function compiled with `torch_xla.compile` (there the read breaks the graph, and
         if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Subscript)):
             return _bool_mask(an.value(test, ctx), strong)
         return False
+
+
+def _in_branch_test(node: nodes.NodeNG) -> bool:
+    """``node`` lies in the test of an ``if``, ``while``, ``assert`` or conditional
+    expression (XLA103 reads those tests whole)."""
+    child, cur = node, node.parent
+    while cur is not None:
+        if isinstance(cur, (nodes.If, nodes.While, nodes.Assert, nodes.IfExp)) and \
+                child is cur.test:
+            return True
+        if cur.is_statement or isinstance(cur, (nodes.Lambda, nodes.Comprehension)):
+            return False
+        child, cur = cur, cur.parent
+    return False
 
 
 class DynamicShapeOp(Rule):

@@ -22,6 +22,15 @@ from flake8_xla.rules.base import Rule
 BULK_KINDS = frozenset({".cpu()", ".numpy()", ".to('cpu')"})
 
 
+def _read_as_scalar(node: nodes.NodeNG) -> bool:
+    """``node`` (a bulk copy to the host) is read at once as a Python number:
+    ``loss.cpu().item()``. A loss printed per iteration, not outputs collected."""
+    parent = node.parent
+    return isinstance(parent, nodes.Attribute) and parent.expr is node and \
+        parent.attrname in ("item", "tolist") and isinstance(parent.parent, nodes.Call) and \
+        parent.parent.func is parent
+
+
 def _callee_name(func: nodes.NodeNG) -> str | None:
     if isinstance(func, nodes.Attribute):
         return func.attrname
@@ -154,7 +163,8 @@ code off the XLA path, CPU tensors and Python numbers.
             if self.weak and HostSync._sync_kind(self._strict(), node, ctx, per_param):
                 continue  # XLA201's finding
             what, fix = found
-            if what in BULK_KINDS and steps.only_in_model_loops(node):
+            if what in BULK_KINDS and steps.only_in_model_loops(node) and \
+                    not _read_as_scalar(node):
                 continue  # outputs copied out of an inference loop: the transfer is the point
             key = (node.lineno, node.col_offset)
             if key in reported:

@@ -1,0 +1,35 @@
+"""Eval file for XLA501: CUDA calls behind a TPU flag read through ``hasattr`` or
+``getattr``.
+
+``hasattr(args, "tpu") and args.tpu`` holds wherever ``args.tpu`` does, so the TPU branch
+returns before the CUDA set-up; ``getattr(args, "use_tpu", False)`` is the flag by its
+name, like ``args.use_tpu``. A ``hasattr`` test alone says nothing of the device.
+"""
+import torch
+import torch_xla
+
+
+def init_distributed(args):
+    if hasattr(args, "tpu") and args.tpu:
+        args.device = torch_xla.device()
+        return
+    torch.cuda.set_device(args.gpu)
+
+
+def sync(args):
+    if getattr(args, "use_tpu", False):
+        torch_xla.sync()
+    else:
+        torch.cuda.synchronize()
+
+
+def spawned(args):
+    if hasattr(args, "spawned"):
+        return
+    torch.cuda.synchronize()  # error: XLA501
+
+
+def main(args):
+    init_distributed(args)
+    sync(args)
+    spawned(args)
