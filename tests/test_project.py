@@ -3600,3 +3600,59 @@ def test_loaders_handed_over_in_a_dict_reach_the_loop_of_another_modules_method(
             """,
     })
     assert lint(top / "data.py") == [(7, "XLA102")]
+
+
+def test_a_library_models_private_hook_is_a_step_unless_the_project_calls_it(tmp_path: Path
+                                                                             ) -> None:
+    """A private method of a transformers subclass that no module of the project calls runs
+    in the library's forward, once per step (``_merge_features``); one that another module
+    calls at set-up (``_copy_vectors(glove)`` before the model moves) is not a step, and one
+    that the training loop calls is followed there, on the instance ``from_pretrained``
+    builds of the subclass."""
+    root = write(tmp_path, {
+        ".git/HEAD": "ref: refs/heads/main\n",
+        "model.py": """\
+            import torch
+            from transformers import LlavaForConditionalGeneration
+
+
+            class XLALlava(LlavaForConditionalGeneration):
+                def _merge_features(self, features, mask):
+                    if torch.sum(mask) > 0:
+                        features = features + 1
+                    return features
+
+                def _copy_vectors(self, vectors):
+                    if vectors.abs().max() > 1.0:
+                        vectors = vectors / vectors.abs().max()
+                    return vectors
+
+                def _aux_loss(self, logits):
+                    if not torch.all(logits > 0):
+                        logits = logits.clamp_min(1e-6)
+                    return logits.mean()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            from model import XLALlava
+
+
+            def main(loader, glove):
+                device = torch_xla.device()
+                model = XLALlava.from_pretrained("llava")
+                model._copy_vectors(glove)
+                model = model.to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for batch in loader:
+                    batch = {k: v.to(device) for k, v in batch.items()}
+                    out = model(**batch)
+                    loss = out.loss + model._aux_loss(out.logits)
+                    loss.backward()
+                    xm.optimizer_step(opt)
+                    torch_xla.sync()
+            """,
+    })
+    assert lint(root / "model.py") == [(7, "XLA103"), (17, "XLA103")]

@@ -187,21 +187,12 @@ def _host_type_test(test: nodes.NodeNG, name: str) -> bool:
 
 #: The builtin container types ``isinstance`` tests, with the kind of value each is.
 CONTAINER_TYPES = {"dict": Kind.DICT, "list": Kind.LIST, "tuple": Kind.TUPLE}
-
-
-def _container_test(test: nodes.NodeNG, name: str) -> set[Kind]:
-    """The value kinds ``test`` holds ``name`` to when it is ``isinstance(name, dict)``,
-    ``isinstance(name, (list, tuple))``: every type a builtin container
-    (:data:`CONTAINER_TYPES`); else none."""
-    if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and
-            test.func.name == "isinstance" and len(test.args) == 2 and not test.keywords and
-            isinstance(test.args[0], nodes.Name) and test.args[0].name == name):
-        return set()
-    kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
-    names = [k.name if isinstance(k, nodes.Name) else None for k in kinds]
-    if not names or not all(n in CONTAINER_TYPES for n in names):
-        return set()
-    return {CONTAINER_TYPES[n] for n in names if n is not None}
+#: transformers' class methods that build an instance of the class they are called on.
+CLASS_CONSTRUCTORS = frozenset({"from_pretrained", "from_config", "_from_config"})
+#: ``collections.abc`` (or ``typing``) container types, with the kinds of value each covers.
+ABSTRACT_CONTAINERS = {"Mapping": {Kind.DICT}, "MutableMapping": {Kind.DICT},
+                       "Sequence": {Kind.LIST, Kind.TUPLE},
+                       "MutableSequence": {Kind.LIST}}
 
 
 #: How the splits of a ``datasets.DatasetDict`` are named (``dd["train"]``,
@@ -747,26 +738,75 @@ class Evaluator:
             child, cur = cur, cur.parent
         return False
 
-    def _containers_ruled_out(self, use: nodes.Name) -> frozenset[Kind]:
-        """The container kinds ``use`` cannot hold: it sits in the other arm of
-        ``isinstance(name, dict)`` (``list``, ``tuple``, or a tuple of them), of an ``if`` or
-        a conditional expression in its function. ``if isinstance(obj, dict): return {k:
-        to_cpu(v) ...} elif hasattr(obj, "cpu"): return obj.cpu() else: return obj``
-        returns no dict, and no tensor (see :meth:`_narrowed_to_host`), from its last arm."""
+    def _kinds_ruled_out(self, use: nodes.Name, binds: list[nodes.NodeNG]) -> frozenset[Kind]:
+        """The value kinds ``use`` cannot hold, by the type tests of its function that its
+        bindings (``binds``) all precede: the other arm of ``isinstance(name, dict)``
+        (``list``, ``tuple``, ``Mapping``, ``Sequence``, ``torch.Tensor``, ``torch.is_tensor``,
+        ``hasattr(name, "cpu")``), of an ``if`` or a conditional expression, and what
+        follows ``if isinstance(name, dict): return ...`` in the same block. A recursive
+        ``to_cpu(obj)`` returns neither a dict nor a tensor from its last ``return obj``; a
+        name rebound inside the arm (``else: preds = {"logits": preds}``) is not narrowed."""
+        from flake8_xla.analysis.paths import _terminates
+
+        def rebound_in(holder: nodes.NodeNG) -> bool:
+            return any(b is holder or holder.parent_of(b) for b in binds)
+
+        def precede(stmt: nodes.NodeNG) -> bool:
+            return all(b.lineno is not None and b.lineno < stmt.fromlineno or
+                       isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments)
+                       for b in binds)
+
         out: set[Kind] = set()
         child, cur = use, use.parent
-        while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
-                                                       nodes.Lambda, nodes.ClassDef)):
-            if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
+        while cur is not None and not isinstance(cur, (nodes.Module, nodes.Lambda,
+                                                       nodes.ClassDef)):
+            if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test and \
+                    not rebound_in(cur):
                 test, negated = cur.test, False
                 if isinstance(test, nodes.UnaryOp) and test.op == "not":
                     test, negated = test.operand, True
                 in_body = child in cur.body if isinstance(cur, nodes.If) else \
                     child is cur.body
                 if in_body == negated:
-                    out |= _container_test(test, use.name)
+                    out |= self._type_test_kinds(test, use.name)
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(cur, field, None)
+                if not isinstance(block, list) or not any(s is child for s in block):
+                    continue
+                for stmt in block:
+                    if stmt is child:
+                        break
+                    if isinstance(stmt, nodes.If) and not stmt.orelse and \
+                            not isinstance(stmt.test, nodes.UnaryOp) and \
+                            _terminates(stmt.body, self) and precede(stmt):
+                        out |= self._type_test_kinds(stmt.test, use.name)
+            if isinstance(cur, nodes.FunctionDef):
+                break
             child, cur = cur, cur.parent
         return frozenset(out)
+
+    def _type_test_kinds(self, test: nodes.NodeNG, name: str) -> set[Kind]:
+        """The value kinds ``test`` holds ``name`` to when it is true: ``isinstance(name,
+        T)`` or ``(T1, T2)`` for the types of :data:`CONTAINER_TYPES` and torch tensors,
+        ``torch.is_tensor(name)``, ``hasattr(name, "cpu")``; else none."""
+        if self._isinstance_tensor(test) == name:
+            return {Kind.TENSOR}
+        if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and
+                test.func.name == "isinstance" and len(test.args) == 2 and not test.keywords and
+                isinstance(test.args[0], nodes.Name) and test.args[0].name == name):
+            return set()
+        out: set[Kind] = set()
+        kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
+        for k in kinds:
+            q = self.qualname(k) or (k.name if isinstance(k, nodes.Name) else "")
+            short = q.rsplit(".", 1)[-1]
+            if q in CONTAINER_TYPES:
+                out.add(CONTAINER_TYPES[q])
+            elif q.startswith(("collections", "typing")) and short in ABSTRACT_CONTAINERS:
+                out |= ABSTRACT_CONTAINERS[short]
+            elif q in ("torch.Tensor", "torch.nn.Parameter"):
+                out.add(Kind.TENSOR)
+        return out
 
     def _isinstance_tensor(self, test: nodes.NodeNG) -> str | None:
         """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``), else None."""
@@ -924,8 +964,8 @@ class Evaluator:
         value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
         if V.any_kind(value, Kind.TENSOR) and self._narrowed_to_host(node):
             value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
-        if V.any_kind(value, Kind.DICT, Kind.LIST, Kind.TUPLE):
-            ruled_out = self._containers_ruled_out(node)
+        if V.any_kind(value, Kind.TENSOR, Kind.DICT, Kind.LIST, Kind.TUPLE):
+            ruled_out = self._kinds_ruled_out(node, binds)
             if ruled_out:
                 value = frozenset(v for v in value if v.kind not in ruled_out) or UNKNOWN_SET
         if not V.is_known(value):
@@ -2698,6 +2738,12 @@ class Evaluator:
                 return self._unknown_call(call, ctx, d)
         if k is Kind.FUNCTION and name in ("__call__",):
             return self._call_of(v, call, ctx, d)
+        if k is Kind.CLASS and name in CLASS_CONSTRUCTORS and isinstance(v.node, nodes.ClassDef) \
+                and self.method_of(v.node, name) is None and \
+                self.class_kind(v.node) is Kind.MODULE:
+            # ``XLAMixtral.from_pretrained(...)``: the library's constructor builds an
+            # instance of the project's subclass, whose methods it has
+            return self.instance(v.node)
         entry = self._method_entry(v, name)
         if entry is not None and entry.returns is not None:
             return self._apply(entry, None, call, v, ctx, d)

@@ -282,9 +282,21 @@ SETUP_HOOK_WORDS = frozenset({"init", "initialize", "weights", "weight", "load",
                               "config", "register"})
 
 
+def _runs_base_forward(forward: nodes.FunctionDef) -> bool:
+    """``forward`` calls the base class's: ``super().forward(...)``."""
+    for call in forward.nodes_of_class(nodes.Call):
+        f = call.func
+        if isinstance(f, nodes.Attribute) and f.attrname == "forward" and \
+                isinstance(f.expr, nodes.Call) and isinstance(f.expr.func, nodes.Name) and \
+                f.expr.func.name == "super":
+            return True
+    return False
+
+
 def is_library_hook(ev: Evaluator, func: nodes.NodeNG) -> bool:
     """``func`` is a private method that a subclass of a library model (``class
-    XLALlava(LlavaForConditionalGeneration)``, no ``forward`` of its own) overrides and the
+    XLALlava(LlavaForConditionalGeneration)``, no ``forward`` of its own or one that runs
+    ``super().forward(...)``) overrides and the
     module never calls: the library's forward calls it once per step, with the step's
     tensors (``_merge_input_ids_with_image_features``, ``_update_causal_mask``). Methods
     named for set-up or checkpoint phases (:data:`SETUP_HOOK_WORDS`: ``_init_weights``,
@@ -297,12 +309,14 @@ def is_library_hook(ev: Evaluator, func: nodes.NodeNG) -> bool:
     if not isinstance(klass, nodes.ClassDef) or not any(
             (ev.qualname(b) or "").startswith(MODULE_BASES) for b in klass.bases):
         return False
-    if any(isinstance(m, nodes.FunctionDef) and m.name == "forward" for m in klass.body):
+    forward = next((m for m in klass.body if isinstance(m, nodes.FunctionDef) and
+                    m.name == "forward"), None)
+    if forward is not None and not _runs_base_forward(forward):
         return False
     if not SETUP_HOOK_WORDS.isdisjoint(words_of_text(func.name)) or \
-            ev.calls_named(func.name):
+            ev.calls_named(func.name) or ev.class_kind(klass) is not Kind.MODULE:
         return False
-    return ev.class_kind(klass) is Kind.MODULE
+    return ev.link is None or not ev.link.method_called_elsewhere(func)
 
 
 def _method_param(ev: Evaluator, klass: nodes.ClassDef, func: nodes.FunctionDef, idx: int,

@@ -57,10 +57,21 @@ def _word_truth(node: nodes.NodeNG) -> bool | None:
     return _words_truth(words_of(node))
 
 
+#: transformers' attention implementations that run only on CUDA (``flash-attn``
+#: kernels: ``modeling_flash_attention_utils.py``); an XLA run uses ``eager`` or ``sdpa``.
+CUDA_KERNELS = frozenset({"flash_attention_2", "flash_attention_3"})
+#: Words of an option about a device rather than the device switch itself
+#: (``args.tpu_metrics_debug``, ``xla_profile``): on the XLA path it may be off.
+OPTION_WORDS = frozenset({"debug", "metrics", "metric", "profile", "profiler", "profiling",
+                          "verbose", "trace", "tracing", "dump", "report", "log", "logging"})
+
+
 def _words_truth(words: set[str]) -> bool | None:
     """:func:`_word_truth` of a set of words."""
     if any(w.startswith("xla_hw_") for w in words):
         return None  # 'TPU'/'GPU' from xm.xla_device_hw(): both are XLA devices
+    if words & OPTION_WORDS:
+        return None
     xla = any(w in words for w in XLA_WORDS)
     cuda = any(w in words for w in CUDA_WORDS)
     if xla == cuda:
@@ -107,6 +118,11 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
             consts = [const.attrname.lower()]  # DistributedType.XLA / .TPU / .MULTI_GPU
         if not consts:
             continue
+        if op in ("==", "!=", "in", "not in") and consts and all(
+                c in CUDA_KERNELS for c in consts):
+            # ``config._attn_implementation == "flash_attention_2"``: a CUDA-only kernel
+            # (the flash-attn package), never the implementation on an XLA device
+            return op in ("!=", "not in")
         if not isinstance(const, nodes.Attribute):
             texts = _parameter_texts(subject, ev)
             if texts is not None:
@@ -121,11 +137,16 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
         kinds = {_device_word(c) for c in consts}
         if None in kinds or len(kinds) != 1 and op not in ("in", "not in"):
             continue  # (``device not in ("cpu", "tpu")``: any of several device kinds)
-        actual = None if _uncalled_parameter(subject, ev) else _subject_device(subject, ev)
+        getattr_flag = isinstance(subject, nodes.Call) and _getattr_flag(subject, ev) is not None
+        # (``getattr(cfg, "device", "cuda")``: the setting, whatever its fallback says)
+        actual = None if getattr_flag or _uncalled_parameter(subject, ev) else \
+            _subject_device(subject, ev)
         if actual == "unknown":
             continue
         if actual is None:
-            if not (words_of(subject) & DEVICE_SUBJECT_WORDS) and not isinstance(
+            flag = _getattr_flag(subject, ev) if isinstance(subject, nodes.Call) else None
+            words = words_of_text(flag) if flag is not None else words_of(subject)
+            if not (words & DEVICE_SUBJECT_WORDS) and not isinstance(
                     const, nodes.Attribute) and not _selector_parameter(subject, ev):
                 continue
             actual = "xla"  # a device or accelerator setting: on the XLA path it is XLA

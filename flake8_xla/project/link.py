@@ -982,6 +982,19 @@ class Session:
             return parent.name, True
         return None
 
+    def method_called_elsewhere(self, func: nodes.NodeNG) -> bool:
+        """Another module of the project calls an attribute named like ``func`` (a method
+        of a module's class): a module that imports its module, within three imports
+        (:meth:`~flake8_xla.project.index.ProjectIndex.attr_callers`), or one that such
+        an importer hands its objects to (``model._freeze_layers(n)`` in ``train.py``)."""
+        owner = self._owner(func)
+        if owner is None or not isinstance(func, nodes.FunctionDef):
+            return False
+        rel, name = owner[0], func.name
+        found = self.index.attr_callers(rel, [name], every_module=True)
+        return any(m != rel for m in found) or any(
+            m != rel for m in self.index.method_callers(rel, [name], every_module=True))
+
     def _method_callers(self, rel: str, methods: Iterable[str], known: list[str]
                         ) -> list[str]:
         """Modules beside ``rel`` that may call methods of its objects handed to them

@@ -257,8 +257,10 @@ def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | Non
         if loop.parent_of(c):
             site = c  # a call of the loop itself; those after it, until the next, run in it
         if an.does(c, "reduce_gradients", cx) and (
-                step is None or site is None or _same_block(site, step)) and \
-                not _other_optimizer(an, c, stepped):
+                step is None or (site is None or _same_block(site, step)) and
+                _same_block(c, step)) and not _other_optimizer(an, c, stepped):
+            # (``_same_block(c, step)``: in one function, ``if amp: scaler.step(opt) else:
+            # xm.optimizer_step(opt)`` reduces on the other path only)
             return True
     return False
 

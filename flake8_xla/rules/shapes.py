@@ -1236,8 +1236,9 @@ class DataDependentControlFlow(Rule):
 where the test is a lazy XLA tensor: Python needs a bool, so torch_xla executes
 the graph up to that point and copies the answer to the host, inside every step.
 Python's `any()`/`all()` over lazy tensors (`if any(torch.isnan(p.grad).any() for p in
-model.parameters()):`) do it once per item, and `not` of a lazy reduction
-(`left_padding = not torch.sum(mask[:, -1])`) where it is computed. Each branch taken
+model.parameters()):`) do it once per item, `not` of a lazy reduction
+(`left_padding = not torch.sum(mask[:, -1])`) where it is computed, and `0.0 in mask`
+(`Tensor.__contains__`). Each branch taken
 can also trace a
 different graph. Greedy decoding that stops
 when a token equals EOS, and `model.generate()` inside an evaluation loop, do the
@@ -1326,9 +1327,9 @@ Not reported:
             if id(test) in seen:
                 continue  # (reported once, under the first context that reads a value)
             strong = an.steps.is_strong_in(test, ctx)
-            if kind == "not" and not (isinstance(test.operand, nodes.Call) and any(
-                    V.lazy_value(v, strong) and v.kind is Kind.TENSOR
-                    for v in an.value(test.operand, ctx))):
+            if kind == "not" and not (isinstance(test.operand, (nodes.Call, nodes.Compare)) and
+                                      any(V.lazy_value(v, strong) and v.kind is Kind.TENSOR
+                                          for v in an.value(test.operand, ctx))):
                 continue  # (a name may hold None: ``not mask`` is read only of a result)
             if kind == "not" or self._reads_value(test, ctx, strong):
                 seen.add(id(test))
@@ -1362,7 +1363,19 @@ Not reported:
             return self._reads_value(test.operand, ctx, strong)
         if isinstance(test, nodes.Compare):
             if all(op in ("is", "is not", "in", "not in") for op, _ in test.ops):
-                return False
+                # ``0.0 in attention_mask``: Tensor.__contains__ reads ``(mask == 0).any()``
+                # (a number looked for; ``"loss" in outputs`` is a key of a model output)
+                left = test.left
+                if isinstance(left, nodes.UnaryOp) and left.op == "-":
+                    left = left.operand  # ``-100 in labels``
+                lv = an.value(left, ctx)
+                number = isinstance(left, nodes.Const) and isinstance(
+                    left.value, (int, float)) and not isinstance(left.value, bool) or \
+                    bool(lv) and all(v.kind is Kind.HOST and v.qual in ("int", "float")
+                                     for v in lv) or an.is_lazy(left, ctx, strong)
+                return number and any(
+                    op in ("in", "not in") and V.any_kind(an.value(right, ctx), Kind.TENSOR)
+                    and an.is_lazy(right, ctx, strong) for op, right in test.ops)
             return an.is_lazy(test, ctx, strong)
         if isinstance(test, nodes.Call):
             if any(e.sync == "scalar" for e in an.entries(test, ctx)) and any(

@@ -3,7 +3,9 @@
 
 ``hasattr(args, "tpu") and args.tpu`` holds wherever ``args.tpu`` does, so the TPU branch
 returns before the CUDA set-up; ``getattr(args, "use_tpu", False)`` is the flag by its
-name, like ``args.use_tpu``. A ``hasattr`` test alone says nothing of the device.
+name, like ``args.use_tpu``, and ``getattr(cfg, "device", "cuda")`` the device setting
+whatever its fallback. A ``hasattr`` test alone says nothing of the device, nor does an
+option about the device (``tpu_metrics_debug``), which the XLA run may leave off.
 """
 import torch
 import torch_xla
@@ -23,6 +25,19 @@ def sync(args):
         torch.cuda.synchronize()
 
 
+def setup_device(cfg):
+    if getattr(cfg, "device", "cuda") == "cuda":
+        torch.cuda.set_device(cfg.local_rank)
+    return torch_xla.device()
+
+
+def debug_metrics(args):
+    if getattr(args, "tpu_metrics_debug", False):
+        print("metrics")
+    else:
+        torch.cuda.synchronize()  # error: XLA501
+
+
 def spawned(args):
     if hasattr(args, "spawned"):
         return
@@ -33,3 +48,5 @@ def main(args):
     init_distributed(args)
     sync(args)
     spawned(args)
+    setup_device(args)
+    debug_metrics(args)
