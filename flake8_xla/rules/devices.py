@@ -352,14 +352,23 @@ XLA device, or is only printed or logged (unless another module imports it).
                 return True
         return False
 
+    def _xla_device(self, expr: nodes.NodeNG) -> bool:
+        """``expr`` is the XLA device (``torch_xla.device()``, ``xm.xla_device()``)."""
+        vs = self.an.value(expr)
+        return bool(vs) and all(v.kind is Kind.DEVICE and v.device == "xla" for v in vs)
+
     def _xla_choice(self, node: nodes.NodeNG) -> bool:
         """``'xla' if use_xla else 'cuda'``: a conditional that picks XLA on the XLA path."""
         child, cur = node, node.parent
         while isinstance(cur, (nodes.IfExp, nodes.JoinedStr, nodes.FormattedValue, nodes.Call)):
-            if isinstance(cur, nodes.IfExp) and child is not cur.test and mentions(
-                    cur.test, *XLA_WORDS):
+            if isinstance(cur, nodes.IfExp) and child is not cur.test:
                 truth = xla_truth(cur.test, self.an.ev)
-                if truth is not None and (child is cur.orelse) == truth:
+                if truth is not None and (child is cur.orelse) == truth and (
+                        mentions(cur.test, *XLA_WORDS) or
+                        self._xla_device(cur.body if truth else cur.orelse)):
+                    # (``torch.device("cuda") if on_gpu else torch_xla.device()``: the arm
+                    # taken is the XLA device; ``"cuda" if torch.cuda.is_available() else
+                    # "cpu"`` still counts, the XLA host trains on the CPU)
                     return True
             child, cur = cur, cur.parent
         return False

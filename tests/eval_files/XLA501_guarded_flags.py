@@ -5,7 +5,9 @@
 returns before the CUDA set-up; ``getattr(args, "use_tpu", False)`` is the flag by its
 name, like ``args.use_tpu``, and ``getattr(cfg, "device", "cuda")`` the device setting
 whatever its fallback. A ``hasattr`` test alone says nothing of the device, nor does an
-option about the device (``tpu_metrics_debug``), which the XLA run may leave off.
+option about the device (``tpu_metrics_debug``), which the XLA run may leave off. A
+conditional whose arm taken on XLA is the XLA device hides its CUDA arm; a CUDA-or-CPU
+choice does not (the XLA host trains on the CPU).
 """
 import torch
 import torch_xla
@@ -38,6 +40,15 @@ def debug_metrics(args):
         torch.cuda.synchronize()  # error: XLA501
 
 
+def pick(cfg):
+    on_gpu = getattr(cfg, "device", "cuda") == "cuda"
+    return torch.device("cuda") if on_gpu else torch_xla.device()
+
+
+def fallback():
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")  # error: XLA501
+
+
 def spawned(args):
     if hasattr(args, "spawned"):
         return
@@ -50,3 +61,5 @@ def main(args):
     spawned(args)
     setup_device(args)
     debug_metrics(args)
+    pick(args)
+    fallback()
