@@ -231,16 +231,26 @@ def load_project_config(path: Path) -> ProjectConfig:
 def flake8_xla_select(section: Mapping[str, str]) -> list[str]:
     """The XLA entries of a ``[flake8]`` section's ``select`` and ``extend-select``.
 
-    ``X`` and ``XL`` count as ``XLA``; entries for other plugins are dropped.
+    ``X`` and ``XL`` count as ``XLA``; entries for other plugins are dropped. As in
+    flake8, ``extend-select`` adds to the selection: with no XLA entry in ``select``, to
+    every XLA rule (``extend-select = XLA901`` turns an opt-in rule on beside the others;
+    it does not narrow the run to that rule). Empty when the section names no XLA code.
     """
-    out: list[str] = []
-    for key in ("select", "extend-select", "extend_select"):
-        for item in flake8_utils.parse_comma_separated_list(section.get(key, "") or ""):
-            if XLA_CODE.fullmatch(item):
-                out.append(item)
-            elif item in ("X", "XL"):
-                out.append("XLA")
-    return list(dict.fromkeys(out))
+    def xla_entries(keys: tuple[str, ...]) -> list[str]:
+        out: list[str] = []
+        for key in keys:
+            for item in flake8_utils.parse_comma_separated_list(section.get(key, "") or ""):
+                if XLA_CODE.fullmatch(item):
+                    out.append(item)
+                elif item in ("X", "XL"):
+                    out.append("XLA")
+        return out
+
+    base = xla_entries(("select",))
+    extra = xla_entries(("extend-select", "extend_select"))
+    if extra and not base:
+        base = ["XLA"]
+    return list(dict.fromkeys([*base, *extra]))
 
 
 #: What the ``flake8-xla`` command skips besides flake8's own default excludes: virtual

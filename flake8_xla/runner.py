@@ -82,9 +82,11 @@ class XlaManager(checker.Manager):
         super().start()
         named = [f for f in self.filenames if is_notebook(f)]
         self.filenames = tuple(f for f in self.filenames if not is_notebook(f))
-        found = expand_paths(paths=[p for p in self.options.filenames if p != "-"],
-                             stdin_display_name=self.options.stdin_display_name,
-                             filename_patterns=("*.ipynb", "*.IPYNB"), exclude=self.exclude)
+        paths = [p for p in self.options.filenames if p != "-"]
+        # (``flake8-xla -`` reads stdin only: no path left must not become flake8's ".")
+        found = expand_paths(paths=paths, stdin_display_name=self.options.stdin_display_name,
+                             filename_patterns=("*.ipynb", "*.IPYNB"), exclude=self.exclude
+                             ) if paths or not self.options.filenames else []
         self.notebook_files = tuple(dict.fromkeys([*named, *(f for f in found
                                                              if is_notebook(f))]))
         self.jobs = min(len(self.filenames), self.jobs)

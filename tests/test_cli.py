@@ -261,3 +261,34 @@ def test_list_rules(capsys: pytest.CaptureFixture[str]) -> None:
     assert [r["code"] for r in listed] == [r.code for r in LISTED_RULES]
     assert [r["fix"] for r in listed] == [r.fix for r in LISTED_RULES]
     assert {r["fix"] for r in listed} == {"safe", "unsafe", "none"}
+
+
+def test_stdin_alone_leaves_the_folders_notebooks_alone(tmp_path: Path) -> None:
+    """``flake8-xla -`` checks what it reads from stdin, not the notebooks of the folder it
+    runs in (no path left after ``-`` is not flake8's default ``.``)."""
+    (tmp_path / "nbs").mkdir()
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": FLAGGED_201.read_text(encoding="utf-8")}
+    (tmp_path / "nbs" / "explore.ipynb").write_text(json.dumps(
+        {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+        encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "flake8_xla", "--isolated", "-"], check=False,
+                          input="x = 1\n", capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120, env=env)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "flake8_xla", "--isolated", "."], check=False,
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120, env=env)
+    assert proc.returncode == 1 and "explore.ipynb" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_extend_select_in_the_flake8_config_adds_to_the_xla_rules(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``extend-select = XLA901`` (an opt-in rule) turns that rule on beside every other XLA
+    rule, as in flake8; it does not narrow ``flake8-xla`` to the one rule."""
+    shutil.copy(FLAGGED_201, tmp_path / "train.py")
+    (tmp_path / ".flake8").write_text("[flake8]\nextend-select = XLA901\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = _main(capsys, "train.py")
+    assert status == 1 and f"train.py:{LINE_201}:36: XLA201 " in out, out
