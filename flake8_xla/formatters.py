@@ -30,7 +30,7 @@ import os
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from flake8 import utils as flake8_utils
 from flake8.formatting.base import BaseFormatter
@@ -85,8 +85,9 @@ class _XlaFormatter(BaseFormatter):
             return
         option_manager.add_option(
             "--xla-docs-url", default=None, parse_from_config=True,
-            help="base URL of the flake8-xla rule reference used in SARIF helpUri and JSON "
-                 "url (default: docs/rules.md, relative to the flake8-xla repository)")
+            help="base URL of the flake8-xla rule reference used in JSON url and, when "
+                 "absolute, SARIF helpUri (default: docs/rules.md, relative to the "
+                 "flake8-xla repository; SARIF then has no helpUri)")
 
     def after_init(self) -> None:
         self._spans: dict[str, SourceSpans] = {}
@@ -215,23 +216,30 @@ def artifact_location(filename: str) -> dict[str, str]:
 
 
 def sarif_rule(code: str, docs_url: str | None = None) -> dict[str, Any]:
-    """The SARIF reportingDescriptor of ``code`` (minimal for a non-XLA code)."""
+    """The SARIF reportingDescriptor of ``code`` (minimal for a non-XLA code).
+
+    ``helpUri`` is written only for a ``docs_url`` that is an absolute URI: SARIF 2.1.0
+    types it ``format: uri`` (RFC 3986, absolute), and the default rule reference,
+    ``docs/rules.md``, is relative to the flake8-xla repository; the descriptor's
+    ``help`` carries the whole reference text either way."""
     from flake8_xla.docs import help_uri, message_template, rule_markdown, summary
 
     rule = _rules().RULES_BY_CODE.get(code)
     if rule is None:
         return {"id": code, "defaultConfiguration": {"level": DEFAULT_LEVEL}}
     markdown = rule_markdown(rule)
-    return {
+    descriptor: dict[str, Any] = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": summary(rule)},
         "fullDescription": {"text": message_template(rule)},
         "help": {"text": markdown, "markdown": markdown},
-        "helpUri": help_uri(rule.code, docs_url),
-        "defaultConfiguration": {"level": rule_level(rule.code)},
-        "properties": {"tags": ["performance", "pytorch-xla"]},
     }
+    if docs_url and urlsplit(docs_url).scheme:
+        descriptor["helpUri"] = help_uri(rule.code, docs_url)
+    descriptor["defaultConfiguration"] = {"level": rule_level(rule.code)}
+    descriptor["properties"] = {"tags": ["performance", "pytorch-xla"]}
+    return descriptor
 
 
 class SarifFormatter(_DocumentFormatter):
