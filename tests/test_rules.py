@@ -296,3 +296,15 @@ def test_an_xla_process_group_makes_replicas_unless_ddp_wraps_the_model() -> Non
     assert codes('dist.init_process_group("xla")',
                  "import torch_xla.distributed.spmd as xs; "
                  "xs.mark_sharding(model.weight, None, (0, 1))") == []
+
+
+def test_pad_sequence_advice_names_a_fixed_length_not_tokenizer_options() -> None:
+    """XLA101 on ``pad_sequence`` (which has no ``padding=`` option) advises one fixed
+    length per item, not the tokenizer's ``padding='max_length'``."""
+    src = ROOT.joinpath("tests", "eval_files", "XLA101_dynamic_padding.py").read_text(
+        encoding="utf-8")
+    found = [f for f in lint_source(src, "t.py", Options(target="all"))
+             if f.code == "XLA101" and "pad_sequence" in f.message]
+    assert found, "no pad_sequence finding"
+    for f in found:
+        assert "fixed length" in f.message and "padding='max_length'" not in f.message

@@ -367,6 +367,10 @@ class DynamicPadding(Rule):
                         "padding, so it keeps the length of its own text, a new input shape "
                         "for which XLA compiles the graphs again; pad to a fixed length "
                         "(padding='max_length', max_length=N, truncation=True)")
+    PAD_SEQUENCE_MESSAGE = ("dynamic padding: pad_sequence pads each batch to the length of "
+                            "its longest sequence, so every new length is a new graph shape "
+                            "and XLA recompiles; pad every item to one fixed length instead "
+                            "(torch.nn.functional.pad to max_length, truncating longer ones)")
     explanation = """\
 Padding to the longest sequence in each batch gives a new input shape whenever that
 length changes. XLA traces a graph per shape and compiles every new one, so a
@@ -424,6 +428,10 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
                 if found[1] == UNPADDED:
                     yield Finding(call.lineno, call.col_offset, self.code,
                                   f"{self.code} {self.UNPADDED_MESSAGE}")
+                    continue
+                if found[1] == "pad_sequence":
+                    # (no padding= option to name: the fix is a fixed target length)
+                    yield self.finding_text(found[0], f"{self.code} {self.PAD_SEQUENCE_MESSAGE}")
                     continue
                 yield self.finding(found[0], what=found[1])
 
