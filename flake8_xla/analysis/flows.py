@@ -174,15 +174,23 @@ HOST_TYPES = frozenset({"str", "bytes", "int", "float", "bool", "list", "tuple",
                         "Number"})
 
 
+def _isinstance_types(test: nodes.NodeNG) -> tuple[str, list[nodes.NodeNG]] | None:
+    """``(name, [T1, T2])`` when ``test`` is ``isinstance(name, T1)`` or
+    ``isinstance(name, (T1, T2))`` of a plain name; else None."""
+    if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and
+            test.func.name == "isinstance" and len(test.args) == 2 and not test.keywords and
+            isinstance(test.args[0], nodes.Name)):
+        return None
+    kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
+    return test.args[0].name, kinds
+
+
 def _host_type_test(test: nodes.NodeNG, name: str) -> bool:
     """``test`` is ``isinstance(name, T)`` (or ``(T1, T2)``) whose every type is a host
     type (:data:`HOST_TYPES`)."""
-    if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and
-            test.func.name == "isinstance" and len(test.args) == 2 and not test.keywords and
-            isinstance(test.args[0], nodes.Name) and test.args[0].name == name):
-        return False
-    kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
-    return {k.as_string() for k in kinds} <= HOST_TYPES
+    found = _isinstance_types(test)
+    return found is not None and found[0] == name and \
+        {k.as_string() for k in found[1]} <= HOST_TYPES
 
 
 #: The builtin container types ``isinstance`` tests, with the kind of value each is.
@@ -716,12 +724,11 @@ class Evaluator:
                 return found
         return one(Kind.REF, qual=q)
 
-    def _narrowed_to_host(self, use: nodes.Name) -> bool:
-        """``use`` sits in the body of ``if isinstance(name, str):`` or in the other arm of
-        a tensor test of the name (``if isinstance(name, torch.Tensor)``,
-        ``torch.is_tensor(name)``: see :meth:`_isinstance_tensor`), of an ``if`` or a
-        conditional expression in its function: there the name holds no tensor, whatever
-        else it may hold elsewhere."""
+    @staticmethod
+    def _branch_arms(use: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, nodes.NodeNG, bool]]:
+        """The ``if`` statements and conditional expressions of its function that hold
+        ``use`` in an arm: ``(branch, test, holds)``, ``test`` with a leading ``not`` taken
+        off and ``holds`` true when ``use`` sits in the arm that runs when ``test`` is."""
         child, cur = use, use.parent
         while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
                                                        nodes.Lambda, nodes.ClassDef)):
@@ -731,12 +738,18 @@ class Evaluator:
                     test, negated = test.operand, True
                 in_body = child in cur.body if isinstance(cur, nodes.If) else \
                     child is cur.body
-                if in_body != negated and _host_type_test(test, use.name):
-                    return True
-                if in_body == negated and self._isinstance_tensor(test) == use.name:
-                    return True
+                yield cur, test, in_body != negated
             child, cur = cur, cur.parent
-        return False
+
+    def _narrowed_to_host(self, use: nodes.Name) -> bool:
+        """``use`` sits in the body of ``if isinstance(name, str):`` or in the other arm of
+        a tensor test of the name (``if isinstance(name, torch.Tensor)``,
+        ``torch.is_tensor(name)``: see :meth:`_isinstance_tensor`), of an ``if`` or a
+        conditional expression in its function: there the name holds no tensor, whatever
+        else it may hold elsewhere."""
+        return any(_host_type_test(test, use.name) if holds else
+                   self._isinstance_tensor(test) == use.name
+                   for _, test, holds in self._branch_arms(use))
 
     def _kinds_ruled_out(self, use: nodes.Name, binds: list[nodes.NodeNG]) -> frozenset[Kind]:
         """The value kinds ``use`` cannot hold, by the type tests of its function that its
@@ -757,18 +770,13 @@ class Evaluator:
                        for b in binds)
 
         out: set[Kind] = set()
+        for branch, test, holds in self._branch_arms(use):
+            if not holds and not rebound_in(branch):
+                out |= self._type_test_kinds(test, use.name)
+        # what follows ``if isinstance(name, dict): return ...`` in an enclosing block
         child, cur = use, use.parent
         while cur is not None and not isinstance(cur, (nodes.Module, nodes.Lambda,
                                                        nodes.ClassDef)):
-            if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test and \
-                    not rebound_in(cur):
-                test, negated = cur.test, False
-                if isinstance(test, nodes.UnaryOp) and test.op == "not":
-                    test, negated = test.operand, True
-                in_body = child in cur.body if isinstance(cur, nodes.If) else \
-                    child is cur.body
-                if in_body == negated:
-                    out |= self._type_test_kinds(test, use.name)
             for field in ("body", "orelse", "finalbody"):
                 block = getattr(cur, field, None)
                 if not isinstance(block, list) or not any(s is child for s in block):
@@ -786,38 +794,33 @@ class Evaluator:
         return frozenset(out)
 
     def _type_test_kinds(self, test: nodes.NodeNG, name: str) -> set[Kind]:
-        """The value kinds ``test`` holds ``name`` to when it is true: ``isinstance(name,
-        T)`` or ``(T1, T2)`` for the types of :data:`CONTAINER_TYPES` and torch tensors,
-        ``torch.is_tensor(name)``, ``hasattr(name, "cpu")``; else none."""
+        """The value kinds ``test`` holds ``name`` to when it is true: a tensor test of the
+        name (:meth:`_isinstance_tensor`: ``torch.Tensor`` among ``isinstance``'s types,
+        ``torch.is_tensor(name)``, ``hasattr(name, "cpu")``), else ``isinstance(name, T)``
+        or ``(T1, T2)`` for the types of :data:`CONTAINER_TYPES` and
+        :data:`ABSTRACT_CONTAINERS`; else none."""
         if self._isinstance_tensor(test) == name:
             return {Kind.TENSOR}
-        if not (isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and
-                test.func.name == "isinstance" and len(test.args) == 2 and not test.keywords and
-                isinstance(test.args[0], nodes.Name) and test.args[0].name == name):
+        found = _isinstance_types(test)
+        if found is None or found[0] != name:
             return set()
         out: set[Kind] = set()
-        kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [test.args[1]]
-        for k in kinds:
+        for k in found[1]:
             q = self.qualname(k) or (k.name if isinstance(k, nodes.Name) else "")
-            short = q.rsplit(".", 1)[-1]
             if q in CONTAINER_TYPES:
                 out.add(CONTAINER_TYPES[q])
-            elif q.startswith(("collections", "typing")) and short in ABSTRACT_CONTAINERS:
-                out |= ABSTRACT_CONTAINERS[short]
-            elif q in ("torch.Tensor", "torch.nn.Parameter"):
-                out.add(Kind.TENSOR)
+            elif q.startswith(("collections", "typing")) and \
+                    q.rsplit(".", 1)[-1] in ABSTRACT_CONTAINERS:
+                out |= ABSTRACT_CONTAINERS[q.rsplit(".", 1)[-1]]
         return out
 
     def _isinstance_tensor(self, test: nodes.NodeNG) -> str | None:
         """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``), else None."""
-        if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
-                test.func.name == "isinstance" and len(test.args) == 2 and \
-                isinstance(test.args[0], nodes.Name):
-            kinds = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else [
-                test.args[1]]
-            if any((self.qualname(k) or "") in ("torch.Tensor", "torch.nn.Parameter")
-                   for k in kinds):
-                return test.args[0].name
+        found = _isinstance_types(test)
+        if found is not None and any(
+                (self.qualname(k) or "") in ("torch.Tensor", "torch.nn.Parameter")
+                for k in found[1]):
+            return found[0]
         if isinstance(test, nodes.Call) and len(test.args) == 1 and \
                 isinstance(test.args[0], nodes.Name) and \
                 self.qualname(test.func) == "torch.is_tensor":

@@ -137,14 +137,13 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
         kinds = {_device_word(c) for c in consts}
         if None in kinds or len(kinds) != 1 and op not in ("in", "not in"):
             continue  # (``device not in ("cpu", "tpu")``: any of several device kinds)
-        getattr_flag = isinstance(subject, nodes.Call) and _getattr_flag(subject, ev) is not None
         # (``getattr(cfg, "device", "cuda")``: the setting, whatever its fallback says)
-        actual = None if getattr_flag or _uncalled_parameter(subject, ev) else \
+        flag = _getattr_flag(subject, ev) if isinstance(subject, nodes.Call) else None
+        actual = None if flag is not None or _uncalled_parameter(subject, ev) else \
             _subject_device(subject, ev)
         if actual == "unknown":
             continue
         if actual is None:
-            flag = _getattr_flag(subject, ev) if isinstance(subject, nodes.Call) else None
             words = words_of_text(flag) if flag is not None else words_of(subject)
             if not (words & DEVICE_SUBJECT_WORDS) and not isinstance(
                     const, nodes.Attribute) and not _selector_parameter(subject, ev):

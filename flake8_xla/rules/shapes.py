@@ -1246,11 +1246,9 @@ the graph up to that point and copies the answer to the host, inside every step.
 Python's `any()`/`all()` over lazy tensors (`if any(torch.isnan(p.grad).any() for p in
 model.parameters()):`) do it once per item, `not` of a lazy reduction
 (`left_padding = not torch.sum(mask[:, -1])`) where it is computed, and `0.0 in mask`
-(`Tensor.__contains__`). Each branch taken
-can also trace a
-different graph. Greedy decoding that stops
-when a token equals EOS, and `model.generate()` inside an evaluation loop, do the
-same once per token.
+(`Tensor.__contains__`). Each branch taken can also trace a different graph. Greedy
+decoding that stops when a token equals EOS, and `model.generate()` inside an
+evaluation loop, do the same once per token.
 
 Measured (checks/XLA103, PJRT_DEVICE=CPU, 8 steps): 16 graph executions and 9
 scalar reads (`aten::_local_scalar_dense`) for the flagged script against 8 and 1.
@@ -1335,11 +1333,8 @@ Not reported:
             if id(test) in seen:
                 continue  # (reported once, under the first context that reads a value)
             strong = an.steps.is_strong_in(test, ctx)
-            if kind == "not" and not (isinstance(test.operand, (nodes.Call, nodes.Compare)) and
-                                      any(V.lazy_value(v, strong) and v.kind is Kind.TENSOR
-                                          for v in an.value(test.operand, ctx))):
-                continue  # (a name may hold None: ``not mask`` is read only of a result)
-            if kind == "not" or self._reads_value(test, ctx, strong):
+            if (self._negates_lazy_result(test, ctx, strong) if kind == "not" else
+                    self._reads_value(test, ctx, strong)):
                 seen.add(id(test))
                 word = kind if kind == "a conditional" else f"`{kind}`"
                 shown = test.operand if kind == "not" else test
@@ -1354,6 +1349,13 @@ Not reported:
                        for f, _ in self.an.ev.functions_called(call, ctx))
         except Exception:  # noqa: BLE001 - unknown: the transformers reading stays
             return False
+
+    def _negates_lazy_result(self, test: nodes.UnaryOp, ctx: Ctx | None, strong: bool) -> bool:
+        """``not`` of a call's or a comparison's result that is a lazy tensor (a name is
+        not read: it may hold None, as in ``not mask``)."""
+        return isinstance(test.operand, (nodes.Call, nodes.Compare)) and any(
+            V.lazy_value(v, strong) and v.kind is Kind.TENSOR
+            for v in self.an.value(test.operand, ctx))
 
     def _reads_value(self, test: nodes.NodeNG, ctx: Ctx | None, strong: bool = False) -> bool:
         an = self.an
