@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output format (default: text, or 'format' in [tool.flake8-xla])")
     p.add_argument("--select", action="append", default=[], metavar="CODES",
                    help="only these XLA codes or prefixes, comma separated (default: XLA)")
+    p.add_argument("--extend-select", action="append", default=[], metavar="CODES",
+                   help="also select these codes or prefixes, added to --select or the "
+                        "default (turns on an opt-in rule: --extend-select=XLA302)")
     p.add_argument("--ignore", "--extend-ignore", dest="ignore", action="append", default=[],
                    metavar="CODES", help="also ignore these codes or prefixes")
     p.add_argument("--per-file-ignores", action="append", default=[], metavar="PAIRS",
@@ -167,6 +170,9 @@ def flake8_arguments(args: argparse.Namespace, project: ProjectConfig,
     try:
         select = (xla_codes(_split(args.select), "--select") if args.select else None) \
             or project.select or flake8_xla_select(section) or ["XLA"]
+        if args.extend_select:
+            extra = xla_codes(_split(args.extend_select), "--extend-select")
+            select = list(dict.fromkeys([*select, *extra]))
         ignore = [*flake8_utils.parse_comma_separated_list(
                       section.get("extend-ignore", section.get("extend_ignore", ""))),
                   *project.extend_ignore, *codes(_split(args.ignore), "--ignore")]

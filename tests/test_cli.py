@@ -292,3 +292,21 @@ def test_extend_select_in_the_flake8_config_adds_to_the_xla_rules(
     monkeypatch.chdir(tmp_path)
     status, out, _ = _main(capsys, "train.py")
     assert status == 1 and f"train.py:{LINE_201}:36: XLA201 " in out, out
+
+
+def test_extend_select_option_adds_an_opt_in_rule_to_the_selection(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--extend-select`` adds to ``--select`` (or to the default ``XLA``), as flake8's and
+    ruff's option: the default rules keep reporting, and a non-XLA code is a usage error."""
+    shutil.copy(FLAGGED_201, tmp_path / "train.py")
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = _main(capsys, "--isolated", "--extend-select=XLA901", "train.py")
+    assert status == 1 and f"train.py:{LINE_201}:36: XLA201 " in out, out
+    status, out, _ = _main(capsys, "--isolated", "--select=XLA3",
+                           "--extend-select=XLA201", "train.py")
+    assert status == 1 and f"train.py:{LINE_201}:36: XLA201 " in out, out
+    status, out, _ = _main(capsys, "--isolated", "--select=XLA3", "train.py")
+    assert "XLA201" not in out, out
+    status, _, err = _main(capsys, "--isolated", "--extend-select=E501", "train.py")
+    assert status == 2 and "not an XLA code" in err, err
