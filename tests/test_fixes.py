@@ -255,6 +255,25 @@ def test_host_sync_moves_only_statements_whose_value_is_not_used() -> None:
     assert [(t.line, t.code) for t in result.remaining] == [(9, "XLA201")]  # the `if`
 
 
+def test_host_sync_fix_in_a_module_level_loop_captures_the_module_variables() -> None:
+    """A training loop at module level (a script or notebook cell): the closure takes the
+    module's variables it reads as arguments (this step's values), not its imports."""
+    src = ("import torch\nimport torch_xla\n"
+           "model = torch.nn.Linear(4, 2).to(torch_xla.device())\n"
+           "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+           "for step in range(10):\n"
+           "    loss = model(torch.randn(8, 4, device=torch_xla.device())).sum()\n"
+           "    loss.backward()\n"
+           "    opt.step()\n"
+           "    print(f'{step} {loss.item():.3f}', torch.__version__)\n"
+           "    torch_xla.sync()\n")
+    result = fix_until_stable(src, linter("XLA201"), version=(2, 9), unsafe=True)
+    assert ("    xm.add_step_closure(lambda step, loss: print(f'{step} {loss.item():.3f}', "
+            "torch.__version__), args=(step, loss))\n") in result.text, result.text
+    assert result.remaining == []
+    compile(result.text, "<fixed>", "exec")
+
+
 def test_a_fix_that_would_not_compile_is_never_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     from flake8_xla.fixes import core, rules
 

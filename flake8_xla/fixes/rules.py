@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import libcst as cst
-from libcst.metadata import FunctionScope, ScopeProvider
+from libcst.metadata import BaseAssignment, FunctionScope, GlobalScope, ScopeProvider
 
 from flake8_xla.fixes.core import (
     SAFE,
@@ -442,11 +442,25 @@ class _Blockers(cst.CSTVisitor):
 
 
 def _local_reads(ctx: FixContext, stmt: cst.CSTNode) -> list[str] | None:
-    """Names read in ``stmt`` that the enclosing function binds, in first-use order.
+    """Names read in ``stmt`` that its scope binds as variables, in first-use order: the
+    enclosing function's locals, or (a loop at module level) the module's variables
+    (not its imports, functions or classes). The closure takes them as arguments, so it
+    sees the values of this step, not what the names hold when it runs.
 
-    None when ``stmt`` is not inside a function or a name cannot be resolved.
+    None when ``stmt`` is inside neither a function nor the module body.
     """
     scopes = ctx.wrapper.resolve(ScopeProvider)
+    own = scopes.get(stmt)
+    if not isinstance(own, (FunctionScope, GlobalScope)):
+        return None
+    at_module = isinstance(own, GlobalScope)
+
+    def variable(assignment: BaseAssignment) -> bool:
+        if at_module:
+            return isinstance(assignment.scope, GlobalScope) and isinstance(
+                getattr(assignment, "node", None), cst.Name)
+        return isinstance(assignment.scope, FunctionScope)
+
     names: list[str] = []
     inside = {id(n) for n in _walk(stmt)}
 
@@ -458,19 +472,12 @@ def _local_reads(ctx: FixContext, stmt: cst.CSTNode) -> list[str] | None:
             continue
         if node.value not in scope:
             continue
-        assignments = scope[node.value]
-        local = False
-        for assignment in assignments:
-            bound = getattr(assignment, "node", None)
-            if bound is not None and id(bound) in inside:
-                break  # bound inside the statement (a comprehension or lambda variable)
-            if isinstance(assignment.scope, FunctionScope):
-                local = True
-        else:
-            if local and node.value not in names and _is_load(ctx, node):
-                names.append(node.value)
-    if not isinstance(scopes.get(stmt), FunctionScope):
-        return None
+        assignments = list(scope[node.value])
+        if any(id(getattr(a, "node", None)) in inside for a in assignments):
+            continue  # bound inside the statement (a comprehension or lambda variable)
+        if assignments and all(variable(a) for a in assignments) and \
+                node.value not in names and _is_load(ctx, node):
+            names.append(node.value)
     return names
 
 
