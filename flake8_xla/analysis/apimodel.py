@@ -34,8 +34,8 @@ class Entry:
             differs (``t.type()`` names the type as a string; ``t.type(torch.half)`` casts).
         barrier: the call ends the XLA step.
         barrier_kw: a keyword that makes the call a barrier when it is truthy.
-        sync: ``"scalar"``, ``"transfer"``, ``"read"``, ``"compare"`` or ``"size"`` (how it
-            reads a lazy tensor).
+        sync: ``"scalar"``, ``"transfer"``, ``"read"``, ``"compare"``, ``"size"`` or
+            ``"items"`` (how it reads a lazy tensor).
         sync_kw: a keyword that, when truthy, makes the call read its result on the host
             (``clip_grad_norm_(..., error_if_nonfinite=True)`` tests the norm in Python).
         effects: names such as ``"backward"``, ``"optimizer_step"``, ``"launch"``.

@@ -48,7 +48,7 @@ XLA_TRUE_CALLS = frozenset({
 XLA_FALSE_CALLS = frozenset({"torch.cuda.is_available", "torch.backends.mps.is_available",
                              "torch.backends.cudnn.is_available"})
 DEVICE_SUBJECT_WORDS = frozenset({"device", "accelerator", "backend", "platform", "type",
-                                  "distributed", "hardware", "devices"})
+                                  "distributed", "hardware", "hw", "devices"})
 EXIT_QUALNAMES = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 
 
@@ -132,7 +132,8 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
                 if len(hits) == 1:
                     same = hits.pop()
                     return same if op in ("==", "in", "is") else not same
-        if any(c.isupper() and c in ("TPU", "GPU", "CUDA", "CPU", "NEURON") for c in consts):
+        if any(c.isupper() and c in ("TPU", "GPU", "CUDA", "CPU", "NEURON") for c in consts) \
+                and _may_name_device_hw(subject, ev):
             return None  # xm.xla_device_hw(): TPU, CUDA and NEURON are all XLA devices
         kinds = {_device_word(c) for c in consts}
         if None in kinds or len(kinds) != 1 and op not in ("in", "not in"):
@@ -152,6 +153,31 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
         same = actual in kinds
         return same if op in ("==", "in", "is") else not same
     return None
+
+
+def _may_name_device_hw(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
+    """``subject`` may hold what ``xm.xla_device_hw()`` returns ('TPU', 'GPU', 'CUDA' and
+    'NEURON' are all XLA devices there): its module names that function, or its value is
+    a string the analysis cannot read (it may come from another module's call). A
+    setting of the script (``hps.hw == 'GPU'`` where nothing asks torch_xla for the
+    hardware) names the device the user chose."""
+    from flake8_xla.analysis.flows import syntax_cache
+
+    if ev is None:
+        return True
+    table = syntax_cache(ev.module)
+    named = table.get("names_device_hw")
+    if named is None:
+        named = table["names_device_hw"] = any(
+            getattr(n, "name", getattr(n, "attrname", None)) == "xla_device_hw"
+            for n in ev.module_nodes((nodes.Name, nodes.Attribute)))
+    if named:
+        return True
+    try:
+        vs = ev.value(subject)
+    except Exception:  # noqa: BLE001 - unknown
+        return True
+    return any(v.kind is Kind.HOST and v.text is None for v in vs)
 
 
 def _parameter_texts(subject: nodes.NodeNG, ev: Evaluator | None) -> set[str] | None:

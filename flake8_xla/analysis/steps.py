@@ -804,7 +804,7 @@ class Steps:
                     self._kind = "training"
                 elif self.has_barrier(loop):
                     self._kind = "barrier"
-                elif not self._iterates_data(loop):
+                elif not self._iterates_data(loop) and not self._feeds_batches(loop):
                     self._kind = "model"
                 else:
                     self._kind = "step"
@@ -970,6 +970,31 @@ class Steps:
             return False
         return any(self.is_data(v) for v in self.ev.value(loop.iter))
 
+    def _feeds_batches(self, loop: nodes.NodeNG) -> bool:
+        """A ``for`` loop over an iterable whose value is not known (a loader passed in
+        from code the analysis cannot read) whose items, or what the body makes of them
+        (``image = data["image"].to(device)``), go into the forward pass as its input:
+        its iterations are batches, not models or settings (where the model called
+        comes from the item: ``for name, net in nets.items(): net(x)``)."""
+        if not isinstance(loop, nodes.For) or not _unknown_source(self.ev.value(loop.iter)):
+            return False
+        derived = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+        for n in self.body_nodes(loop, into_loops=False):
+            if isinstance(n, nodes.Assign) and any(
+                    name.name in derived for name in n.value.nodes_of_class(nodes.Name)):
+                derived |= {t.name for target in n.targets
+                            for t in target.nodes_of_class(nodes.AssignName)}
+        for call, cx in self.calls_in(loop, into_loops=False):
+            if not self.is_forward_call(call, cx, loop=loop):
+                continue
+            if any(name.name in derived for name in call.func.nodes_of_class(nodes.Name)):
+                return False  # the model itself comes from the item
+            if any(name.name in derived for arg in [*call.args, *(
+                    kw.value for kw in call.keywords or ())]
+                   for name in arg.nodes_of_class(nodes.Name)):
+                return True
+        return False
+
     def is_data(self, v: V.Value, depth: int = 0) -> bool:
         """A loader or dataset, also wrapped in tqdm/iter() or in a class of the module
         whose ``__iter__`` iterates one (``DeviceDataLoader``)."""
@@ -1059,3 +1084,12 @@ class Steps:
                     b.has("params") for b in v.bound):
                 return True
         return False
+
+
+def _unknown_source(vs: frozenset[V.Value], depth: int = 0) -> bool:
+    """Every value of ``vs`` is not known, or wraps (``enumerate``, ``tqdm``, ``iter``) an
+    iterable that is not known."""
+    if not vs or depth > 4:
+        return not vs
+    return all(v.kind is Kind.UNKNOWN or v.kind in (Kind.ITERATOR, Kind.PROGRESS) and
+               v.bound is not None and _unknown_source(v.bound, depth + 1) for v in vs)

@@ -1405,6 +1405,13 @@ Not reported:
         return False
 
 
+def _lazy_slice_bound(parts: Iterable[nodes.NodeNG],
+                      is_lazy: Callable[[nodes.NodeNG], bool]) -> bool:
+    """A slice among ``parts`` (an index's dimensions) has a bound that is a lazy tensor."""
+    return any(isinstance(part, nodes.Slice) and any(
+        b is not None and is_lazy(b) for b in (part.lower, part.upper)) for part in parts)
+
+
 def _in_branch_test(node: nodes.NodeNG) -> bool:
     """``node`` lies in the test of an ``if``, ``while``, ``assert`` or conditional
     expression (XLA103 reads those tests whole)."""
@@ -1562,6 +1569,12 @@ function).
             if isinstance(index, (nodes.Const, nodes.Slice)) and _static_slice(index):
                 return None  # syntax first: constant indices and slices
             if not is_lazy(node.value):
+                # ``cond[:, :, lead:]`` with ``lead`` a lazy tensor, on an argument whose
+                # value is not known: indexing by several dimensions is an array's, and
+                # the bound is read from the device to shape the result either way
+                if isinstance(index, nodes.Tuple) and not V.is_known(an.value(node.value, ctx)) \
+                        and _lazy_slice_bound(index.elts, is_lazy):
+                    return "slicing by a tensor value"
                 return None
             whole = an.value(index, ctx)
             # ``x[:, mask]``, ``cost[mask, :]``: a mask in one dimension selects as many
@@ -1575,10 +1588,8 @@ function).
                 return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
                     node in node.parent.targets else "boolean-mask indexing"
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
-            for part in parts:
-                if isinstance(part, nodes.Slice) and any(
-                        b is not None and is_lazy(b) for b in (part.lower, part.upper)):
-                    return "slicing by a tensor value"
+            if _lazy_slice_bound(parts, is_lazy):
+                return "slicing by a tensor value"
             if in_step:
                 for part in parts:
                     if isinstance(part, nodes.Slice) and any(

@@ -117,7 +117,10 @@ Lightning's `self.log(..., prog_bar=True)`), storing it into a CPU tensor, the b
 to the CPU) and `clip_grad_norm_(..., error_if_nonfinite=True)` (torch tests the norm in
 Python) all need the value, so torch_xla cuts the graph there, compiles and executes
 it, and copies the result to the host, before the step's own `torch_xla.sync()`. The
-device idles while the host waits.
+device idles while the host waits. So does `torch.tensor([loss_a, loss_b])` of lazy
+tensors: it fills a CPU buffer item by item (measured on PJRT_DEVICE=CPU: two graph
+executions and two transfers for two items), where `torch.stack([...])` stays on the
+device; `torch.tensor(t)` of one tensor is a device copy and is not reported.
 
 Measured (checks/XLA201, PJRT_DEVICE=CPU): about one extra graph execution and one
 device-to-host transfer per step for the flagged script.
@@ -335,6 +338,12 @@ code off the XLA path, CPU tensors and Python numbers.
                 # ``torch.arange(lengths.max())``: a size or bound given as a 0-d tensor
                 # is read as a Python number (and each value read is a new graph shape)
                 return f"{func.as_string()[:30]}() with a size or bound in a tensor", fix
+            if "items" in syncs and function and node.args and any(
+                    v.kind in (Kind.LIST, Kind.TUPLE) and V.holds_lazy(frozenset({v}), strong)
+                    for v in an.value(node.args[0], ctx)):
+                # ``torch.tensor(losses)`` of a list of lazy tensors: each item is read as
+                # a number into a CPU buffer, one transfer per item
+                return f"{func.as_string()[:30]}() of a list of tensors", fix
             if "read" in syncs and any(holds(a, ctx) for a in args):
                 return self._read_what(func), fix
             for e in entries:
