@@ -948,6 +948,113 @@ def test_a_loader_of_a_module_that_is_not_xla_code_is_reported_where_it_enters(
     assert len(found) == 1 and "the DataLoader built at data.py:7" in found[0], found
 
 
+def test_an_optimizer_from_another_modules_factory_under_a_grad_scaler(tmp_path: Path
+                                                                     ) -> None:
+    """XLA402: the plain AdamW is built by a factory of optim.py, the scaler by amp.py;
+    the finding goes where the optimizer enters train.py, naming its constructor."""
+    top = write(tmp_path / "o", {
+        "pyproject.toml": "",
+        "amp_utils.py": """\
+            import torch
+
+
+            def build_scaler():
+                return torch.amp.GradScaler("xla")
+            """,
+        "optim.py": """\
+            import torch
+
+
+            def build_optimizer(model, lr):
+                return torch.optim.AdamW(model.parameters(), lr=lr)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from amp_utils import build_scaler
+            from optim import build_optimizer
+
+
+            def main(model, loader):
+                device = torch_xla.device()
+                optimizer = build_optimizer(model, 3e-4)
+                scaler = build_scaler()
+                for (x,) in pl.MpDeviceLoader(loader, device):
+                    optimizer.zero_grad()
+                    with torch.autocast("xla", dtype=torch.float16):
+                        loss = model(x).mean()
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+    })
+    assert lint(top / "optim.py") == []
+    found = [m for m in messages(top / "train.py") if m.startswith("XLA402")]
+    assert lint(top / "train.py") == [(11, "XLA402")]
+    assert len(found) == 1 and "the cause is at optim.py:5" in found[0], found
+
+
+def test_a_sampler_of_a_helper_after_the_callers_process_group_is_not_reported(
+        tmp_path: Path) -> None:
+    """XLA504: data.py's DistributedSampler takes its rank from the XLA process group
+    that the replica function of train.py sets up (through dist_utils.py) before asking
+    for the loader; without that set-up it is reported."""
+    files = {
+        "pyproject.toml": "",
+        "data.py": """\
+            from torch.utils.data import DataLoader
+            from torch.utils.data.distributed import DistributedSampler
+
+
+            def make_loader(dataset, batch_size):
+                sampler = DistributedSampler(dataset, shuffle=True)
+                return DataLoader(dataset, batch_size=batch_size, sampler=sampler,
+                                  drop_last=True)
+            """,
+        "dist_utils.py": """\
+            import torch.distributed as dist
+
+
+            def setup():
+                dist.init_process_group(backend="xla", init_method="xla://")
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import TensorDataset
+
+            import dist_utils
+            from data import make_loader
+
+
+            def _mp_fn(index):
+                dist_utils.setup()
+                device = torch_xla.device()
+                dataset = TensorDataset(torch.randn(2048, 8), torch.randn(2048, 1))
+                model = torch.nn.Linear(8, 1).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = pl.MpDeviceLoader(make_loader(dataset, 128), device)
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x).sum().backward()
+                    xm.optimizer_step(opt)
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn)
+            """,
+    }
+    top = write(tmp_path / "with", files)
+    assert [c for _, c in lint(top / "data.py")] == []
+    files["train.py"] = files["train.py"].replace("dist_utils.setup()", "pass")
+    top = write(tmp_path / "without", files)
+    assert [c for _, c in lint(top / "data.py")] == ["XLA504"]
+
+
 def test_step_questions_see_through_calls_into_other_modules(tmp_path: Path) -> None:
     top = write(tmp_path / "s", {
         "pyproject.toml": "",

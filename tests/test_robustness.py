@@ -702,3 +702,35 @@ def test_a_failed_rebuild_falls_back_to_parsing_and_is_an_error_when_strict(
     with pytest.raises(analysis.TreeRebuildError):
         lint_source(source, strict=True)
 
+
+
+_HASH_PROBE = """\
+import astroid
+from flake8_xla.analysis.values import Kind, Value, host, make, tensor
+module = astroid.parse("def f():\\n    return 1\\n")
+values = [
+    Value(Kind.TENSOR, device="xla", qual="torch.randn", flags=frozenset({"param", "input"})),
+    Value(Kind.DICT, items=(("loss", tensor("xla")), ("step", host("int")))),
+    make(Kind.FUNCTION, module.body[0]),
+    Value(Kind.HOST, qual="str", text="cuda"),
+    Value(Kind.LOADER, flags=frozenset({"drop_last"}), elem=tensor("cpu")),
+    Value(Kind.OBJECT, qual="Trainer"), Value(Kind.OBJECT, qual="MegatronTrainer"),
+]
+print([hash(v) for v in values], [v.qual for v in frozenset(values)])
+"""
+
+
+def test_value_sets_iterate_in_the_same_order_in_every_process() -> None:
+    """The analysis iterates sets of values (the receivers of a method call, the branches
+    that reach a name), and around a cycle or at its budget its answer follows that
+    order: the hashes, and so the order, must not depend on ``PYTHONHASHSEED`` or on
+    where objects live in memory, or the same code gets different findings from run
+    to run (found on fairseq's trainer, whose ``trainer`` is one of two classes)."""
+    outs = set()
+    for seed in ("1", "2", "3"):
+        proc = subprocess.run([sys.executable, "-c", _HASH_PROBE], capture_output=True,
+                              text=True, timeout=120, check=False,
+                              env={**os.environ, "PYTHONHASHSEED": seed})
+        assert proc.returncode == 0, proc.stderr
+        outs.add(proc.stdout)
+    assert len(outs) == 1, outs

@@ -20,6 +20,7 @@ tensor has no value until its graph runs).
 from __future__ import annotations
 
 import enum
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,6 +100,47 @@ class Value:
     def has(self, flag: str) -> bool:
         """True when ``flag`` is one of the value's flags."""
         return flag in self.flags
+
+    def __hash__(self) -> int:
+        """A hash that is the same in every process (computed once per value).
+
+        Python's own hash of a string changes with ``PYTHONHASHSEED`` and that of an
+        object (or of None, before Python 3.12) with its address; the order in which a
+        set of values is iterated follows the hashes, and the analysis's answers around
+        a cycle, or at its budget, follow that order. Built from the strings' CRC-32 and
+        the node's position instead, the same code gets the same answers in every run
+        (equality is unchanged: ``node_id`` still tells nodes apart).
+        """
+        found = self.__dict__.get("_hash")
+        if found is None:
+            node = self.node
+            where = (getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0,
+                     _stable(type(node).__name__)) if node is not None else (0, 0, 0)
+            found = hash((_stable(self.kind.value), _stable(self.device), _stable(self.qual),
+                          _stable(self.text), self.elts if self.elts is not None else 0,
+                          tuple((_stable(k), v) for k, v in self.items)
+                          if self.items is not None else 0,
+                          self.elem if self.elem is not None else 0,
+                          frozenset(_stable(f) for f in self.flags),
+                          self.bound if self.bound is not None else 0, where,
+                          1 if self.node_id else 0))
+            object.__setattr__(self, "_hash", found)
+        return found
+
+
+_STABLE: dict[str, int] = {}
+
+
+def _stable(text: str | None) -> int:
+    """The CRC-32 of ``text`` (0 for None), remembered: the same in every process."""
+    if text is None:
+        return 0
+    found = _STABLE.get(text)
+    if found is None:
+        if len(_STABLE) > 50_000:
+            _STABLE.clear()
+        found = _STABLE[text] = zlib.crc32(text.encode("utf-8", "surrogatepass"))
+    return found
 
 
 VSet = frozenset  # frozenset[Value]

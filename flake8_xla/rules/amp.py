@@ -221,8 +221,10 @@ Not reported: bfloat16 autocast without a GradScaler, a scaler that is switched 
                 q = opt.qual or ""
                 if opt.has("syncfree") or not q.startswith(NON_SYNCFREE_PREFIXES):
                     continue
-                where = self._class_site(opt.node, q) if isinstance(opt.node, nodes.Call) \
-                    else call
+                # (an optimizer built in another module, by a factory the script calls: the
+                # finding goes where its value enters this file, naming the constructor)
+                where = (self._class_site(opt.node, q) if opt.node.root() is an.module
+                         else opt.node) if isinstance(opt.node, nodes.Call) else call
                 key = (where.lineno, where.col_offset)
                 if key not in seen and not an.off_xla_path(where):
                     seen.add(key)

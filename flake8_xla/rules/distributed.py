@@ -125,6 +125,36 @@ def group_calls(an: Analyzer) -> list[tuple[Analyzer, nodes.Call]]:
     return found
 
 
+def _sets_up_group(calls: list[tuple[Analyzer, nodes.Call]]) -> bool:
+    """One of ``calls`` (``init_process_group(...)``) sets up an XLA process group, or one
+    whose backend the script chooses (it gives the sampler its rank either way)."""
+    for _, call in calls:
+        method = const_str(keyword(call, "init_method")) or ""
+        if const_str(_backend(call)) in ("xla", None) or method.startswith("xla"):
+            return True
+    return False
+
+
+def _calling_analyzers(an: Analyzer) -> list[Analyzer]:
+    """The analyzers of the project modules that call a top-level function or class of
+    ``an``'s module from inside a function (at most :data:`MAX_LAUNCHING_CALLERS`)."""
+    link = an.link
+    rel = link.rel_of(an) if link is not None else None
+    if rel is None:
+        return []
+    defs = [name for name, binds in an.module.locals.items()
+            if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
+    if not defs:
+        return []
+    out = []
+    for caller in link.index.callers(rel, defs, every_module=link.target == "all",
+                                     deep=True)[:MAX_LAUNCHING_CALLERS]:
+        other = link.analyzer(caller)
+        if other is not None and other is not an:
+            out.append(other)
+    return out
+
+
 def _spmd(an: Analyzer) -> bool:
     """Single-process SPMD: ``xr.use_spmd()``, or the module shards tensors over a mesh
     (``xs.mark_sharding``), which only SPMD mode does."""
@@ -1002,12 +1032,11 @@ cost time, not correctness), and so is a dataset built from the replica's global
             return
         if any(an.imports.imports_prefix(m) for m in MANAGED):
             return  # accelerate/Lightning/ignite add the distributed sampler themselves
-        has_group = False
-        for _, call in group_calls(an):
-            backend = _backend(call)
-            method = const_str(keyword(call, "init_method")) or ""
-            if const_str(backend) in ("xla", None) or method.startswith("xla"):
-                has_group = True  # an XLA (or configurable) process group gives the rank
+        # an XLA (or configurable) process group gives the rank: set up by this module, or
+        # by a module that calls into it (``distributed.setup()`` in train.py's replica
+        # function before it asks data.py for its loader)
+        has_group = _sets_up_group(group_calls(an)) or any(
+            _sets_up_group(group_calls(other)) for other in _calling_analyzers(an))
         for call in an.rule_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if q.endswith("DistributedSampler") and not has_star_kwargs(call) and \

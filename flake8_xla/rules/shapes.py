@@ -1293,6 +1293,12 @@ Not reported:
                 tests.append((node.test, ctx, "a conditional"))
             elif isinstance(node, nodes.Assert):
                 tests.append((node.test, ctx, "assert"))
+            elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
+                    node.func.name in ("any", "all") and not _in_branch_test(node):
+                # ``return all(torch.isfinite(p.grad).all() for p in params)``: Python's
+                # any()/all() take the truth of each item where they run, not where a
+                # branch tests the result later
+                tests.append((node, ctx, f"{node.func.name}()"))
             elif isinstance(node, nodes.UnaryOp) and node.op == "not" and \
                     not _in_branch_test(node):
                 # ``left_padding = not torch.sum(mask)``: the truth of a lazy tensor, taken
