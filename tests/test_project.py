@@ -1055,6 +1055,96 @@ def test_a_sampler_of_a_helper_after_the_callers_process_group_is_not_reported(
     assert [c for _, c in lint(top / "data.py")] == ["XLA504"]
 
 
+def test_an_override_that_a_base_class_loop_of_another_module_runs_is_a_step(
+        tmp_path: Path) -> None:
+    """base_trainer.py's loop calls ``self.step_optimizer()``, a concrete method that
+    clip_trainer.py's subclass overrides: the override runs per step (XLA201 on its read,
+    naming the loop's module)."""
+    top = write(tmp_path / "t", {
+        "pyproject.toml": "",
+        "base_trainer.py": """\
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            class Trainer:
+                def __init__(self, model, optimizer, loader):
+                    self.model, self.optimizer = model, optimizer
+                    self.loader = pl.MpDeviceLoader(loader, torch_xla.device())
+
+                def step_optimizer(self):
+                    xm.optimizer_step(self.optimizer)
+
+                def train_epoch(self):
+                    for x, y in self.loader:
+                        self.optimizer.zero_grad()
+                        self.model(x).sum().backward()
+                        self.step_optimizer()
+            """,
+        "clip_trainer.py": """\
+            import torch
+
+            from base_trainer import Trainer
+
+
+            class ClippedTrainer(Trainer):
+                def step_optimizer(self):
+                    norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                    print(f"grad norm {norm.item():.3f}")
+                    super().step_optimizer()
+            """,
+        "train.py": """\
+            import torch_xla
+
+            from clip_trainer import ClippedTrainer
+
+
+            def main(model, optimizer, loader):
+                ClippedTrainer(model, optimizer, loader).train_epoch()
+            """,
+    })
+    found = [m for m in messages(top / "clip_trainer.py") if m.startswith("XLA201")]
+    assert lint(top / "clip_trainer.py") == [(9, "XLA201")]
+    assert "base_trainer.py" in found[0], found
+
+
+def test_a_plain_optimizer_step_in_a_helper_of_a_replicated_loop(tmp_path: Path) -> None:
+    """XLA502 where the step is written: utils.py's ``optimizer.step()`` runs in every
+    replica of train.py's xmp.spawn loop with nothing all-reducing the gradients."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "utils.py": """\
+            def apply_update(optimizer):
+                optimizer.step()
+                optimizer.zero_grad()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            from utils import apply_update
+
+
+            def _mp_fn(index, loader):
+                device = torch_xla.device()
+                model = torch.nn.Linear(8, 1).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    torch.nn.functional.mse_loss(model(x), y).backward()
+                    apply_update(opt)
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn)
+            """,
+    })
+    assert lint(top / "utils.py") == [(2, "XLA502")]
+    assert [c for _, c in lint(top / "train.py")] == []
+
+
 def test_step_questions_see_through_calls_into_other_modules(tmp_path: Path) -> None:
     top = write(tmp_path / "s", {
         "pyproject.toml": "",

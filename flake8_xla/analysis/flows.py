@@ -1617,7 +1617,9 @@ class Evaluator:
             if klass is not None:
                 method = self.method_of(klass, func.attrname)
                 hooks_ = self._hooks(True, klass, func.attrname, method)
-                for found in [m for m, _ in hooks_] or ([method] if method else []):
+                found_all = [m for m, _ in hooks_] or self._dispatched(
+                    call, klass, func.attrname, method, ctx) or ([method] if method else [])
+                for found in found_all:
                     out.append((found, not is_staticmethod(found)))
             return out
         if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Call) and \
@@ -1843,6 +1845,40 @@ class Evaluator:
             flags = flags | {"iterable"}  # a stream: its loader has no fixed last batch
         device = V.ANY_DEVICE if kind is Kind.MODULE else None
         return one(kind, node=klass, qual=klass.name, flags=flags, device=device)
+
+    def _dispatched(self, call: nodes.Call, klass: nodes.ClassDef, name: str,
+                    method: nodes.FunctionDef | None, ctx: Ctx | None
+                    ) -> list[nodes.FunctionDef]:
+        """``self.name(...)`` in a method of ``klass`` that ``ctx`` follows with ``self``
+        bound to instances of known classes (``trainer.train_epoch()`` on a
+        ``ClippedTrainer``): the method each of those classes has under ``name``, its own
+        override or the inherited one. Without such a context ``self`` may be an instance
+        of any class of the hierarchy: ``method`` and the overrides of the subclasses
+        (this module's, and those of the project modules that import it). Empty (the
+        enclosing class's ``method`` stands alone) when nothing overrides it, or when a
+        receiver's class is not known."""
+        if method is None:
+            return []
+        outer = enclosing_function(call)
+        while outer is not None and not isinstance(outer.parent, nodes.ClassDef):
+            outer = enclosing_function(outer)
+        own = ctx.lookup(outer) if ctx is not None and outer is not None else None
+        bound = own.arg(outer.args.args[0].name) if own is not None and outer is not None \
+            and outer.parent is klass and outer.args.args else None
+        if not bound:
+            # ``self`` of any class of the hierarchy: the method, or a subclass's override
+            overrides = [m for m, _ in self.subclass_methods(klass, name) if m is not method]
+            return [method, *overrides] if overrides else []
+        found: list[nodes.FunctionDef] = []
+        for v in bound:
+            if not isinstance(v.node, nodes.ClassDef) or v.kind is Kind.UNKNOWN:
+                return []
+            impl = self.method_of(v.node, name) if v.node is not klass else method
+            if impl is None:
+                return []
+            if impl not in found:
+                found.append(impl)
+        return found if found != [method] else []
 
     def _hooks(self, open_: bool, klass: nodes.ClassDef, name: str,
                method: nodes.FunctionDef | None

@@ -1040,6 +1040,13 @@ class Session:
                 # an object of this module handed to another module's step (a model built
                 # by ``train.py`` and run by the loop of ``evaluator.py``)
                 callers += self._method_callers(rel, methods, callers)
+                # a base class of another module whose template method calls an override
+                # of this module (``self.step_optimizer()`` in ``Trainer.train_epoch``, run
+                # on a ``ClippedTrainer``)
+                xla = None if self.target == "all" else self.index.xla_code()
+                callers += [m for m in self.index.import_targets(rel)
+                            if m not in callers and (xla is None or m in xla) and
+                            self.index.calls_attr(m, methods)][:MAX_CALLERS]
             if _hands_over_functions(an):
                 # ``trainer.eval(evaluate)``: a function of this module handed to one it
                 # imports runs in that module's step loop

@@ -556,6 +556,33 @@ reported.
                         _is_optimizer(an, f.expr, ctx) and \
                         not reduces_gradients(an, loop, call) and not an.off_xla_path(call):
                     yield self.finding(call)
+        yield from self._in_foreign_steps(an)
+
+    def _in_foreign_steps(self, an: Analyzer) -> Iterator[Finding]:
+        """``optimizer.step()`` in a function of this module that another module's
+        training loop runs per step (a subclass's ``step_optimizer`` override that
+        ``Trainer.train_epoch`` calls, or a helper the loop calls), where nothing in that
+        function all-reduces the gradients first."""
+        link = an.ev.link
+        if link is None:
+            return
+        for func, fctx, kind in link.step_roots(an):
+            if kind != "training" or not isinstance(func, nodes.FunctionDef) or \
+                    an.off_xla_path(func) or not _replicas_reach(an, func):
+                continue
+            calls = list(an.ev.own_nodes(func, nodes.Call))
+            for call in calls:
+                f = call.func
+                if not (isinstance(f, nodes.Attribute) and f.attrname == "step" and (
+                        not call.args or _keyed_step(an, f.expr, fctx)) and
+                        keyword(call, "found_inf") is None and
+                        _is_optimizer(an, f.expr, fctx)) or an.off_xla_path(call):
+                    continue
+                stepped = (call.args[0] if call.args else f.expr).as_string()
+                if any(an.does(c, "reduce_gradients", fctx) and _same_block(c, call) and
+                       not _other_optimizer(an, c, stepped) for c in calls):
+                    continue
+                yield self.finding(call)
 
     RAW = ("optimizer step without gradient all-reduce: {what} steps the raw optimizer under "
            "accelerate's AcceleratedOptimizer, whose step() all-reduces the gradients on XLA "
