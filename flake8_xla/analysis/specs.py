@@ -404,6 +404,11 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
     elif entry.name.endswith("TensorDataset") and call.args:
         size = _leading_dim(ev, call.args[0], ctx, d, 0)
         text = str(size) if size is not None else None
+    elif entry.name == "torchvision.datasets.FakeData":
+        # ``FakeData(size=51_200, ...)``: that many images (1000 by default)
+        given = argument(call, 0, "size")
+        size = _known_int(ev, given, ctx, d) if given is not None else 1000
+        text = str(size) if size is not None else None
     elif entry.name.endswith((".select", ".Subset")) and call.args:
         # ``ds.select(range(1000))``, ``Subset(ds, range(n))``: as many rows as indices
         # (a dataset with fewer rows raises)
