@@ -1145,6 +1145,50 @@ def test_a_plain_optimizer_step_in_a_helper_of_a_replicated_loop(tmp_path: Path)
     assert [c for _, c in lint(top / "train.py")] == []
 
 
+def test_a_loader_helper_whose_drop_last_one_call_turns_off(tmp_path: Path) -> None:
+    """data.py's make_loader defaults to drop_last=True; train.py's first call keeps it,
+    its second passes drop_last=False over 1,003 samples in batches of 64: the loader is
+    ragged for that call, reported where it is built (the first call does not hide it)."""
+    files = {
+        "pyproject.toml": "",
+        "data.py": """\
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+
+            def make_loader(n, batch_size, drop_last=True):
+                ds = TensorDataset(torch.randn(n, 8), torch.randn(n, 1))
+                return DataLoader(ds, batch_size=batch_size, drop_last=drop_last)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from data import make_loader
+
+
+            def main(model, opt):
+                device = torch_xla.device()
+                train_loader = make_loader(10_007, 64)
+                val_loader = make_loader(1_003, 64, drop_last=False)
+                for x, y in pl.MpDeviceLoader(train_loader, device):
+                    opt.zero_grad()
+                    model(x).sum().backward()
+                    opt.step()
+                with torch.no_grad():
+                    for x, y in pl.MpDeviceLoader(val_loader, device):
+                        model(x)
+            """,
+    }
+    top = write(tmp_path / "ragged", files)
+    assert lint(top / "data.py") == [(7, "XLA102")]
+    assert lint(top / "train.py") == []
+    files["train.py"] = files["train.py"].replace(", drop_last=False", "")
+    top = write(tmp_path / "even", files)
+    assert lint(top / "data.py") == []
+
+
 def test_step_questions_see_through_calls_into_other_modules(tmp_path: Path) -> None:
     top = write(tmp_path / "s", {
         "pyproject.toml": "",

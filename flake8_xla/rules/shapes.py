@@ -886,11 +886,14 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
         for origin, site in self._loaders_on_xla_path():
             if id(origin.node) in reported or not isinstance(origin.node, nodes.Call):
                 continue
+            if not self._ragged(origin):
+                continue  # (one loader of a helper, not ragged with its call's arguments:
+                # another call of the same helper may still give a ragged one)
             reported.add(id(origin.node))
             if link is not None and origin.node.root() is not an.module and \
                     link.home_is_xla_code(origin.node):
                 continue  # reported where it is built, when that module is checked
-            if self._ragged(origin) and not an.off_xla_path(origin.node):
+            if not an.off_xla_path(origin.node):
                 what = self.origin_text(origin.node, "this DataLoader",
                                         "the DataLoader built at {where}")
                 far = link.where(site) if link is not None and \
