@@ -16,7 +16,7 @@ from flake8_xla.analysis import (
     source_key,
 )
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import SCOPES, enclosing_function, is_param_of
+from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_function, is_param_of
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
@@ -135,6 +135,12 @@ def _sets_up_group(calls: list[tuple[Analyzer, nodes.Call]]) -> bool:
     return False
 
 
+def _module_defs(an: Analyzer) -> list[str]:
+    """The names of ``an``'s top-level functions and classes (what other modules call)."""
+    return [name for name, binds in an.module.locals.items()
+            if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
+
+
 def _calling_analyzers(an: Analyzer) -> list[Analyzer]:
     """The analyzers of the project modules that call a top-level function or class of
     ``an``'s module from inside a function (at most :data:`MAX_LAUNCHING_CALLERS`)."""
@@ -142,8 +148,7 @@ def _calling_analyzers(an: Analyzer) -> list[Analyzer]:
     rel = link.rel_of(an) if link is not None else None
     if rel is None:
         return []
-    defs = [name for name, binds in an.module.locals.items()
-            if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
+    defs = _module_defs(an)
     if not defs:
         return []
     out = []
@@ -179,20 +184,16 @@ def _launched_by_importer(an: Analyzer, hops: int) -> bool:
     rel = link.rel_of(an)
     if rel is None:
         return False
-    defs = [name for name, binds in an.module.locals.items()
-            if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
+    defs = _module_defs(an)
     if not defs:
         return False
-    every = link.target == "all"
-    if _spawned_by_importer(an, link.index.callers(rel, defs, every_module=every)):
+    if _spawned_by_importer(an, link.index.callers(rel, defs,
+                                                   every_module=link.target == "all")):
         return True
-    # (only a use inside a function can be a replica's call: ``deep``)
-    callers = link.index.callers(rel, defs, every_module=every, deep=True)
     entries: set[str] = set()
-    for caller in callers[:MAX_LAUNCHING_CALLERS]:
-        other = link.analyzer(caller)
-        if other is None or other is an or _spmd(other) or not is_multi_replica(
-                other, hops + 1):
+    # (only a use inside a function can be a replica's call: ``deep``)
+    for other in _calling_analyzers(an):
+        if _spmd(other) or not is_multi_replica(other, hops + 1):
             continue
         # the calls spelled with a name of the module, or with the name an import gives
         # one of them (``from train import run as go``): only those are evaluated
@@ -293,6 +294,15 @@ def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | Non
             # xm.optimizer_step(opt)`` reduces on the other path only)
             return True
     return False
+
+
+def _optimizer_step(an: Analyzer, call: nodes.Call, ctx: Ctx | None) -> bool:
+    """``optimizer.step()`` (or a keyed ``opt.step(closure)``) of an optimizer under
+    ``ctx``, without the ``found_inf=`` a syncfree optimizer under a scaler takes."""
+    f = call.func
+    return isinstance(f, nodes.Attribute) and f.attrname == "step" and (
+        not call.args or _keyed_step(an, f.expr, ctx)) and \
+        keyword(call, "found_inf") is None and _is_optimizer(an, f.expr, ctx)
 
 
 def _other_optimizer(an: Analyzer, call: nodes.Call, stepped: str | None) -> bool:
@@ -549,11 +559,7 @@ reported.
                     an.steps.cpu_training(loop) or not _replicas_reach(an, loop):
                 continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
-                f = call.func
-                if isinstance(f, nodes.Attribute) and f.attrname == "step" and (
-                        not call.args or _keyed_step(an, f.expr, ctx)) \
-                        and keyword(call, "found_inf") is None and \
-                        _is_optimizer(an, f.expr, ctx) and \
+                if _optimizer_step(an, call, ctx) and \
                         not reduces_gradients(an, loop, call) and not an.off_xla_path(call):
                     yield self.finding(call)
         yield from self._in_foreign_steps(an)
@@ -572,13 +578,9 @@ reported.
                 continue
             calls = list(an.ev.own_nodes(func, nodes.Call))
             for call in calls:
-                f = call.func
-                if not (isinstance(f, nodes.Attribute) and f.attrname == "step" and (
-                        not call.args or _keyed_step(an, f.expr, fctx)) and
-                        keyword(call, "found_inf") is None and
-                        _is_optimizer(an, f.expr, fctx)) or an.off_xla_path(call):
+                if not _optimizer_step(an, call, fctx) or an.off_xla_path(call):
                     continue
-                stepped = (call.args[0] if call.args else f.expr).as_string()
+                stepped = (call.args[0] if call.args else call.func.expr).as_string()
                 if any(an.does(c, "reduce_gradients", fctx) and _same_block(c, call) and
                        not _other_optimizer(an, c, stepped) for c in calls):
                     continue

@@ -1414,11 +1414,11 @@ Not reported:
         return False
 
 
-def _lazy_slice_bound(parts: Iterable[nodes.NodeNG],
-                      is_lazy: Callable[[nodes.NodeNG], bool]) -> bool:
-    """A slice among ``parts`` (an index's dimensions) has a bound that is a lazy tensor."""
+def _slice_bound(parts: Iterable[nodes.NodeNG], test: Callable[[nodes.NodeNG], bool]) -> bool:
+    """A slice among ``parts`` (an index's dimensions) has a bound that passes ``test``
+    (a lazy tensor, a value read from the device)."""
     return any(isinstance(part, nodes.Slice) and any(
-        b is not None and is_lazy(b) for b in (part.lower, part.upper)) for part in parts)
+        b is not None and test(b) for b in (part.lower, part.upper)) for part in parts)
 
 
 def _in_branch_test(node: nodes.NodeNG) -> bool:
@@ -1582,7 +1582,7 @@ function).
                 # value is not known: indexing by several dimensions is an array's, and
                 # the bound is read from the device to shape the result either way
                 if isinstance(index, nodes.Tuple) and not V.is_known(an.value(node.value, ctx)) \
-                        and _lazy_slice_bound(index.elts, is_lazy):
+                        and _slice_bound(index.elts, is_lazy):
                     return "slicing by a tensor value"
                 return None
             whole = an.value(index, ctx)
@@ -1597,14 +1597,10 @@ function).
                 return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
                     node in node.parent.targets else "boolean-mask indexing"
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
-            if _lazy_slice_bound(parts, is_lazy):
+            if _slice_bound(parts, is_lazy):
                 return "slicing by a tensor value"
-            if in_step:
-                for part in parts:
-                    if isinstance(part, nodes.Slice) and any(
-                            b is not None and self._read_per_step(b, ctx)
-                            for b in (part.lower, part.upper)):
-                        return "slicing by a value read from the device"
+            if in_step and _slice_bound(parts, lambda b: self._read_per_step(b, ctx)):
+                return "slicing by a value read from the device"
         return None
 
     def _read_per_step(self, bound: nodes.NodeNG, ctx: Ctx | None) -> bool:
