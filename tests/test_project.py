@@ -3897,3 +3897,216 @@ def test_a_library_models_private_hook_is_a_step_unless_the_project_calls_it(tmp
             """,
     })
     assert lint(root / "model.py") == [(7, "XLA103"), (17, "XLA103")]
+
+
+def test_a_base_class_in_another_module_takes_what_super_init_passes(tmp_path: Path) -> None:
+    """``super().__init__(model.to(device), optimizer)`` in ``xla_trainer.py``'s subclass
+    fills the parameters of ``BaseTrainer.__init__`` in ``base.py``, so the ``save()`` the
+    subclass inherits saves a module on the XLA device; a base class that only a CPU
+    subclass calls stays silent."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "base.py": """\
+            import torch
+
+
+            class BaseTrainer:
+                def __init__(self, model, optimizer):
+                    self.model, self.optimizer = model, optimizer
+
+                def save(self, path):
+                    torch.save({"model": self.model.state_dict()}, path)
+            """,
+        "cpu_base.py": """\
+            import torch
+
+
+            class CpuBase:
+                def __init__(self, model):
+                    self.model = model
+
+                def save(self, path):
+                    torch.save(self.model.state_dict(), path)
+            """,
+        "xla_trainer.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from base import BaseTrainer
+            from cpu_base import CpuBase
+
+
+            class XLATrainer(BaseTrainer):
+                def __init__(self, model, optimizer):
+                    self.device = torch_xla.device()
+                    super().__init__(model.to(self.device), optimizer)
+
+                def train_epoch(self, loader):
+                    for x, y in pl.MpDeviceLoader(loader, self.device):
+                        self.optimizer.zero_grad()
+                        torch.nn.functional.cross_entropy(self.model(x), y).backward()
+                        self.optimizer.step()
+
+
+            class Probe(CpuBase):
+                def __init__(self, model):
+                    super().__init__(model.cpu())
+            """,
+    })
+    assert lint(top / "base.py") == [(9, "XLA503")]
+    assert lint(top / "cpu_base.py") == []
+
+
+def test_a_callback_takes_the_trainer_another_module_hands_it(tmp_path: Path) -> None:
+    """``cb.on_epoch_end(self, epoch)`` in ``trainer.py`` hands the trainer (an instance of
+    a project class) to the callback that ``train.py`` built: the callback's
+    ``trainer.model`` is the module the trainer moved to the XLA device."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "callbacks.py": """\
+            import torch
+
+
+            class ModelCheckpoint:
+                def __init__(self, path):
+                    self.path = path
+
+                def on_epoch_end(self, trainer, epoch):
+                    torch.save(trainer.model.state_dict(), f"{self.path}/{epoch}.pt")
+                    torch.save({"epoch": epoch, "name": trainer.name}, self.path)
+            """,
+        "trainer.py": """\
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            class Trainer:
+                def __init__(self, model, optimizer, device, callbacks=()):
+                    self.model = model.to(device)
+                    self.optimizer, self.device = optimizer, device
+                    self.name = "run"
+                    self.callbacks = list(callbacks)
+
+                def fit(self, loader, epochs):
+                    for epoch in range(epochs):
+                        for x, y in pl.MpDeviceLoader(loader, self.device):
+                            self.optimizer.zero_grad()
+                            self.model(x).sum().backward()
+                            self.optimizer.step()
+                        for cb in self.callbacks:
+                            cb.on_epoch_end(self, epoch)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+
+            from callbacks import ModelCheckpoint
+            from trainer import Trainer
+
+
+            def main(loader):
+                model = torch.nn.Linear(8, 2)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                trainer = Trainer(model, opt, torch_xla.device(),
+                                  callbacks=[ModelCheckpoint("ckpt")])
+                trainer.fit(loader, 3)
+            """,
+    })
+    assert lint(top / "callbacks.py") == [(9, "XLA503")]
+
+
+def test_calls_in_a_nested_function_nothing_refers_to_pass_nothing(tmp_path: Path) -> None:
+    """A notebook's leftover nested helper that nobody calls (``run_tuning`` below wraps
+    the loader in a ParallelLoader) never runs: the loader it would hand on reaches only
+    the CPU evaluation, and its ragged last batch is not reported."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "nb.py": """\
+            import torch
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def check_on_cpu(dataset, model, device=torch.device("cpu")):
+                loader = torch.utils.data.DataLoader(dataset, batch_size=16)
+
+                def run_inference(model, device, data):
+                    out = []
+                    for x in data:
+                        out.append(model(x.to(device)).argmax(-1))
+                    return out
+
+                def run_tuning(xla_device):
+                    para = pl.ParallelLoader(loader, [xla_device])
+                    run_inference(model, xla_device, para.per_device_loader(xla_device))
+
+                return run_inference(model, device, loader)
+
+
+            def check_on_xla(dataset, model, xla_device):
+                loader = torch.utils.data.DataLoader(dataset, batch_size=16)
+
+                def run_tuning():
+                    para = pl.ParallelLoader(loader, [xla_device])
+                    for x in para.per_device_loader(xla_device):
+                        model(x).sum().backward()
+
+                run_tuning()
+            """,
+    })
+    assert lint(top / "nb.py") == [(22, "XLA102")]
+
+
+def test_an_attribute_stored_on_an_instance_in_another_module_reaches_its_reader(
+        tmp_path: Path) -> None:
+    """``state.loss = loss.detach()`` in ``train.py``'s step stores a lazy tensor into a
+    ``TrainState`` of ``state.py``; ``logger.py`` formats ``state.loss`` of the state it is
+    handed, once per step. ``state.epoch`` only ever holds host ints."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "state.py": """\
+            from dataclasses import dataclass
+            from typing import Any
+
+
+            @dataclass
+            class TrainState:
+                epoch: int = 0
+                loss: Any = None
+            """,
+        "logger.py": """\
+            import logging
+
+            log = logging.getLogger("train")
+
+
+            def log_state(state):
+                log.info("epoch %d loss %.4f", state.epoch, state.loss)
+
+
+            def log_epoch(state):
+                log.info("epoch %d", state.epoch)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from logger import log_epoch, log_state
+            from state import TrainState
+
+
+            def main(model, loader, opt):
+                device = torch_xla.device()
+                model.to(device)
+                state = TrainState()
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    loss.backward()
+                    opt.step()
+                    state.loss = loss.detach()
+                    state.epoch = 1
+                    log_state(state)
+                    log_epoch(state)
+            """,
+    })
+    assert lint(top / "logger.py") == [(7, "XLA201")]

@@ -421,6 +421,15 @@ def _defines_method(module: nodes.Module, name: str) -> bool:
     return name in found
 
 
+def scopes_of(node: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """The functions that hold ``node``, innermost first."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, nodes.Module):
+        if isinstance(cur, (nodes.FunctionDef, nodes.Lambda)):
+            yield cur
+        cur = cur.parent
+
+
 def enclosing_class(func: nodes.NodeNG) -> nodes.ClassDef | None:
     """The ClassDef of which ``func`` is a method, else None."""
     parent = func.parent
@@ -1133,12 +1142,17 @@ class Evaluator:
         while isinstance(stmt, (nodes.Tuple, nodes.List, nodes.Starred)):
             stmt = stmt.parent
         if isinstance(stmt, nodes.Arguments):
-            return self.param_value(b, ctx, d)
+            return self._with_keys_stored(b, use, self.param_value(b, ctx, d), d)
         if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)):
             if stmt.value is None:
                 return UNKNOWN_SET
             value = self.value(stmt.value, ctx, d)
-            return self.project(value, target_path(b, stmt) or [], d)
+            path = target_path(b, stmt) or []
+            if not path and isinstance(b, nodes.AssignName) and not isinstance(
+                    stmt.value, (nodes.Dict, nodes.List, nodes.Set)):
+                # (a literal's own additions: see _with_mutations)
+                return self._with_keys_stored(b, use, value, d)
+            return self.project(value, path, d)
         if isinstance(stmt, nodes.AugAssign):
             before = EMPTY
             if isinstance(b, nodes.AssignName):
@@ -1548,11 +1562,32 @@ class Evaluator:
     def _index_calls(self) -> dict[int, list[tuple[nodes.Call, bool]]]:
         if self._sites is None:
             table: dict[int, list[tuple[nodes.Call, bool]]] = {}
+            dead = self.dead_nested()
             for call in self.module_nodes(nodes.Call):
+                if dead and any(id(s) in dead for s in scopes_of(call)):
+                    continue  # (a call in a nested function nothing refers to never runs)
                 for func, bound in self.callees(call, None):
                     table.setdefault(id(func), []).append((call, bound))
             self._sites = table
         return self._sites
+
+    def dead_nested(self) -> set[int]:
+        """ids of the nested functions that nothing refers to: a ``def`` inside a function,
+        undecorated, whose name no expression of that function reads (never called,
+        returned or handed on), such as a notebook's leftover helper (syntax only)."""
+        found = self._shared.get("dead_nested")
+        if found is None:
+            found = set()
+            for func in self.module_nodes(nodes.FunctionDef):
+                outer = func.parent.scope()
+                if isinstance(outer, (nodes.FunctionDef, nodes.Lambda)) and \
+                        not func.decorators and not any(
+                        outer.fromlineno <= n.fromlineno <= (outer.tolineno or 0) and
+                        any(a is outer for a in n.node_ancestors())
+                        for n in self.name_uses(func.name)):
+                    found.add(id(func))  # (its name is read nowhere in the function)
+            self._shared["dead_nested"] = found
+        return found
 
     def name_uses(self, name: str) -> list[nodes.Name]:
         """The module's ``Name`` nodes that spell ``name`` (one walk of the module, kept
@@ -2075,6 +2110,49 @@ class Evaluator:
                 out.append(v.with_(elts=None, elem=elem))
         return frozenset(out)
 
+    def _with_keys_stored(self, b: nodes.AssignName, use: nodes.NodeNG | None,
+                          value: frozenset[Value], d: int) -> frozenset[Value]:
+        """A dict with the keys its function stores into it after binding ``b`` and before
+        ``use`` (``info_dict["loss_dict"] = model(batch)``, then ``return info_dict``, for
+        a parameter or a call's result): those keys hold what was stored (also what they
+        held, when the store may not run before the use), the others stay as they were
+        (unknown when nothing known was)."""
+        if use is None or use.lineno is None or b.lineno is None or not all(
+                v.kind in (Kind.DICT, Kind.UNKNOWN) for v in value):
+            return value
+        from flake8_xla.analysis.paths import off_xla_path
+
+        frame = use.frame()
+        at_param = isinstance(b.parent, nodes.Arguments)
+        added = [m for m in self._mutation_table().get(id(b), [])
+                 if isinstance(m, nodes.Subscript) and m.lineno is not None and
+                 (at_param or m.lineno > b.lineno) and m.lineno < use.lineno and
+                 m.frame() is frame]
+        added = [m for m in added if not off_xla_path(m, self)]
+        keyed = self._keyed_additions(added, d) if added else None
+        if not keyed:
+            return value
+        try:
+            block = use.statement().parent
+        except Exception:  # noqa: BLE001 - a node outside any statement
+            block = None
+        definite = {key for m, (key, _) in zip(added, keyed)
+                    if m.parent.parent is block or m.parent.parent is frame}
+        out = []
+        for v in value:
+            if v.kind is Kind.UNKNOWN:
+                if not definite:
+                    out.append(v)  # (stores that may not run say nothing of the rest)
+                    continue
+                v = Value(Kind.DICT, items=(), elem=UNKNOWN_SET)
+            items = dict(v.items or ())
+            for key, vs in keyed:
+                # (a store that runs before the use replaces what the key held)
+                items[key] = vs if key in definite else join(
+                    items.get(key, v.elem or UNKNOWN_SET), vs)
+            out.append(v.with_(items=tuple(items.items())))
+        return frozenset(out)
+
     def _keyed_additions(self, added: list[nodes.NodeNG], d: int
                          ) -> list[tuple[str, frozenset[Value]]] | None:
         """``(key, value)`` of additions to a dict that all name their key (``d["k"] = v``,
@@ -2106,6 +2184,12 @@ class Evaluator:
         extra = self._assigned_attr(node, attr, d) if node is not None else None
         if extra is not None:
             out.append(extra)
+        for v in base:
+            if v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef) and \
+                    v.has("custom") and not v.has("open"):
+                stored = self._stored_on_instances(v.node, attr, d)
+                if stored is not None:
+                    out.append(stored)
         result = join(*out) if out else UNKNOWN_SET
         if not V.is_known(result) and isinstance(node, nodes.Attribute):
             key = source_key(node)
@@ -2195,6 +2279,34 @@ class Evaluator:
                 if origins & {v.node_id for v in self.value(target.expr, None, d)}:
                     found.append(self.binding_value(target, None, None, d))
         return join(*found) if found else None
+
+    def _stored_on_instances(self, klass: nodes.ClassDef, attr: str, d: int
+                             ) -> frozenset[Value] | None:
+        """What ``obj.attr = v`` stores into instances of ``klass`` from outside its
+        methods (``state.loss = loss.detach()`` on a ``TrainState``): in this module, and
+        in the project modules that build one; None when nothing does (memoised)."""
+        key = (id(klass), "stored:" + attr)
+        if key in self._param_memo:
+            found = self._param_memo[key]
+            return found or None
+        self._param_memo[key] = EMPTY  # in progress: a cycle adds nothing
+        evs: list[Evaluator] = [self]
+        if self.link is not None:
+            home = self.link.evaluator_of(klass) if klass.root() is not self.module else self
+            if home is not None and home is not self:
+                evs.append(home)
+            if home is not None and isinstance(klass.parent, nodes.Module):
+                evs += [ev for ev, _ in self.link.constructions(home, klass) or ()
+                        if all(ev is not e for e in evs)]
+        found: list[frozenset[Value]] = []
+        for ev in evs:
+            for target in ev._namespace_attrs(d).get(attr, []):
+                if any(v.kind is Kind.OBJECT and v.node is klass
+                       for v in ev.value(target.expr, None, d)):
+                    found.append(ev.binding_value(target, None, None, d))
+        result = join(*found) if found else EMPTY
+        self._param_memo[key] = result
+        return result or None
 
     def _namespace_attrs(self, d: int) -> dict[str, list[nodes.AssignAttr]]:
         """``X.attr = v`` assignments of the module whose ``X`` is a plain name."""
@@ -2514,6 +2626,13 @@ class Evaluator:
         if isinstance(index, nodes.Const):
             key = index.value
         is_slice = isinstance(index, nodes.Slice)
+        keys: list[str] | None = None  # the strings a non-constant key may be
+        if key is None and not is_slice and any(
+                v.kind is Kind.DICT and v.items for v in base):
+            kv = self.value(index, ctx, d)
+            if kv and all(k.kind is Kind.HOST and k.qual == "str" and k.text is not None
+                          for k in kv):
+                keys = sorted(k.text for k in kv)  # ``for k in ["epoch", "lr"]: d[k]``
         out: list[frozenset[Value]] = []
         for v in base:
             if v.kind in (Kind.TUPLE, Kind.LIST):
@@ -2529,6 +2648,9 @@ class Evaluator:
                 items = dict(v.items or ())
                 if isinstance(key, str) and key in items:
                     out.append(items[key])
+                elif keys is not None and items:
+                    out.extend(items.get(k, v.elem if v.elem is not None else UNKNOWN_SET)
+                               for k in keys)
                 elif isinstance(key, str) and items:
                     # a constant key the dict does not hold by name: one of its other values
                     out.append(v.elem if v.elem is not None else UNKNOWN_SET)
@@ -2783,16 +2905,32 @@ class Evaluator:
             # ``XLAMixtral.from_pretrained(...)``: the library's constructor builds an
             # instance of the project's subclass, whose methods it has
             return self.instance(v.node)
+        if k is Kind.DICT and v.items and name in ("get", "pop", "setdefault") and \
+                call.args and const_str(call.args[0]) is not None:
+            # ``info.get("epoch", 0)``: that key's entry, else the default
+            items = dict(v.items)
+            held = items.get(const_str(call.args[0]))
+            if held is None:  # (a dict whose keys are all known does not hold it)
+                held = v.elem if v.elem is not None else EMPTY
+            default = self.value(call.args[1], ctx, d) if len(call.args) > 1 else \
+                V.host("none")
+            return join(held, default) if name != "pop" or len(call.args) > 1 else (
+                held or UNKNOWN_SET)
         entry = self._method_entry(v, name)
         if entry is not None and entry.returns is not None:
             return self._apply(entry, None, call, v, ctx, d)
         if k is Kind.TENSOR:
+            # A forward pass's dict of outputs holds what the forward computed on the
+            # module's device (``{"loss": loss, "acc": acc}``); a batch dict's entry may
+            # be a tensor or host data.
+            entry_v = frozenset({v.with_(flags=frozenset({"output"}))}) if \
+                v.has("output") and v.device == "xla" else UNKNOWN_SET
             if name in ("get", "pop", "setdefault"):
-                return UNKNOWN_SET  # a batch dict's entry: a tensor, or host data
+                return entry_v
             if name in ("items", "values", "keys"):
-                elem = UNKNOWN_SET if name != "keys" else V.host("str")
+                elem = entry_v if name != "keys" else V.host("str")
                 if name == "items":
-                    elem = one(Kind.TUPLE, elts=(V.host("str"), UNKNOWN_SET))
+                    elem = one(Kind.TUPLE, elts=(V.host("str"), entry_v))
                 return one(Kind.ITERATOR, elem=elem)
             kept = v.flags & {"bool"} if name in DTYPE_KEEPING_METHODS else frozenset()
             return frozenset({v.with_(flags=v.flags - {"param", "bool"} | kept)})

@@ -764,8 +764,8 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
     is handed ``func`` to call it)."""
     from flake8_xla.analysis.hooks import callback_sites
 
-    if _class_built_off_xla(func, ev):
-        return True
+    if _class_built_off_xla(func, ev) or id(func) in ev.dead_nested():
+        return True  # (a nested function that nothing refers to never runs)
     sites = ev.call_sites(func)
     every_handing = callback_sites(ev).get(id(func), [])
     handed = [h for h in every_handing if not _runs_only_off_xla(h, ev, kinds)]

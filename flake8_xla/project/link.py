@@ -291,12 +291,29 @@ def _ctx_from_json(raw: object) -> tuple | None:
 
 
 def _setup_value(v: Value) -> bool:
-    """An object a step runs with (:data:`_SETUP_KINDS`), or a tuple, list or dict that
+    """An object a step runs with (:data:`_SETUP_KINDS`, or an instance of a project
+    class), or a tuple, list or dict that
     holds one (``{"train": DataLoader(...), "val": ...}`` handed to ``engine.fit``)."""
-    if v.kind in _SETUP_KINDS:
-        return True
+    if v.kind in _SETUP_KINDS or v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
+        return True  # (an instance of a project class: a trainer handed to its callbacks)
     return v.kind in (Kind.TUPLE, Kind.LIST, Kind.DICT) and any(
         p.kind in _SETUP_KINDS for part in V.parts(v) for p in part)
+
+
+def _super_call(call: nodes.Call) -> bool:
+    """``super().name(...)``."""
+    f = call.func
+    return isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Call) and \
+        isinstance(f.expr.func, nodes.Name) and f.expr.func.name == "super"
+
+
+def _named_sites(an: Analyzer, attr: str, name: str, method: bool) -> list[nodes.Call]:
+    """The calls of a caller module that may run method ``attr`` of the class ``name``:
+    calls of ``<obj>.attr`` for a method (``super().attr`` among them), else of the class
+    itself and ``super().__init__`` in the module's subclasses of it."""
+    if method:
+        return an.calls_named(attr)
+    return [*an.calls_named(name), *(c for c in an.calls_named(attr) if _super_call(c))]
 
 
 def _position(func: nodes.FunctionDef, param: nodes.AssignName, bound_self: bool
@@ -824,6 +841,8 @@ class Session:
         modules that are XLA code and name the function (a top-level function, or a
         top-level class for its ``__init__``). Past :data:`MAX_REMOTE_SITES` sites, one
         UNKNOWN_SET is added."""
+        from flake8_xla.analysis.flows import enclosing_class, enclosing_function
+
         key = (id(func), param.name)
         if key in self._params:
             return self._params[key]
@@ -864,8 +883,17 @@ class Session:
                 an = self.analyzer(caller)
                 if an is None:
                     continue
-                for call in an.calls_named(func.name if method else name):
-                    if method:
+                for call in _named_sites(an, func.name, name, method):
+                    if _super_call(call):
+                        # ``super().__init__(model.to(device), opt)`` in a subclass that
+                        # another module defines: self is that subclass's instance
+                        if not any(m is func for m, _ in an.ev.callees(call, None, d)):
+                            continue
+                        outer = enclosing_function(call)
+                        klass = enclosing_class(outer) if outer is not None else None
+                        self_v = an.ev.instance(klass, open_=True) if klass is not None \
+                            else V.UNKNOWN_SET
+                    elif method:
                         # ``fitter.fit(loader)`` on an instance of the method's class
                         if not isinstance(call.func, nodes.Attribute):
                             continue
