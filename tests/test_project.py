@@ -4110,3 +4110,65 @@ def test_an_attribute_stored_on_an_instance_in_another_module_reaches_its_reader
             """,
     })
     assert lint(top / "logger.py") == [(7, "XLA201")]
+
+
+def test_a_method_inherited_through_a_subclass_of_another_module_is_a_step(
+        tmp_path: Path) -> None:
+    """``trainer.log(loss)`` in ``train.py``'s step runs ``BaseTrainer.log`` of
+    ``base_trainer.py``, which ``train.py`` never imports: its ``XlaTrainer`` (of
+    ``xla_trainer.py``) inherits it. ``loss.item()`` there reads the step's lazy loss; the
+    method no step calls stays silent."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "base_trainer.py": """\
+            import logging
+
+            import torch.nn.functional as F
+
+            logger = logging.getLogger(__name__)
+
+
+            class BaseTrainer:
+                def __init__(self, model, optimizer):
+                    self.model, self.optimizer = model, optimizer
+
+                def train_step(self, x, y):
+                    self.optimizer.zero_grad()
+                    loss = F.cross_entropy(self.model(x), y)
+                    loss.backward()
+                    self.optimizer.step()
+                    return loss
+
+                def log(self, loss):
+                    logger.info("loss %.4f", loss.item())
+
+                def summary(self, loss):
+                    logger.info("final loss %.4f", loss.item())
+            """,
+        "xla_trainer.py": """\
+            import torch_xla
+
+            from base_trainer import BaseTrainer
+
+
+            class XlaTrainer(BaseTrainer):
+                def __init__(self, model, optimizer_cls):
+                    self.device = torch_xla.device()
+                    model = model.to(self.device)
+                    super().__init__(model, optimizer_cls(model.parameters(), lr=0.1))
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla.distributed.parallel_loader as pl
+
+            from xla_trainer import XlaTrainer
+
+
+            def main(loader):
+                trainer = XlaTrainer(torch.nn.Linear(8, 2), torch.optim.SGD)
+                for x, y in pl.MpDeviceLoader(loader, trainer.device):
+                    loss = trainer.train_step(x, y)
+                    trainer.log(loss)
+            """,
+    })
+    assert lint(top / "base_trainer.py") == [(20, "XLA201")]

@@ -748,6 +748,13 @@ class Evaluator:
                 in_body = child in cur.body if isinstance(cur, nodes.If) else \
                     child is cur.body
                 yield cur, test, in_body != negated
+            if isinstance(cur, COMPREHENSIONS) and not any(child is g for g in cur.generators):
+                # ``{k: v for k, v in d.items() if not torch.is_tensor(v)}``: the element
+                # is made only where every condition holds
+                for gen in cur.generators:
+                    for cond in gen.ifs:
+                        negated = isinstance(cond, nodes.UnaryOp) and cond.op == "not"
+                        yield cur, cond.operand if negated else cond, not negated
             child, cur = cur, cur.parent
 
     def _narrowed_to_host(self, use: nodes.Name) -> bool:
@@ -983,7 +990,9 @@ class Evaluator:
         if not V.is_known(value):
             used = self._usage_kind(node.frame(), node.name)
             if used is not None:
-                value = used
+                # (the bindings whose value is known keep it: ``model = Net().to(dev)``
+                # beside ``else: model = xm.load(path)``)
+                value = join(frozenset(v for v in value if v.kind is not Kind.UNKNOWN), used)
                 if self._external_result(binds):
                     # ``opt = nxd.initialize_parallel_optimizer(...)``: an object of a
                     # library we do not model, which may wrap what its kind implies.
@@ -2113,10 +2122,11 @@ class Evaluator:
     def _with_keys_stored(self, b: nodes.AssignName, use: nodes.NodeNG | None,
                           value: frozenset[Value], d: int) -> frozenset[Value]:
         """A dict with the keys its function stores into it after binding ``b`` and before
-        ``use`` (``info_dict["loss_dict"] = model(batch)``, then ``return info_dict``, for
-        a parameter or a call's result): those keys hold what was stored (also what they
-        held, when the store may not run before the use), the others stay as they were
-        (unknown when nothing known was)."""
+        ``use`` (``info_dict["loss_dict"] = model(batch)`` or ``info.update(loss=...)``,
+        then ``return info_dict``, for a parameter or a call's result): those keys hold what
+        was stored (also what they held, when the store may not run before the use: a
+        branch of its own, or ``setdefault``), the others stay as they were (unknown when
+        nothing known was). Stores off the XLA path are left out."""
         if use is None or use.lineno is None or b.lineno is None or not all(
                 v.kind in (Kind.DICT, Kind.UNKNOWN) for v in value):
             return value
@@ -2125,19 +2135,22 @@ class Evaluator:
         frame = use.frame()
         at_param = isinstance(b.parent, nodes.Arguments)
         added = [m for m in self._mutation_table().get(id(b), [])
-                 if isinstance(m, nodes.Subscript) and m.lineno is not None and
-                 (at_param or m.lineno > b.lineno) and m.lineno < use.lineno and
-                 m.frame() is frame]
-        added = [m for m in added if not off_xla_path(m, self)]
+                 if m.lineno is not None and (at_param or m.lineno > b.lineno) and
+                 m.lineno < use.lineno and m.frame() is frame and
+                 (isinstance(m, nodes.Subscript) or m.func.attrname in ("update", "setdefault"))]
+        added = sorted((m for m in added if not off_xla_path(m, self)),
+                       key=lambda m: (m.lineno, m.col_offset))  # (in the order they run)
         keyed = self._keyed_additions(added, d) if added else None
         if not keyed:
             return value
-        try:
-            block = use.statement().parent
-        except Exception:  # noqa: BLE001 - a node outside any statement
-            block = None
-        definite = {key for m, (key, _) in zip(added, keyed)
-                    if m.parent.parent is block or m.parent.parent is frame}
+        holders = {id(a) for a in use.node_ancestors()}
+        definite: set[str] = set()
+        for m in added:
+            stmt = m.statement()
+            if stmt.parent is not None and id(stmt.parent) in holders and not (
+                    isinstance(m, nodes.Call) and m.func.attrname == "setdefault"):
+                # (a statement of a block that holds the use, before it: it ran)
+                definite |= {k for k, _ in self._keyed_additions([m], d) or ()}
         out = []
         for v in value:
             if v.kind is Kind.UNKNOWN:
@@ -2147,7 +2160,8 @@ class Evaluator:
                 v = Value(Kind.DICT, items=(), elem=UNKNOWN_SET)
             items = dict(v.items or ())
             for key, vs in keyed:
-                # (a store that runs before the use replaces what the key held)
+                # (a store that runs before the use replaces what the key held; the
+                # last of several stores of one key wins)
                 items[key] = vs if key in definite else join(
                     items.get(key, v.elem or UNKNOWN_SET), vs)
             out.append(v.with_(items=tuple(items.items())))
@@ -2305,6 +2319,10 @@ class Evaluator:
                        for v in ev.value(target.expr, None, d)):
                     found.append(ev.binding_value(target, None, None, d))
         result = join(*found) if found else EMPTY
+        if any(V.holds_lazy(f) for f in found) and not all(V.holds_lazy(f) for f in found):
+            # lazy tensors on some instances, other values on others (a loss meter and a
+            # step-time meter of one class): which instance a reader holds is not known
+            result = UNKNOWN_SET
         self._param_memo[key] = result
         return result or None
 

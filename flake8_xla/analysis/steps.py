@@ -38,6 +38,7 @@ from flake8_xla.analysis.flows import (
     Ctx,
     enclosing_class,
     enclosing_function,
+    scopes_of,
     syntax_cache,
     unit_test_spans,
 )
@@ -873,9 +874,13 @@ class Steps:
                     if caller is not None:
                         for key in reached:
                             self.root_origin.setdefault(key, caller)
+            dead = self.ev.dead_nested()
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
-                if self.in_unit_test(holder) or not self.iterates_parameters(holder.iter):
-                    continue  # (a unit test's loop is never part of a step)
+                if self.in_unit_test(holder) or dead and any(
+                        id(f) in dead for f in scopes_of(holder)) or \
+                        not self.iterates_parameters(holder.iter):
+                    continue  # (a unit test's loop is never part of a step, nor is a
+                    # nested function's that nothing calls)
                 if isinstance(holder, nodes.For):
                     body = list(self.body_nodes(holder, into_loops=True))
                 else:

@@ -1068,6 +1068,12 @@ class Session:
                 # an object of this module handed to another module's step (a model built
                 # by ``train.py`` and run by the loop of ``evaluator.py``)
                 callers += self._method_callers(rel, methods, callers)
+                # a module that holds an instance of a subclass defined by one of its
+                # imports and calls a method the subclass inherits from here
+                # (``trainer.log(loss)`` on an ``XlaTrainer(BaseTrainer)``)
+                callers += [m for m in self.index.attr_callers(
+                    rel, methods, every_module=self.target == "all")
+                    if m not in callers][:MAX_CALLERS]
                 # a base class of another module whose template method calls an override
                 # of this module (``self.step_optimizer()`` in ``Trainer.train_epoch``, run
                 # on a ``ClippedTrainer``)

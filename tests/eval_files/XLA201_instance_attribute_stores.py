@@ -49,3 +49,25 @@ def train(model, loader, opt):
         summary.step = state.step
         log_state(state)
         log_summary(summary)
+
+
+class Meter:
+    def __init__(self):
+        self.val = 0.0
+
+
+def log_meter(meter):
+    log.info("latest %.3f", meter.val)  # (a loss meter and a timer share the class)
+
+
+def train_with_meters(model, loader, opt, clock):
+    device = torch_xla.device()
+    model.to(device)
+    loss_meter, step_time = Meter(), Meter()
+    for x, y in pl.MpDeviceLoader(loader, device):
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        loss_meter.val = loss.detach()
+        step_time.val = clock() - 1.0
+        log_meter(step_time)
