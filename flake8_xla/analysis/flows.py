@@ -277,6 +277,34 @@ def _is_dataclass(klass: nodes.ClassDef, ev: Evaluator) -> bool:
     return False
 
 
+def _list_entry_key(call: nodes.Call) -> tuple[nodes.Name, str] | None:
+    """``(d, "k")`` for ``d.setdefault("k", []).append(v)`` or ``d["k"].append(v)`` (also
+    ``extend``): a list kept in a dict entry grows; else None (syntax only)."""
+    f = call.func
+    if not isinstance(f, nodes.Attribute) or f.attrname not in ("append", "extend"):
+        return None
+    holder = f.expr
+    if isinstance(holder, nodes.Call) and isinstance(holder.func, nodes.Attribute) and \
+            holder.func.attrname == "setdefault" and holder.args and \
+            isinstance(holder.func.expr, nodes.Name):
+        key = const_str(holder.args[0])
+        return (holder.func.expr, key) if key is not None else None
+    if isinstance(holder, nodes.Subscript) and isinstance(holder.value, nodes.Name):
+        key = const_str(holder.slice)
+        return (holder.value, key) if key is not None else None
+    return None
+
+
+def _is_property(func: nodes.FunctionDef) -> bool:
+    """Decorated ``@property`` or ``@functools.cached_property``: read as an attribute."""
+    for dec in func.decorators.nodes if func.decorators is not None else ():
+        name = dec.attrname if isinstance(dec, nodes.Attribute) else (
+            dec.name if isinstance(dec, nodes.Name) else "")
+        if name in ("property", "cached_property"):
+            return True
+    return False
+
+
 def syntax_cache(module: nodes.Module) -> dict[str, Any]:
     """Memo tables of ``module`` that depend on its tree alone (scope lookups, walks),
     kept on the tree itself: every analyzer of the same tree (the sessions of a project
@@ -2067,6 +2095,11 @@ class Evaluator:
                         isinstance(f.expr, nodes.Name):
                     for b in self.bindings(f.expr):
                         table.setdefault(id(b), []).append(call)
+                entry = _list_entry_key(call)
+                if entry is not None:
+                    # ``info.setdefault("losses", []).append(loss)``: the dict's entry grows
+                    for b in self.bindings(entry[0]):
+                        table.setdefault(id(b), []).append(call)
             for sub in self.module_nodes(nodes.Subscript):
                 if isinstance(sub.parent, nodes.Assign) and sub in sub.parent.targets and \
                         isinstance(sub.value, nodes.Name):
@@ -2137,7 +2170,8 @@ class Evaluator:
         added = [m for m in self._mutation_table().get(id(b), [])
                  if m.lineno is not None and (at_param or m.lineno > b.lineno) and
                  m.lineno < use.lineno and m.frame() is frame and
-                 (isinstance(m, nodes.Subscript) or m.func.attrname in ("update", "setdefault"))]
+                 (isinstance(m, nodes.Subscript) or m.func.attrname in ("update", "setdefault")
+                  or _list_entry_key(m) is not None)]
         added = sorted((m for m in added if not off_xla_path(m, self)),
                        key=lambda m: (m.lineno, m.col_offset))  # (in the order they run)
         keyed = self._keyed_additions(added, d) if added else None
@@ -2148,7 +2182,8 @@ class Evaluator:
         for m in added:
             stmt = m.statement()
             if stmt.parent is not None and id(stmt.parent) in holders and not (
-                    isinstance(m, nodes.Call) and m.func.attrname == "setdefault"):
+                    isinstance(m, nodes.Call) and (m.func.attrname == "setdefault" or
+                                                   _list_entry_key(m) is not None)):
                 # (a statement of a block that holds the use, before it: it ran)
                 definite |= {k for k, _ in self._keyed_additions([m], d) or ()}
         out = []
@@ -2173,6 +2208,13 @@ class Evaluator:
         ``d.update(k=v)``, ``d.setdefault("k", v)``); None when one does not."""
         out = []
         for m in added:
+            entry = _list_entry_key(m) if isinstance(m, nodes.Call) else None
+            if entry is not None:
+                item = self.value(m.args[-1], None, d) if m.args else UNKNOWN_SET
+                if m.func.attrname == "extend":
+                    item = self.iterate(item, d)
+                out.append((entry[1], one(Kind.LIST, elem=item)))
+                continue
             if isinstance(m, nodes.Subscript):
                 key = const_str(m.slice)
                 if key is None or not isinstance(m.parent, nodes.Assign):
@@ -2519,9 +2561,38 @@ class Evaluator:
                 arg = call.args[position] if position < len(call.args) else None
             found.append(ev.value(arg, None, d) if arg is not None
                          else self._field_default(stmt, d))
+        home = self.link.evaluator_of(klass) if self.link is not None and \
+            klass.root() is not self.module else None
+        for ev in {id(e): e for e, _ in [(self, None), (home, None), *sites]
+                   if e is not None}.values():
+            found += ev._replaced_field(klass, attr, d)
         if not found:
             return None
         return stmt, join(*found)
+
+    def _replaced_field(self, klass: nodes.ClassDef, attr: str, d: int
+                        ) -> list[frozenset[Value]]:
+        """What ``dataclasses.replace(obj, attr=v)`` calls of this module put into field
+        ``attr`` of a ``klass`` instance (also through ``**changes`` with known keys); a
+        call that leaves the field out keeps what the instance held."""
+        out: list[frozenset[Value]] = []
+        for call in self.calls_named("replace"):
+            if self.qualname(call.func) != "dataclasses.replace" or not call.args or not any(
+                    v.kind is Kind.OBJECT and v.node is klass
+                    for v in self.value(call.args[0], None, d)):
+                continue
+            arg = keyword(call, attr)
+            if arg is not None:
+                out.append(self.value(arg, None, d))
+                continue
+            for kw in call.keywords or ():
+                if kw.arg is None:
+                    for v in self.value(kw.value, None, d):
+                        if v.kind is not Kind.DICT or v.elem is not None:
+                            out.append(UNKNOWN_SET)
+                        elif attr in dict(v.items or ()):
+                            out.append(dict(v.items or ())[attr])
+        return out
 
     def _field_default(self, stmt: nodes.AnnAssign, d: int) -> frozenset[Value]:
         """A dataclass field's default: ``= value``, or ``field(default=value)``."""
@@ -3023,6 +3094,13 @@ class Evaluator:
         starred = False
         for i, arg in enumerate(call.args):
             if isinstance(arg, nodes.Starred):
+                spread = [v for v in self.value(arg.value, ctx, d)]
+                if len(spread) == 1 and spread[0].kind in (Kind.TUPLE, Kind.LIST) and \
+                        spread[0].elts is not None:
+                    # ``fn(*args)`` of ``def every(step, n, fn, *args)``: the values the
+                    # caller passed in those positions
+                    positional.extend(spread[0].elts)
+                    continue
                 starred = True
                 break
             positional.append(self.value(arg, ctx, d) if only is None or i == only[0]
@@ -3226,6 +3304,33 @@ class Evaluator:
                     self.method_of(v.node, f.attrname) is not None:
                 return True
         return False
+
+    def properties_read(self, node: nodes.Attribute, ctx: Ctx | None
+                        ) -> list[tuple[nodes.NodeNG, Ctx | None]]:
+        """The ``@property`` getters of project classes that reading ``node`` runs
+        (``tracker.mean`` on a ``LossTracker``), each with ``self`` bound to the instance
+        read; empty for any other attribute (memoised per node and context)."""
+        key = (id(node), ctx, "property")
+        found = self._called_memo.get(key)
+        if found is not None:
+            return found
+        found = []
+        if node.attrname not in HOST_TENSOR_ATTRS and isinstance(
+                node.expr, (nodes.Name, nodes.Attribute)):
+            for v in self.value(node.expr, ctx):
+                if v.kind is Kind.CLASS or not isinstance(v.node, nodes.ClassDef):
+                    continue
+                home = self if v.node.root() is self.module else (
+                    self.link.evaluator_of(v.node) if self.link is not None else None)
+                method = home.method_of(v.node, node.attrname) if home is not None else None
+                if method is None or not _is_property(method) or any(
+                        f is method for f, _ in found):
+                    continue
+                found.append((method, home.ctx_for_values(
+                    method, CallArgs((), (), False, False), None, 1, 0, frozenset({v}))))
+        if not self.spent:
+            self._called_memo[key] = found
+        return found
 
     def functions_called(self, call: nodes.Call, ctx: Ctx | None
                          ) -> Iterator[tuple[nodes.NodeNG, Ctx | None]]:

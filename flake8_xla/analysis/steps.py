@@ -1042,24 +1042,32 @@ class Steps:
             if isinstance(node, nodes.If) and isinstance(anchor, LOOPS):
                 skip.update(self._evaluation_branch_nodes(node))
             out.append((node, ctx, False))
-            if isinstance(node, nodes.Call) and depth < MAX_CALL_DEPTH:
-                for func, fctx in self.ev.functions_called(node, ctx):
-                    key = (id(func), fctx)
-                    if hash(key) in seen or id(func) in self.step_closures():
-                        continue
-                    link = self.ev.link
-                    if link is not None and link.multi and func.root() is not self.an.module:
-                        # Reported in its own module, which makes it a step-region root.
-                        seen.add(hash(key))
-                        self.foreign_calls.append((func, fctx, self._kind))
-                        continue
-                    if isinstance(func, nodes.FunctionDef) and (
-                            self.is_compiled(func) or self.runs_own_steps(func)):
-                        continue
+            if depth >= MAX_CALL_DEPTH:
+                continue
+            if isinstance(node, nodes.Call):
+                called = self.ev.functions_called(node, ctx)
+            elif isinstance(node, nodes.Attribute) and not (
+                    isinstance(node.parent, nodes.Call) and node.parent.func is node):
+                called = iter(self.ev.properties_read(node, ctx))  # ``tracker.mean``
+            else:
+                continue
+            for func, fctx in called:
+                key = (id(func), fctx)
+                if hash(key) in seen or id(func) in self.step_closures():
+                    continue
+                link = self.ev.link
+                if link is not None and link.multi and func.root() is not self.an.module:
+                    # Reported in its own module, which makes it a step-region root.
                     seen.add(hash(key))
-                    if fctx is not None:
-                        self.ctx_calls.setdefault(fctx, (node, ctx))
-                    self._collect(self.function_body(func), func, fctx, depth + 1, out, seen)
+                    self.foreign_calls.append((func, fctx, self._kind))
+                    continue
+                if isinstance(func, nodes.FunctionDef) and (
+                        self.is_compiled(func) or self.runs_own_steps(func)):
+                    continue
+                seen.add(hash(key))
+                if fctx is not None:
+                    self.ctx_calls.setdefault(fctx, (node, ctx))
+                self._collect(self.function_body(func), func, fctx, depth + 1, out, seen)
 
     def _evaluation_branch_nodes(self, branch: nodes.If) -> set[int]:
         """Nodes of a branch of ``branch`` that runs a whole pass over data of its own (an

@@ -79,3 +79,22 @@ def step_with_closure(model, loader, snap, state):
             host = {k: v for k, v in state.items() if not torch.is_tensor(v)}
             print(host)
         torch_xla.sync()
+
+
+def accumulate(model, x, info):
+    info.setdefault("losses", []).append(model(x).sum())
+    info.setdefault("sizes", []).append(x.size(0))
+    return info
+
+
+def windowed(model, loader):
+    device = torch_xla.device()
+    model.to(device)
+    info = {}
+    for step, x in enumerate(loader):
+        info = accumulate(model, x.to(device), info)
+        torch_xla.sync()
+        if step % 25 == 0:
+            window = info["losses"][-25:]
+            print(f"window loss {sum(window) / len(window):.4f}")  # error: XLA201
+            print(f"samples {sum(info['sizes'])}")  # (host ints)
