@@ -4172,3 +4172,47 @@ def test_a_method_inherited_through_a_subclass_of_another_module_is_a_step(
             """,
     })
     assert lint(top / "base_trainer.py") == [(20, "XLA201")]
+
+
+def test_a_callback_handed_to_another_modules_helper_runs_in_the_step(tmp_path: Path
+                                                                      ) -> None:
+    """``every(step, 100, report, step, loss)`` calls ``schedule.py``'s helper, which runs
+    ``fn(*args)``: ``report`` of ``train.py`` formats the step's lazy loss there, once
+    every 100 steps; ``timing``, handed host seconds, stays silent."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "schedule.py": """\
+            def every(step, interval, fn, *args):
+                if step % interval == 0:
+                    fn(*args)
+            """,
+        "train.py": """\
+            import time
+
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from schedule import every
+
+
+            def train(model, loader, opt):
+                device = torch_xla.device()
+                model.to(device)
+
+                def report(step, loss):
+                    print(f"step {step}: loss={loss:.4f}")
+
+                def timing(step, seconds):
+                    print(f"step {step}: {seconds:.2f}s")
+
+                start = time.perf_counter()
+                for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    loss.backward()
+                    opt.step()
+                    every(step, 100, report, step, loss)
+                    every(step, 100, timing, step, time.perf_counter() - start)
+            """,
+    })
+    assert lint(top / "train.py") == [(15, "XLA201")]

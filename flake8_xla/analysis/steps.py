@@ -1060,6 +1060,15 @@ class Steps:
                     # Reported in its own module, which makes it a step-region root.
                     seen.add(hash(key))
                     self.foreign_calls.append((func, fctx, self._kind))
+                    # (a function of this module that it is handed and calls, such as
+                    # ``every(step, 100, report, loss)`` running ``report(loss)``, runs
+                    # in this step: collected here, with what the helper passes it)
+                    for back, bctx in self._called_back(func, fctx):
+                        bkey = hash((id(back), bctx))
+                        if bkey not in seen and id(back) not in self.step_closures():
+                            seen.add(bkey)
+                            self._collect(self.function_body(back), back, bctx, depth + 2,
+                                          out, seen)
                     continue
                 if isinstance(func, nodes.FunctionDef) and (
                         self.is_compiled(func) or self.runs_own_steps(func)):
@@ -1068,6 +1077,25 @@ class Steps:
                 if fctx is not None:
                     self.ctx_calls.setdefault(fctx, (node, ctx))
                 self._collect(self.function_body(func), func, fctx, depth + 1, out, seen)
+
+    def _called_back(self, func: nodes.NodeNG, fctx: Ctx | None
+                     ) -> list[tuple[nodes.NodeNG, Ctx | None]]:
+        """Functions of this module that ``func`` (of another module, called under
+        ``fctx``) calls directly because it was handed them (a callback parameter): each
+        with its context there. Empty unless ``fctx`` passes such a function."""
+        if fctx is None or not any(
+                v.kind is Kind.FUNCTION and v.node is not None and
+                v.node.root() is self.an.module for _, vs in fctx.args for v in vs):
+            return []
+        owner = self.steps_for(func)
+        if owner is None or owner is self:
+            return []
+        out: list[tuple[nodes.NodeNG, Ctx | None]] = []
+        for call in owner._body_calls(func, True):
+            for back, bctx in owner.ev.functions_called(call, fctx):
+                if back.root() is self.an.module and isinstance(back, nodes.FunctionDef):
+                    out.append((back, bctx))
+        return out
 
     def _evaluation_branch_nodes(self, branch: nodes.If) -> set[int]:
         """Nodes of a branch of ``branch`` that runs a whole pass over data of its own (an
