@@ -2502,6 +2502,8 @@ class Evaluator:
                        if isinstance(target, (nodes.AssignName, nodes.AssignAttr))
                        else self.value(target, None, d) for target, _ in targets),
                      *([field[1]] if field is not None else []))
+        if found and all(v.kind is Kind.DICT and v.items is not None for v in found):
+            found = self._self_keyed_stores(klass, attr, found, d)
         if V.any_kind(found, Kind.MODULE):
             moved = self._attr_moved(klass, attr, d)
             if moved is not None:
@@ -2520,6 +2522,34 @@ class Evaluator:
             inner_low = _NO_CYCLE
         self._cycle_low = min(outer_low, inner_low)
         return found
+
+    def _self_keyed_stores(self, klass: nodes.ClassDef, attr: str,
+                           found: frozenset[Value], d: int) -> frozenset[Value]:
+        """A dict attribute with what the class's methods store under constant keys
+        (``self.metrics["loss"] = loss``): each such key may hold those values too."""
+        added: dict[str, list[frozenset[Value]]] = {}
+        for sub in self._shared_table("self_subscripts", klass).setdefault(
+                id(klass), [n for n in klass.nodes_of_class(nodes.Subscript)
+                            if isinstance(n.parent, nodes.Assign) and n in n.parent.targets
+                            and isinstance(n.value, nodes.Attribute) and
+                            isinstance(n.value.expr, nodes.Name) and
+                            n.value.expr.name == "self"]):
+            key = const_str(sub.slice)
+            if sub.value.attrname != attr:
+                continue
+            if key is None:
+                return frozenset(v.with_(elem=join(v.elem or EMPTY, UNKNOWN_SET))
+                                 for v in found)  # (a key not known: any entry may change)
+            added.setdefault(key, []).append(self.value(sub.parent.value, None, d))
+        if not added:
+            return found
+        out = []
+        for v in found:
+            items = dict(v.items or ())
+            for key, vs in added.items():
+                items[key] = join(items.get(key, EMPTY), *vs)
+            out.append(v.with_(items=tuple(items.items())))
+        return frozenset(out)
 
     def _dataclass_field(self, klass: nodes.ClassDef, attr: str, d: int
                          ) -> tuple[nodes.AnnAssign, frozenset[Value]] | None:
