@@ -2158,8 +2158,9 @@ class Evaluator:
         ``use`` (``info_dict["loss_dict"] = model(batch)`` or ``info.update(loss=...)``,
         then ``return info_dict``, for a parameter or a call's result): those keys hold what
         was stored (also what they held, when the store may not run before the use: a
-        branch of its own, or ``setdefault``), the others stay as they were (unknown when
-        nothing known was). Stores off the XLA path are left out."""
+        branch of its own, or ``setdefault``), a key ``pop``-ped before the use is gone,
+        the others stay as they were (unknown when nothing known was). Stores off the XLA
+        path are left out."""
         if use is None or use.lineno is None or b.lineno is None or not all(
                 v.kind in (Kind.DICT, Kind.UNKNOWN) for v in value):
             return value
@@ -2174,31 +2175,51 @@ class Evaluator:
                   or _list_entry_key(m) is not None)]
         added = sorted((m for m in added if not off_xla_path(m, self)),
                        key=lambda m: (m.lineno, m.col_offset))  # (in the order they run)
-        keyed = self._keyed_additions(added, d) if added else None
-        if not keyed:
-            return value
         holders = {id(a) for a in use.node_ancestors()}
-        definite: set[str] = set()
-        for m in added:
+
+        def ran(m: nodes.NodeNG) -> bool:
+            # (a statement of a block that holds the use, before it: it ran)
             stmt = m.statement()
-            if stmt.parent is not None and id(stmt.parent) in holders and not (
-                    isinstance(m, nodes.Call) and (m.func.attrname == "setdefault" or
-                                                   _list_entry_key(m) is not None)):
-                # (a statement of a block that holds the use, before it: it ran)
-                definite |= {k for k, _ in self._keyed_additions([m], d) or ()}
+            return stmt.parent is not None and id(stmt.parent) in holders
+
+        events: list[tuple[tuple[int, int], str, frozenset[Value] | None, bool]] = []
+        for m in added:
+            keyed = self._keyed_additions([m], d)
+            if keyed is None:
+                return value  # (an addition whose keys are not known)
+            grows = isinstance(m, nodes.Call) and (m.func.attrname == "setdefault" or
+                                                   _list_entry_key(m) is not None)
+            events += [((m.lineno, m.col_offset), k, vs, ran(m) and not grows)
+                       for k, vs in keyed]
+        for call in self.calls_named("pop"):
+            # ``losses = info.pop("loss_dict")`` before the use: the key is gone
+            f = call.func
+            key = const_str(call.args[0]) if call.args else None
+            if key is not None and isinstance(f, nodes.Attribute) and \
+                    isinstance(f.expr, nodes.Name) and call.frame() is frame and \
+                    call.lineno is not None and (at_param or call.lineno > b.lineno) and \
+                    call.lineno < use.lineno and ran(call) and \
+                    any(x is b for x in self.bindings(f.expr)):
+                events.append(((call.lineno, call.col_offset), key, None, True))
+        if not events:
+            return value
+        events.sort(key=lambda e: e[0])  # (in the order they run)
+        stores_ran = any(vs is not None and done for _, _, vs, done in events)
         out = []
         for v in value:
             if v.kind is Kind.UNKNOWN:
-                if not definite:
+                if not stores_ran:
                     out.append(v)  # (stores that may not run say nothing of the rest)
                     continue
                 v = Value(Kind.DICT, items=(), elem=UNKNOWN_SET)
             items = dict(v.items or ())
-            for key, vs in keyed:
-                # (a store that runs before the use replaces what the key held; the
-                # last of several stores of one key wins)
-                items[key] = vs if key in definite else join(
-                    items.get(key, v.elem or UNKNOWN_SET), vs)
+            for _, key, vs, done in events:
+                if vs is None:
+                    items.pop(key, None)
+                elif done:
+                    items[key] = vs  # (a store that ran replaces what the key held)
+                else:
+                    items[key] = join(items.get(key, v.elem or UNKNOWN_SET), vs)
             out.append(v.with_(items=tuple(items.items())))
         return frozenset(out)
 

@@ -98,3 +98,16 @@ def windowed(model, loader):
             window = info["losses"][-25:]
             print(f"window loss {sum(window) / len(window):.4f}")  # error: XLA201
             print(f"samples {sum(info['sizes'])}")  # (host ints)
+
+
+def progress(model, loader, logger):
+    device = torch_xla.device()
+    model.to(device)
+    info = {"epoch": 0}
+    for step, x in enumerate(loader):
+        info = batch_forward(model, x.to(device), info)
+        info["step"] = step
+        losses = info.pop("loss_dict")
+        torch_xla.sync()
+        logger.info("progress %s", info)  # (the tensors left with the popped entry)
+        logger.info("losses %s", losses)  # error: XLA201
