@@ -449,6 +449,13 @@ def _defines_method(module: nodes.Module, name: str) -> bool:
     return name in found
 
 
+def is_super_call(call: nodes.Call) -> bool:
+    """``super().name(...)`` (syntax only)."""
+    f = call.func
+    return isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Call) and \
+        isinstance(f.expr.func, nodes.Name) and f.expr.func.name == "super"
+
+
 def scopes_of(node: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
     """The functions that hold ``node``, innermost first."""
     cur = node.parent
@@ -1599,9 +1606,8 @@ class Evaluator:
     def _index_calls(self) -> dict[int, list[tuple[nodes.Call, bool]]]:
         if self._sites is None:
             table: dict[int, list[tuple[nodes.Call, bool]]] = {}
-            dead = self.dead_nested()
             for call in self.module_nodes(nodes.Call):
-                if dead and any(id(s) in dead for s in scopes_of(call)):
+                if self.in_dead_function(call):
                     continue  # (a call in a nested function nothing refers to never runs)
                 for func, bound in self.callees(call, None):
                     table.setdefault(id(func), []).append((call, bound))
@@ -1625,6 +1631,12 @@ class Evaluator:
                     found.add(id(func))  # (its name is read nowhere in the function)
             self._shared["dead_nested"] = found
         return found
+
+    def in_dead_function(self, node: nodes.NodeNG) -> bool:
+        """``node`` lies in a nested function that nothing refers to (see
+        :meth:`dead_nested`), or in one nested inside such a function: it never runs."""
+        dead = self.dead_nested()
+        return bool(dead) and any(id(f) in dead for f in scopes_of(node))
 
     def name_uses(self, name: str) -> list[nodes.Name]:
         """The module's ``Name`` nodes that spell ``name`` (one walk of the module, kept
@@ -1694,8 +1706,7 @@ class Evaluator:
                 for found in found_all:
                     out.append((found, not is_staticmethod(found)))
             return out
-        if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Call) and \
-                isinstance(func.expr.func, nodes.Name) and func.expr.func.name == "super":
+        if is_super_call(call):
             # ``super().__init__(model, loader)``: the base class's method, self bound
             method_def = enclosing_function(call)
             klass = enclosing_class(method_def) if method_def is not None else None
@@ -2175,6 +2186,14 @@ class Evaluator:
                   or _list_entry_key(m) is not None)]
         added = sorted((m for m in added if not off_xla_path(m, self)),
                        key=lambda m: (m.lineno, m.col_offset))  # (in the order they run)
+        pops = [c for c in self.calls_named("pop")
+                if c.args and const_str(c.args[0]) is not None and
+                isinstance(c.func, nodes.Attribute) and isinstance(c.func.expr, nodes.Name) and
+                c.func.expr.name == b.name and c.lineno is not None and
+                (at_param or c.lineno > b.lineno) and c.lineno < use.lineno and
+                c.frame() is frame and any(x is b for x in self.bindings(c.func.expr))]
+        if not added and not pops:
+            return value
         holders = {id(a) for a in use.node_ancestors()}
 
         def ran(m: nodes.NodeNG) -> bool:
@@ -2191,16 +2210,9 @@ class Evaluator:
                                                    _list_entry_key(m) is not None)
             events += [((m.lineno, m.col_offset), k, vs, ran(m) and not grows)
                        for k, vs in keyed]
-        for call in self.calls_named("pop"):
-            # ``losses = info.pop("loss_dict")`` before the use: the key is gone
-            f = call.func
-            key = const_str(call.args[0]) if call.args else None
-            if key is not None and isinstance(f, nodes.Attribute) and \
-                    isinstance(f.expr, nodes.Name) and call.frame() is frame and \
-                    call.lineno is not None and (at_param or call.lineno > b.lineno) and \
-                    call.lineno < use.lineno and ran(call) and \
-                    any(x is b for x in self.bindings(f.expr)):
-                events.append(((call.lineno, call.col_offset), key, None, True))
+        # ``losses = info.pop("loss_dict")`` before the use: the key is gone
+        events += [((c.lineno, c.col_offset), const_str(c.args[0]), None, True)
+                   for c in pops if ran(c)]
         if not events:
             return value
         events.sort(key=lambda e: e[0])  # (in the order they run)
@@ -2548,13 +2560,16 @@ class Evaluator:
                            found: frozenset[Value], d: int) -> frozenset[Value]:
         """A dict attribute with what the class's methods store under constant keys
         (``self.metrics["loss"] = loss``): each such key may hold those values too."""
+        table = self._shared_table("self_subscripts", klass)
+        stores = table.get(id(klass))
+        if stores is None:  # (``self.x[k] = v`` in the class, one walk per class)
+            stores = table[id(klass)] = [
+                n for n in klass.nodes_of_class(nodes.Subscript)
+                if isinstance(n.parent, nodes.Assign) and n in n.parent.targets and
+                isinstance(n.value, nodes.Attribute) and isinstance(n.value.expr, nodes.Name)
+                and n.value.expr.name == "self"]
         added: dict[str, list[frozenset[Value]]] = {}
-        for sub in self._shared_table("self_subscripts", klass).setdefault(
-                id(klass), [n for n in klass.nodes_of_class(nodes.Subscript)
-                            if isinstance(n.parent, nodes.Assign) and n in n.parent.targets
-                            and isinstance(n.value, nodes.Attribute) and
-                            isinstance(n.value.expr, nodes.Name) and
-                            n.value.expr.name == "self"]):
+        for sub in stores:
             key = const_str(sub.slice)
             if sub.value.attrname != attr:
                 continue

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import MODULE_BASES, is_staticmethod
+from flake8_xla.analysis.flows import MODULE_BASES, is_staticmethod, is_super_call
 from flake8_xla.analysis.names import words_of_text
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, one
 from flake8_xla.filefacts import HF_TRAINER_HOOKS, LIGHTNING_BATCH_HOOKS, LIGHTNING_STEP_HOOKS
@@ -286,9 +286,7 @@ def _runs_base_forward(forward: nodes.FunctionDef) -> bool:
     """``forward`` calls the base class's: ``super().forward(...)``."""
     for call in forward.nodes_of_class(nodes.Call):
         f = call.func
-        if isinstance(f, nodes.Attribute) and f.attrname == "forward" and \
-                isinstance(f.expr, nodes.Call) and isinstance(f.expr.func, nodes.Name) and \
-                f.expr.func.name == "super":
+        if is_super_call(call) and f.attrname == "forward":
             return True
     return False
 

@@ -38,7 +38,6 @@ from flake8_xla.analysis.flows import (
     Ctx,
     enclosing_class,
     enclosing_function,
-    scopes_of,
     syntax_cache,
     unit_test_spans,
 )
@@ -874,10 +873,8 @@ class Steps:
                     if caller is not None:
                         for key in reached:
                             self.root_origin.setdefault(key, caller)
-            dead = self.ev.dead_nested()
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
-                if self.in_unit_test(holder) or dead and any(
-                        id(f) in dead for f in scopes_of(holder)) or \
+                if self.in_unit_test(holder) or self.ev.in_dead_function(holder) or \
                         not self.iterates_parameters(holder.iter):
                     continue  # (a unit test's loop is never part of a step, nor is a
                     # nested function's that nothing calls)

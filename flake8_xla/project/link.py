@@ -300,20 +300,15 @@ def _setup_value(v: Value) -> bool:
         p.kind in _SETUP_KINDS for part in V.parts(v) for p in part)
 
 
-def _super_call(call: nodes.Call) -> bool:
-    """``super().name(...)``."""
-    f = call.func
-    return isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Call) and \
-        isinstance(f.expr.func, nodes.Name) and f.expr.func.name == "super"
-
-
 def _named_sites(an: Analyzer, attr: str, name: str, method: bool) -> list[nodes.Call]:
     """The calls of a caller module that may run method ``attr`` of the class ``name``:
     calls of ``<obj>.attr`` for a method (``super().attr`` among them), else of the class
     itself and ``super().__init__`` in the module's subclasses of it."""
+    from flake8_xla.analysis.flows import is_super_call
+
     if method:
         return an.calls_named(attr)
-    return [*an.calls_named(name), *(c for c in an.calls_named(attr) if _super_call(c))]
+    return [*an.calls_named(name), *(c for c in an.calls_named(attr) if is_super_call(c))]
 
 
 def _position(func: nodes.FunctionDef, param: nodes.AssignName, bound_self: bool
@@ -841,7 +836,7 @@ class Session:
         modules that are XLA code and name the function (a top-level function, or a
         top-level class for its ``__init__``). Past :data:`MAX_REMOTE_SITES` sites, one
         UNKNOWN_SET is added."""
-        from flake8_xla.analysis.flows import enclosing_class, enclosing_function
+        from flake8_xla.analysis.flows import enclosing_class, enclosing_function, is_super_call
 
         key = (id(func), param.name)
         if key in self._params:
@@ -884,7 +879,7 @@ class Session:
                 if an is None:
                     continue
                 for call in _named_sites(an, func.name, name, method):
-                    if _super_call(call):
+                    if is_super_call(call):
                         # ``super().__init__(model.to(device), opt)`` in a subclass that
                         # another module defines: self is that subclass's instance
                         if not any(m is func for m, _ in an.ev.callees(call, None, d)):

@@ -16,7 +16,7 @@ from flake8_xla.analysis import (
     source_key,
 )
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_function, is_param_of
+from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_function, is_param_of, is_super_call
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
@@ -459,9 +459,7 @@ def _step_may_reduce(an: Analyzer, klass: nodes.ClassDef, depth: int = 0) -> boo
         f = call.func
         if isinstance(f, nodes.Name) and f.name in params:
             continue  # ``closure()``: recomputes the loss
-        is_super = isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Call) and \
-            isinstance(f.expr.func, nodes.Name) and f.expr.func.name == "super"
-        if is_super and f.attrname == "step":
+        if is_super_call(call) and f.attrname == "step":
             # ``super().step()``: the step of a base class the project defines may reduce
             klass_of = method.parent if isinstance(method.parent, nodes.ClassDef) else klass
             for base in klass_of.bases:

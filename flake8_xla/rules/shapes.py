@@ -9,7 +9,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import enclosing_function, is_param_of, scopes_of
+from flake8_xla.analysis.flows import enclosing_function, is_param_of
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
@@ -961,7 +961,6 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 return
 
     def _loaders_reaching(self, an) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
-        dead = an.ev.dead_nested()
         for call in an.module_nodes(nodes.Call):
             func = call.func
             name = func.name if isinstance(func, nodes.Name) else (
@@ -971,7 +970,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                 # loader they are given; a wrapper function of the project is found where
                 # it builds one
                 continue
-            if dead and any(id(f) in dead for f in scopes_of(call)):
+            if an.ev.in_dead_function(call):
                 continue  # (in a nested function that never runs)
             for v in an.value(call):
                 if v.kind is Kind.LOADER and (v.has("xla") or v.has("parallel")) and \
