@@ -45,6 +45,11 @@ class _ReadOnlyRebuilder(rebuilder.TreeRebuilder):
     def _get_doc(self, node):  # type: ignore[no-untyped-def]
         return super()._get_doc(copy.copy(node))
 
+    def _get_position_info(self, node, parent):  # type: ignore[no-untyped-def]
+        # The ``def name`` / ``class name`` span, found by tokenizing each definition's
+        # header again: no rule reads it (findings are placed at the ast positions).
+        return None
+
 
 class TreeRebuildError(RuntimeError):
     """astroid could parse the text but not rebuild flake8's ast tree of it (a defect)."""
@@ -66,7 +71,7 @@ def build_module(source: str, name: str, tree: ast.Module | None = None, *,
     rebuild_error: Exception | None = None
     if tree is not None:
         try:
-            tree_rebuilder = _ReadOnlyRebuilder(astroid.MANAGER, source)
+            tree_rebuilder = _ReadOnlyRebuilder(astroid.MANAGER, None)
             module = tree_rebuilder.visit_module(tree, name, "<?>", False)
             return _done(builder._post_build(module, tree_rebuilder, "utf-8"), tree_rebuilder)
         except Exception as exc:  # noqa: BLE001 - another astroid: let it parse the text

@@ -1247,6 +1247,58 @@ def in_failing_branch(node: nodes.NodeNG, holder: nodes.NodeNG, ev: Evaluator | 
     return False
 
 
+#: Tests of floating-point values that are true for NaN or infinity, and the one that is
+#: true for finite values (``torch.isnan(loss)``, ``math.isinf(v)``, ``x.isfinite()``).
+NONFINITE_TESTS = frozenset({"isnan", "isinf", "isneginf", "isposinf"})
+FINITE_TESTS = frozenset({"isfinite"})
+#: Reductions and conversions a finiteness test is read through without changing its sense.
+_TEST_WRAPPERS = frozenset({"any", "all", "item", "bool"})
+
+
+def _nonfinite_sense(test: nodes.NodeNG) -> bool | None:
+    """True when ``test`` holds for NaN or infinite values (``torch.isnan(loss).any()``,
+    ``not torch.isfinite(loss)``), False when it holds for finite ones
+    (``torch.isfinite(loss).all()``), None when it is no finiteness test."""
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        inner = _nonfinite_sense(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, nodes.BoolOp):
+        senses = {_nonfinite_sense(v) for v in test.values}
+        want = test.op == "or"  # ``isnan(x) or isinf(x)``; ``isfinite(a) and isfinite(b)``
+        return want if senses == {want} else None
+    if not isinstance(test, nodes.Call):
+        return None
+    func = test.func
+    name = func.attrname if isinstance(func, nodes.Attribute) else \
+        func.name if isinstance(func, nodes.Name) else None
+    if name in _TEST_WRAPPERS:
+        # ``.any()``/``.item()`` of a test, or ``bool(test)``/``any(test)``
+        inner = func.expr if isinstance(func, nodes.Attribute) else \
+            test.args[0] if len(test.args) == 1 else None
+        return _nonfinite_sense(inner) if inner is not None else None
+    if name in NONFINITE_TESTS:
+        return True
+    if name in FINITE_TESTS:
+        return False
+    return None
+
+
+def in_nonfinite_branch(node: nodes.NodeNG, holder: nodes.NodeNG) -> bool:
+    """``node`` sits in the arm of an ``if`` within ``holder`` that runs only when a value
+    is NaN or infinite (``if not torch.isfinite(loss): log(loss.item()); continue``): it
+    runs on the steps whose numbers went wrong, not once per step. (The test itself is
+    read every step; it stays in the step region.)"""
+    child, cur = node, node.parent
+    while cur is not None and cur is not holder:
+        if isinstance(cur, nodes.If) and child is not cur.test:
+            sense = _nonfinite_sense(cur.test)
+            if sense is not None and any(s is child for s in (
+                    cur.body if sense else cur.orelse)):
+                return True
+        child, cur = cur, cur.parent
+    return False
+
+
 def _block_exits_loop(block: list[nodes.NodeNG], loop: nodes.NodeNG) -> bool:
     last = block[-1]
     if isinstance(last, nodes.Break):

@@ -43,7 +43,12 @@ from flake8_xla.analysis.flows import (
 )
 from flake8_xla.analysis.hooks import is_library_hook
 from flake8_xla.analysis.names import callee_name, keyword
-from flake8_xla.analysis.paths import in_failing_branch, off_xla_path, runs_once
+from flake8_xla.analysis.paths import (
+    in_failing_branch,
+    in_nonfinite_branch,
+    off_xla_path,
+    runs_once,
+)
 from flake8_xla.analysis.values import Kind
 from flake8_xla.testcode import in_spans
 
@@ -1033,6 +1038,7 @@ class Steps:
                     and ((isinstance(anchor, LOOPS) and runs_once(node, anchor, self.ev))
                          or (not isinstance(anchor, LOOPS) and
                              in_failing_branch(node, anchor, self.ev))
+                         or in_nonfinite_branch(node, anchor)
                          or off_xla_path(node, self.ev)):
                 skip.update(id(n) for n in node.nodes_of_class(nodes.NodeNG))
                 continue

@@ -141,7 +141,9 @@ framework's step hook, and the `val_step`/`eval_step` method beside a `train_ste
 a trainer outside the project runs per batch) and in the functions they call. Not
 reported: code inside a
 step closure, code that runs once (after the loop, or in a branch that ends the loop),
-code off the XLA path, CPU tensors and Python numbers.
+the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
+only on the steps whose numbers went wrong; its test is still read every step), code off
+the XLA path, CPU tensors and Python numbers.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
