@@ -1212,6 +1212,10 @@ class Evaluator:
                                 for p in prior if p is not b))
             return self._arith(before, self.value(stmt.value, ctx, d), stmt.op.rstrip("="))
         if isinstance(stmt, (nodes.For, nodes.Comprehension)):
+            if isinstance(stmt, nodes.Comprehension) and stmt.ifs:
+                kept = self._items_by_key(stmt, b, ctx, d)
+                if kept is not None:
+                    return kept
             element = self.iterate(self.value(stmt.iter, ctx, d), d)
             return self.project(element, target_path(b, stmt) or [], d)
         if isinstance(stmt, nodes.With):
@@ -1226,6 +1230,45 @@ class Evaluator:
         if isinstance(stmt, nodes.ExceptHandler):
             return V.host("exception")
         return UNKNOWN_SET
+
+    def _items_by_key(self, comp: nodes.Comprehension, b: nodes.NodeNG, ctx: Ctx | None,
+                      d: int) -> frozenset[Value] | None:
+        """The key or value that ``b`` binds in ``for k, v in info.items() if k != "loss"``
+        of a dict whose keys are all known: only the entries whose key passes the
+        comprehension's tests of ``k`` against string constants (``==``, ``!=``, ``in``,
+        ``not in``). None when the comprehension is not of that form."""
+        it, target = comp.iter, comp.target
+        if not (isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute) and
+                it.func.attrname == "items" and not it.args and not it.keywords and
+                isinstance(target, nodes.Tuple) and len(target.elts) == 2 and
+                all(isinstance(e, nodes.AssignName) for e in target.elts)):
+            return None
+        key_name = target.elts[0].name
+        tests: list[tuple[str, frozenset[str]]] = []
+        for cond in comp.ifs:
+            if isinstance(cond, nodes.Compare) and len(cond.ops) == 1 and \
+                    isinstance(cond.left, nodes.Name) and cond.left.name == key_name:
+                op, right = cond.ops[0]
+                if op in ("==", "!=") and const_str(right) is not None:
+                    tests.append((op, frozenset({const_str(right)})))  # type: ignore[arg-type]
+                elif op in ("in", "not in") and isinstance(
+                        right, (nodes.Tuple, nodes.List, nodes.Set)) and right.elts and \
+                        all(const_str(e) is not None for e in right.elts):
+                    tests.append((op, frozenset(const_str(e) for e in right.elts)))  # type: ignore[misc]
+        if not tests:
+            return None
+        dicts = self.value(it.func.expr, ctx, d)
+        if not dicts or any(v.kind is not Kind.DICT or v.items is None or v.elem is not None
+                            for v in dicts):
+            return None  # (a dict whose entries are not all known)
+
+        def kept(key: str) -> bool:
+            return all((key in names) == (op in ("==", "in")) for op, names in tests)
+
+        entries = [(k, vs) for v in dicts for k, vs in v.items or () if kept(k)]
+        if b is target.elts[0]:
+            return join(*(V.host("str", text=k) for k, _ in entries))
+        return join(*(vs for _, vs in entries))
 
     def project(self, value: frozenset[Value], path: list[int | str], d: int
                 ) -> frozenset[Value]:
