@@ -387,6 +387,10 @@ def test_framework_switches_count_as_xla_use(tmp_path: Path) -> None:
             """,
         "hf.py": "from transformers import is_torch_xla_available\nok = is_torch_xla_available()\n",
         "pl.py": "import lightning as L\ntrainer = L.Trainer(accelerator='tpu')\n",
+        # Lightning 1.x: the TPU cores a run asks for, by a constant or a flag
+        "pl1.py": "import pytorch_lightning as pl\ndef fit(m, n):\n"
+                  "    pl.Trainer(tpu_cores=n, max_epochs=1).fit(m)\n",
+        "not_pl.py": "def Trainer(**kw):\n    return kw\nt = Trainer(tpu_cores=8)\n",
         # accelerate launch runs a script that builds an Accelerator on the TPU it was
         # configured for; a module that merely imports accelerate's helpers does not
         "launched.py": "import accelerate\nacc = accelerate.Accelerator(mixed_precision='no')\n",
@@ -405,7 +409,8 @@ def test_framework_switches_count_as_xla_use(tmp_path: Path) -> None:
         "text_only.py": "NAMES = ['nccl', 'gloo', 'xla-tpu']\n",
     })
     ix = index_for(top / "acc.py")
-    assert {"acc.py", "hf.py", "pl.py", "launched.py", "ig.py"} <= ix.xla_code()
+    assert {"acc.py", "hf.py", "pl.py", "pl1.py", "launched.py", "ig.py"} <= ix.xla_code()
+    assert not ix.is_xla_code(top / "not_pl.py")
     assert not ix.is_xla_code(top / "seed.py")
     assert not ix.is_xla_code(top / "named.py")
     assert not ix.is_xla_code(top / "text_only.py")

@@ -10,7 +10,8 @@ Two tests, both cheap and both necessary conditions written in the module itself
   accelerate's ``DistributedType.XLA`` (or ``.TPU``), calls transformers' or
   accelerate's ``is_torch_xla_available()`` / ``is_torch_tpu_available()``, builds
   Lightning's ``XLAAccelerator`` / ``XLAStrategy`` / ``XLAFSDPStrategy`` or passes
-  ``accelerator="tpu"`` (or names ignite's ``"xla-tpu"`` distributed backend) runs on an
+  ``accelerator="tpu"`` (or Lightning 1.x's ``Trainer(tpu_cores=...)``, or names ignite's
+  ``"xla-tpu"`` distributed backend) runs on an
   XLA device when the job does: such a script has an XLA path (accelerate ``utils/dataclasses.py`` ``DistributedType``; transformers
   ``utils/import_utils.py``; Lightning ``fabric/accelerators/xla.py``). So does a
   script that builds accelerate's ``Accelerator()``: ``accelerate launch`` with a TPU
@@ -54,6 +55,12 @@ def _has_switch_word(name: str) -> bool:
 #: chose, the XLA device included (see the module docstring).
 LAUNCHER_OBJECTS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
 
+
+#: Lightning 1.x's TPU switch, ``pl.Trainer(tpu_cores=8)`` (or ``tpu_cores=args.tpu_cores``):
+#: the Trainer runs the fit on that many XLA devices when it is given
+#: (``pytorch_lightning/trainer/trainer.py`` of Lightning 1.x; deprecated in 1.7 for
+#: ``accelerator="tpu", devices=N``).
+LIGHTNING_TPU_CORES = "tpu_cores"
 
 #: ignite's name of its XLA distributed backend (``ignite/distributed/comp_models/xla.py``,
 #: ``XLA_TPU``): ``idist.Parallel(backend="xla-tpu")`` runs the script's training on the
@@ -158,7 +165,15 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
             resolved = imports.resolve(head)
             if resolved is not None and _switch(f"{resolved}.{rest}" if rest else resolved):
                 return True
-        elif isinstance(node, ast.keyword) and node.arg == "accelerator" and isinstance(
+        if isinstance(node, ast.Call) and any(k.arg == LIGHTNING_TPU_CORES
+                                              for k in node.keywords):
+            dotted = _dotted(node.func)
+            head, _, rest = (dotted or "").partition(".")
+            resolved = imports.resolve(head) if head else None
+            full = (f"{resolved}.{rest}" if rest else resolved) or ""
+            if full.split(".", 1)[0] in FRAMEWORKS and full.endswith(".Trainer"):
+                return True
+        if isinstance(node, ast.keyword) and node.arg == "accelerator" and isinstance(
                 node.value, ast.Constant) and isinstance(node.value.value, str) and \
                 node.value.value.lower() in ("tpu", "xla"):
             return True
