@@ -303,6 +303,12 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         if q in XLA_TRUE_CALLS or (q or "").rsplit(".", 1)[-1] in (
                 "is_torch_xla_available", "is_torch_tpu_available", "is_tpu_available"):
             return True
+        if ev is not None and (test.args or test.keywords):
+            # ``is_xla(device)`` of the project: the test its one return statement makes
+            # (``return device.type == "xla"``), read in its own module
+            truth = _predicate_truth(test, ev, depth)
+            if truth is not None:
+                return truth
         # is_xla(), use_tpu(), on_gpu(): a predicate of the script's own, by its name
         if (q is None or not q.startswith(("torch.", "torch_xla.", "transformers."))) and \
                 isinstance(test.func, (nodes.Name, nodes.Attribute)) and not test.args:
@@ -339,6 +345,32 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
             truth = False
         return truth
     return None
+
+
+def _predicate_truth(call: nodes.Call, ev: Evaluator, depth: int) -> bool | None:
+    """The truth on the XLA path of a project function's result, when the call runs one
+    function whose body is a single ``return <test>`` (a docstring aside): that test's
+    truth in the function's own module (``def is_xla(device): return device.type ==
+    "xla"``). None otherwise."""
+    try:
+        funcs = {id(f): f for f, _ in ev.functions_called(call, None)}
+    except Exception:  # noqa: BLE001 - unknown stays unknown
+        return None
+    if len(funcs) != 1:
+        return None
+    func = next(iter(funcs.values()))
+    if not isinstance(func, nodes.FunctionDef):
+        return None
+    body = [s for s in func.body if not (isinstance(s, nodes.Expr) and
+                                         isinstance(s.value, nodes.Const))]
+    if len(body) != 1 or not isinstance(body[0], nodes.Return) or body[0].value is None:
+        return None
+    owner: Evaluator | None = ev
+    if func.root() is not ev.module:
+        owner = ev.link.evaluator_of(func) if ev.link is not None else None
+    if owner is None:
+        return None
+    return _base_truth(body[0].value, owner, depth + 1)
 
 
 def _builtin_call(call: nodes.NodeNG, name: str, ev: Evaluator | None) -> bool:
