@@ -4221,3 +4221,82 @@ def test_a_callback_handed_to_another_modules_helper_runs_in_the_step(tmp_path: 
             """,
     })
     assert lint(top / "train.py") == [(15, "XLA201")]
+
+
+def test_a_base_class_loop_over_an_overridden_loader_method(tmp_path: Path) -> None:
+    """``for batch in self.train_dataloader():`` in another module's base trainer, whose
+    ``train_dataloader`` returns the plain loader: the project's subclass overrides it to
+    wrap the loader in ``MpDeviceLoader``, so ``self`` may be either, and the loop may
+    have its barrier (no XLA301). The subclass's per-step ``loss.item()`` still is a host
+    sync in the base class's step (XLA201)."""
+    top = write(tmp_path / "o", {
+        "pyproject.toml": "",
+        "base_trainer.py": """\
+            class BaseTrainer:
+                def __init__(self, model, loader):
+                    self.model = model
+                    self.loader = loader
+                    self.losses = []
+
+                def training_step(self, batch):
+                    raise NotImplementedError
+
+                def optimizer_step(self):
+                    raise NotImplementedError
+
+                def train_dataloader(self):
+                    return self.loader
+
+                def fit(self, epochs):
+                    for epoch in range(epochs):
+                        for batch in self.train_dataloader():
+                            self.training_step(batch)
+                            self.optimizer_step()
+            """,
+        "tpu_trainer.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+            from base_trainer import BaseTrainer
+
+
+            class TPUTrainer(BaseTrainer):
+                def __init__(self, model, loader):
+                    self.device = torch_xla.device()
+                    super().__init__(model.to(self.device), loader)
+                    self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+                def train_dataloader(self):
+                    return pl.MpDeviceLoader(self.loader, self.device)
+
+                def training_step(self, batch):
+                    x, y = batch
+                    self.opt.zero_grad()
+                    loss = torch.nn.functional.cross_entropy(self.model(x), y)
+                    loss.backward()
+                    self.losses.append(loss.item())
+
+                def optimizer_step(self):
+                    xm.optimizer_step(self.opt)
+            """,
+        "train.py": """\
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+            from tpu_trainer import TPUTrainer
+
+
+            def main():
+                data = TensorDataset(torch.randn(64, 8), torch.randint(0, 2, (64,)))
+                loader = DataLoader(data, batch_size=8, drop_last=True)
+                TPUTrainer(torch.nn.Linear(8, 2), loader).fit(epochs=2)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+    })
+    assert lint(top / "base_trainer.py") == []
+    assert lint(top / "tpu_trainer.py") == [(23, "XLA201")]

@@ -3087,7 +3087,19 @@ class Evaluator:
                                                  self_v=self._instance_anywhere(c))
                               for m, c in hooks_))
             if method is not None:
-                return self.call_function(method, call, ctx, d, self_v=frozenset({v}))
+                found = self.call_function(method, call, ctx, d, self_v=frozenset({v}))
+                if v.has("open"):
+                    # ``self.train_dataloader()`` in a base class's loop: ``self`` may be
+                    # an instance of a subclass that overrides it (as call resolution
+                    # takes it, see _dispatched)
+                    overrides = [(m, c) for m, c in self.subclass_methods(v.node, name)
+                                 if m is not method]
+                    if overrides:
+                        found = join(found, *(
+                            self.call_function(m, call, ctx, d,
+                                               self_v=self._instance_anywhere(c))
+                            for m, c in overrides))
+                return found
             member = self._class_member(v, v.node, name, ctx, d)
             if member is not None:
                 # self.criterion(...), self.model(...): call what the attribute holds
