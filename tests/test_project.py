@@ -4300,3 +4300,43 @@ def test_a_base_class_loop_over_an_overridden_loader_method(tmp_path: Path) -> N
     })
     assert lint(top / "base_trainer.py") == []
     assert lint(top / "tpu_trainer.py") == [(23, "XLA201")]
+
+
+def test_a_named_lambda_handed_to_another_modules_step_loop(tmp_path: Path) -> None:
+    """``report = lambda step, loss: print(f"{loss:.5f}")`` handed to ``engine.py``'s
+    ``run_epoch``, which calls it every step: its f-string reads the lazy loss in that
+    step loop, reported on the lambda's line; a lambda handed host numbers stays silent."""
+    top = write(tmp_path / "l", {
+        "pyproject.toml": "",
+        "engine.py": """\
+            import torch_xla.core.xla_model as xm
+
+
+            def run_epoch(model, opt, loader, report_fn, timer_fn):
+                for step, (x, y) in enumerate(loader):
+                    opt.zero_grad()
+                    loss = ((model(x) - y) ** 2).mean()
+                    loss.backward()
+                    xm.optimizer_step(opt)
+                    report_fn(step, loss)
+                    timer_fn(step, 0.5)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from engine import run_epoch
+
+
+            def main(loader):
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 1).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                report = lambda step, loss: print(f"step {step} loss {loss:.5f}")
+                timer = lambda step, seconds: print(f"step {step} took {seconds:.2f}s")
+                for epoch in range(3):
+                    run_epoch(model, opt, pl.MpDeviceLoader(loader, device), report, timer)
+            """,
+    })
+    assert lint(top / "train.py") == [(12, "XLA201")]

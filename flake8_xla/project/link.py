@@ -338,19 +338,26 @@ def _walk_values(vs: Iterable[Value], depth: int = 0) -> Iterable[Value]:
 
 def _hands_over_functions(an: Analyzer) -> bool:
     """A call of the module passes one of the module's own functions as an argument: a
-    callback that another module's loop may run (memoised with the tree; a lambda, such
-    as a test's ``lambda x: x + 1`` handed to an assertion helper, is not looked for)."""
+    callback that another module's loop may run, a ``def`` or a lambda bound to a name
+    (``report = lambda step, loss: print(...)``) (memoised with the tree; a lambda written
+    in the call, such as a test's ``lambda x: x + 1`` handed to an assertion helper, is
+    not looked for)."""
     from flake8_xla.analysis.flows import syntax_cache
 
     table = syntax_cache(an.module)
     found = table.get("hands_over_functions")
     if found is None:
         found = False
-        defined = {f.name for f in an.module_nodes(nodes.FunctionDef)}
+        defined = {f.name for f in an.module_nodes(nodes.FunctionDef)} | {
+            t.name for a in an.module_nodes(nodes.Assign) if isinstance(a.value, nodes.Lambda)
+            for t in a.targets if isinstance(t, nodes.AssignName)}
         for call in an.module_nodes(nodes.Call) if defined else ():
             for arg in (*call.args, *(k.value for k in call.keywords or ())):
                 if isinstance(arg, nodes.Name) and arg.name in defined and any(
-                        isinstance(b, nodes.FunctionDef) for b in an.ev.bindings(arg)):
+                        isinstance(b, nodes.FunctionDef) or (
+                            isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign)
+                            and isinstance(b.parent.value, nodes.Lambda))
+                        for b in an.ev.bindings(arg)):
                     found = True
                     break
             if found:

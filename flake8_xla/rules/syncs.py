@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 from astroid import nodes
+from astroid.const import Context
 
 from flake8_xla.analysis import Ctx, Kind, const_str, keyword
 from flake8_xla.analysis import values as V
@@ -113,7 +114,8 @@ A lazy XLA tensor has no value until its graph runs. `.item()`, `.tolist()`, `.c
 `.numpy()`, `float(t)`, `print(t)`, a logging call, an f-string or `%`/`str.format`
 of a tensor, a meter or progress bar that formats it (`tqdm.set_postfix(loss=loss)`,
 Lightning's `self.log(..., prog_bar=True)`), storing it into a CPU tensor, the builtin
-`max`/`min` of tensors (Python tests `a > b`), `xm.mesh_reduce` (it starts with a copy
+`max`/`min` of tensors (Python tests `a > b`), indexing a Python list or tuple with a
+0-d tensor (`classes[pred]` takes the tensor's `__index__`), `xm.mesh_reduce` (it starts with a copy
 to the CPU) and `clip_grad_norm_(..., error_if_nonfinite=True)` (torch tests the norm in
 Python) all need the value, so torch_xla cuts the graph there, compiles and executes
 it, and copies the result to the host, before the step's own `torch_xla.sync()`. The
@@ -369,6 +371,17 @@ the XLA path, CPU tensors and Python numbers.
                 isinstance(v, nodes.FormattedValue) and holds(v.value, ctx)
                 for v in node.values):
             return "an f-string of a tensor", fix
+        if isinstance(node, nodes.Subscript) and not isinstance(node.slice, nodes.Slice) and \
+                node.ctx == Context.Load and lazy(node.slice, ctx):
+            # ``classes[pred]``: a Python list or tuple indexed by a 0-d tensor takes its
+            # ``__index__``, which reads the value (a dict hashes the tensor object: no
+            # read). Only an index known to be on the XLA device: an unknown helper's
+            # result (``ctx.tensor_parameter_id(t)``) may be a Python int.
+            held = an.value(node.value, ctx)
+            index = an.value(node.slice, ctx)
+            if held and all(v.kind in (Kind.LIST, Kind.TUPLE) for v in held) and \
+                    all(v.kind is Kind.TENSOR and v.device == "xla" for v in index):
+                return "indexing a Python list with a tensor", fix
         if isinstance(node, nodes.BinOp) and node.op == "%" and const_str(node.left) is not None:
             right = node.right
             items = right.elts if isinstance(right, nodes.Tuple) else [right]
