@@ -72,7 +72,8 @@ Not reported: code off the XLA path (under `if torch.cuda.is_available():`, the
 that are false on XLA (`enabled=False`, a constant, a flag the script sets to False
 for XLA). `enabled` passed by position counts the same
 (`torch.cuda.amp.autocast(self.use_amp)`, `torch.autocast("cuda", torch.float16,
-False)`). apex is reported where it is switched on (`amp.initialize`).
+False)`). apex is reported where it is switched on (`amp.initialize`). A context made
+once with `functools.partial(torch.autocast, "cuda", ...)` is reported where it is made.
 """
     source = (
         "https://docs.pytorch.org/xla/master/perf/amp.html",
@@ -103,10 +104,17 @@ False)`). apex is reported where it is switched on (`amp.initialize`).
         an = self.an
         if isinstance(node, nodes.Call):
             q = an.qualname(node.func) or ""
+            args = list(node.args)
+            if q == "functools.partial" and args:
+                # ``functools.partial(torch.autocast, "cuda", dtype=torch.float16)``: the
+                # context every ``with autocast_ctx():`` enters
+                q, args = an.qualname(args[0]) or "", args[1:]
+                if q not in CUDA_AMP and q not in DEVICE_AMP:
+                    return None
             if q in CUDA_AMP:
                 return q
             if q in DEVICE_AMP:
-                dev = node.args[0] if node.args else keyword(node, "device_type")
+                dev = args[0] if args else keyword(node, "device_type")
                 if dev is None and q == "torch.amp.GradScaler":
                     dev = keyword(node, "device")
                 text = const_str(dev)

@@ -1361,7 +1361,8 @@ class SpawnEntryPoint(Rule):
     explanation = """\
 `xmp.spawn(fn, args=(...))` and `torch_xla.launch(fn, args=(...))` call
 `fn(index, *args)` in every process. A function without the index parameter
-fails at start-up with a TypeError on every replica. Scripts meant for the
+fails at start-up with a TypeError on every replica; so does a bound method
+(`xmp.spawn(runner.run)`) whose only parameter is `self`. Scripts meant for the
 transformers launcher (`xla_spawn.py`) must define a module-level `_mp_fn(index)`.
 
 **Example**
@@ -1391,14 +1392,17 @@ xmp.spawn(_mp_fn)
             return
         for call in launcher_calls(an):
             fn = call.args[0] if call.args else keyword(call, "fn")
-            targets = [v.node for v in an.value(fn) if v.kind is Kind.FUNCTION and
-                       isinstance(v.node, nodes.FunctionDef)] if fn is not None else []
-            if len(targets) != 1:
+            found = {(id(v.node), v.bound is not None): (v.node, v.bound is not None)
+                     for v in an.value(fn) if v.kind is Kind.FUNCTION and
+                     isinstance(v.node, nodes.FunctionDef)} if fn is not None else {}
+            if len(found) != 1:
                 continue
-            target = targets[0]
+            target, bound = next(iter(found.values()))
             extra = keyword(call, "args")
             n_extra = len(extra.elts) if isinstance(extra, nodes.Tuple) else 0
             params = target.args.posonlyargs + target.args.args
+            if bound:
+                params = params[1:]  # ``runner.run``: a bound method, ``self`` is given
             if target.args.vararg is None and len(params) < 1 + n_extra and not (
                     extra is not None and not isinstance(extra, nodes.Tuple)):
                 what = (f"{target.name}() does not take the process index" if not params else

@@ -1,4 +1,6 @@
 """Eval file for XLA401 (CUDA AMP on XLA)."""
+import functools
+
 import torch
 import torch_xla
 from torch.cuda.amp import GradScaler as GS
@@ -78,3 +80,18 @@ def turned_off_for_xla(model, x, cfg):
         cfg.mixed_precision = False
     with torch.cuda.amp.autocast(enabled=cfg.mixed_precision):
         return model(x)
+
+
+# A context made once with functools.partial and entered in the step: CUDA autocast.
+cuda_autocast = functools.partial(torch.autocast, "cuda", dtype=torch.float16)  # error: XLA401
+legacy_autocast = functools.partial(torch.cuda.amp.autocast, enabled=True)  # error: XLA401
+xla_autocast = functools.partial(torch.autocast, "xla", dtype=torch.bfloat16)
+other_partial = functools.partial(torch.nn.functional.cross_entropy, reduction="sum")
+
+
+def partial_contexts(model, x):
+    with cuda_autocast():
+        a = model(x)
+    with xla_autocast():
+        b = model(x)
+    return a, b, other_partial

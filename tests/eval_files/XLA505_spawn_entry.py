@@ -19,8 +19,24 @@ def good(index):
     pass
 
 
+class Runner:
+    def run(self):
+        pass
+
+    def run_replica(self, index):
+        pass
+
+    @staticmethod
+    def entry(index):
+        pass
+
+
 if __name__ == "__main__":
     xmp.spawn(main)  # error: XLA505
     torch_xla.launch(train, args=({},))  # error: XLA505
     xmp.spawn(_mp_fn, args=({},))
     torch_xla.launch(good)
+    runner = Runner()
+    xmp.spawn(runner.run, args=())  # error: XLA505
+    xmp.spawn(runner.run_replica)
+    xmp.spawn(Runner.entry)
