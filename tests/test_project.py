@@ -4340,3 +4340,59 @@ def test_a_named_lambda_handed_to_another_modules_step_loop(tmp_path: Path) -> N
             """,
     })
     assert lint(top / "train.py") == [(12, "XLA201")]
+
+
+def test_a_flag_every_caller_sets_before_the_call(tmp_path: Path) -> None:
+    """``args.distributed = False`` in the TPU port's ``train()``, then
+    ``evaluate(model, loader, args)`` of ``evaluate.py``: the NCCL branch there
+    (``if args.distributed: ... .cuda()``) is off the XLA path. ``gather()``, whose caller
+    sets the flag only under a branch, keeps its finding."""
+    top = write(tmp_path / "f", {
+        "pyproject.toml": "",
+        "evaluate.py": """\
+            import torch
+
+
+            def evaluate(model, loader, args):
+                total = 0
+                for x, _ in loader:
+                    total += model(x).shape[0]
+                if args.distributed:
+                    count = torch.tensor(total).cuda()
+                    torch.distributed.all_reduce(count)
+                return total
+
+
+            def gather(values, args):
+                if args.distributed:
+                    return torch.tensor(values).cuda()
+                return values
+            """,
+        "main.py": """\
+            import os
+
+            import torch
+            import torch_xla
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            from evaluate import evaluate, gather
+
+
+            def train(index, args):
+                args.distributed = False
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                evaluate(model, [], args)
+
+
+            def report(args):
+                if "WORLD_SIZE" in os.environ:
+                    args.distributed = int(os.environ["WORLD_SIZE"]) > 1
+                return gather([1.0], args)
+
+
+            if __name__ == "__main__":
+                xmp.spawn(train, args=(None,))
+            """,
+    })
+    assert lint(top / "evaluate.py") == [(16, "XLA501")]

@@ -341,6 +341,11 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
             truth = bound.value
         if truth is None and ev is not None and _imported_xla_module(test, ev):
             truth = True
+        if truth is None and ev is not None and isinstance(test, nodes.Attribute) and \
+                isinstance(test.expr, nodes.Name) and test.expr.name not in ("self", "cls"):
+            # ``args.distributed`` that every caller set to False before the call
+            stored = _set_by_callers(test, ev)
+            truth = stored.value if stored is not None else None
         if truth is None and _none_on_xla_path(test, ev):
             truth = False
         return truth
@@ -517,11 +522,89 @@ def _bound_value(flag: nodes.Name | nodes.Attribute, ev: Evaluator) -> nodes.Nod
     return value
 
 
+#: At most this many call sites are read for a flag that callers set (:func:`_set_by_callers`).
+MAX_FLAG_SITES = 6
+
+
+def _set_by_callers(flag: nodes.Attribute, ev: Evaluator) -> nodes.Const | None:
+    """``args.distributed`` read in a function that takes ``args``, when every call of the
+    function (in this module, and in the project's other XLA-code modules) passes a name
+    whose attribute the calling function set once to the same bool constant, at the top
+    level of its body, before the call (``args.distributed = False`` in the TPU port's
+    ``train()``, then ``evaluate(model, ..., args)``): that constant. None otherwise (a
+    store under a branch, two stores, a parameter rebound or stored in the function)."""
+    from flake8_xla.analysis.flows import enclosing_function
+
+    base = flag.expr
+    binds = ev.bindings(base)
+    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+            not isinstance(binds[0].parent, nodes.Arguments):
+        return None
+    func = binds[0].parent.parent
+    if not isinstance(func, nodes.FunctionDef) or isinstance(func.parent, nodes.ClassDef) or \
+            _stores_attr(func, base.name, flag.attrname):
+        return None
+    calls = [call for call, _ in ev.passing_sites(func)]
+    if ev.link is not None and isinstance(func.parent, nodes.Module):
+        ev.param_value(binds[0], None, 0)  # (reads the other modules' call sites)
+        remote = ev.link.remote_calls(func, base.name)
+        if remote is None:
+            return None
+        calls += [c for c in remote if all(c is not k for k in calls)]
+    if not calls or len(calls) > MAX_FLAG_SITES:
+        return None
+    found: nodes.Const | None = None
+    for call in calls:
+        arg = ev.site_argument(func, call, base.name, False)
+        if not isinstance(arg, nodes.Name):
+            return None
+        holder = enclosing_function(call)
+        if holder is None or _rebinds_after(holder, arg.name):
+            return None
+        stores = _attr_stores(holder, arg.name, flag.attrname)
+        if len(stores) != 1:
+            return None
+        stmt = stores[0]
+        top = call
+        while top.parent is not holder:
+            top = top.parent
+        if stmt.parent is not holder or not isinstance(stmt.value, nodes.Const) or \
+                not isinstance(stmt.value.value, bool) or stmt.fromlineno >= top.fromlineno or \
+                (found is not None and found.value != stmt.value.value):
+            return None
+        found = stmt.value
+    return found
+
+
+def _attr_stores(func: nodes.NodeNG, name: str, attr: str) -> list[nodes.Assign]:
+    """``name.attr = ...`` statements anywhere in ``func`` (nested blocks included)."""
+    return [a for a in func.nodes_of_class(nodes.Assign)
+            if any(isinstance(t, nodes.AssignAttr) and t.attrname == attr and
+                   isinstance(t.expr, nodes.Name) and t.expr.name == name
+                   for t in a.targets)] + [
+        a for a in func.nodes_of_class((nodes.AugAssign, nodes.AnnAssign))
+        if isinstance(a.target, nodes.AssignAttr) and a.target.attrname == attr and
+        isinstance(a.target.expr, nodes.Name) and a.target.expr.name == name]  # type: ignore[misc]
+
+
+def _stores_attr(func: nodes.NodeNG, name: str, attr: str) -> bool:
+    return bool(_attr_stores(func, name, attr))
+
+
+def _rebinds_after(func: nodes.NodeNG, name: str) -> bool:
+    """``name`` is bound in ``func`` by anything but a parameter (``args = parse()``): the
+    object a store names may not be the one passed."""
+    return any(n.name == name and not isinstance(n.parent, nodes.Arguments)
+               for n in func.nodes_of_class(nodes.AssignName))
+
+
 def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:
     """True/False when ``test`` holds/fails on the XLA path, None when it is not known."""
     memo = getattr(ev, "_truth", None) if ev is not None else None
     if memo is not None and id(test) in memo:
         return memo[id(test)]
+    if memo is not None:
+        memo[id(test)] = None  # in progress: a test that its own callers' paths ask about
     truth = _base_truth(test, ev)
     if truth is None and ev is not None:
         truth = _forbidden_truth(test, ev)

@@ -1301,6 +1301,14 @@ class Session:
         owner = self._owner(node)
         return self._where(owner[0], node) if owner is not None else None
 
+    def remote_calls(self, func: nodes.NodeNG, param: str) -> list[nodes.Call] | None:
+        """The calls in other modules whose values of ``param`` :meth:`param_values` read
+        for ``func`` (call it first); None when there may be more than it reads."""
+        held = self._passed_at.get((id(func), param), [])
+        if len(held) >= MAX_REMOTE_SITES:
+            return None
+        return [call for _, call, _ in held]
+
     def passed_at(self, func: nodes.NodeNG, param: str,
                   keep: Callable[[frozenset[Value]], bool] | None = None) -> list[str]:
         """Where other modules call ``func`` with the values of ``param`` that
