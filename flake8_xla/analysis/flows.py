@@ -3498,7 +3498,8 @@ class Evaluator:
                 f.attrname != "__call__" and not (self.link is not None and (
                     self.qualname(f) or self._foreign_method(f, ctx))):
             return  # x.name(...): no class of the module (nor module of the project) defines it
-        if isinstance(call.func, (nodes.Name, nodes.Attribute)) and not seen:
+        if isinstance(call.func, (nodes.Name, nodes.Attribute, nodes.Subscript)) and not seen:
+            # (a subscript: a table of handlers, ``self.handlers[name](step, metrics)``)
             for v in self.value(call.func, ctx):
                 if v.kind is Kind.FUNCTION and v.node is not None and id(v.node) not in seen:
                     seen.add(id(v.node))
