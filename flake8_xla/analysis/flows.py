@@ -317,6 +317,69 @@ def syntax_cache(module: nodes.Module) -> dict[str, Any]:
     return found
 
 
+def argparse_default(parse: nodes.Call, attr: str) -> nodes.Const | None:
+    """The literal number that is the default of option ``attr`` of the namespace
+    ``parse`` returns (``args = parser.parse_args()``, ``parser.add_argument("--test_bs",
+    type=int, default=200)``: ``200``), from the ``add_argument`` calls on that parser
+    (or on its argument groups) in the same module. None when the default is not a
+    number (a switch such as ``--amp`` or a device name is a setting the run may flip:
+    the rules keep it unknown), the option is added twice or has no default,
+    ``set_defaults`` names it, or ``parse`` is not such a call."""
+    func = parse.func
+    if not (isinstance(func, nodes.Attribute) and func.attrname == "parse_args" and
+            isinstance(func.expr, nodes.Name)):
+        return None
+    table = syntax_cache(parse.root()).setdefault("argparse_defaults", {})
+    key = id(parse)
+    found = table.get(key)
+    if found is None:
+        found = table[key] = _argparse_defaults(parse.root(), func.expr.name)
+    return found.get(attr)
+
+
+def _argparse_defaults(module: nodes.Module, parser: str) -> dict[str, nodes.Const | None]:
+    receivers = {parser}
+    calls = list(module.nodes_of_class(nodes.Call))
+    for call in calls:
+        # ``group = parser.add_argument_group("data")``: options added to the group
+        f = call.func
+        if isinstance(f, nodes.Attribute) and f.attrname in (
+                "add_argument_group", "add_mutually_exclusive_group") and \
+                isinstance(f.expr, nodes.Name) and f.expr.name == parser and \
+                isinstance(call.parent, nodes.Assign) and len(call.parent.targets) == 1 and \
+                isinstance(call.parent.targets[0], nodes.AssignName):
+            receivers.add(call.parent.targets[0].name)
+    out: dict[str, nodes.Const | None] = {}
+    for call in calls:
+        f = call.func
+        if not (isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and
+                f.expr.name in receivers):
+            continue
+        if f.attrname == "set_defaults":
+            for kw in call.keywords or ():
+                if kw.arg is not None:
+                    out[kw.arg] = None
+            continue
+        if f.attrname != "add_argument":
+            continue
+        names = [const_str(a) for a in call.args]
+        dest_kw = keyword(call, "dest")
+        dest = const_str(dest_kw) if dest_kw is not None else None
+        if dest is None:
+            longs = [n for n in names if n and n.startswith("--")]
+            first = longs[0] if longs else (names[0] if names and names[0] else None)
+            if first is None:
+                continue
+            dest = first.lstrip("-").replace("-", "_")
+        default = keyword(call, "default")
+        value: nodes.Const | None = None
+        if isinstance(default, nodes.Const) and isinstance(default.value, (int, float)) and \
+                not isinstance(default.value, bool) and keyword(call, "action") is None:
+            value = default
+        out[dest] = None if dest in out else value
+    return out
+
+
 def mark_unit_tests(module: nodes.Module, spans: tuple[tuple[int, int], ...]) -> None:
     """Record on ``module`` the line spans of its unit tests
     (:func:`flake8_xla.testcode.unit_test_spans`), which :func:`unit_test_spans` reads."""
@@ -2490,6 +2553,11 @@ class Evaluator:
                 return UNKNOWN_SET
             return UNKNOWN_SET
         if k is Kind.HOST:
+            if v.qual == "namespace" and isinstance(v.node, nodes.Call):
+                default = argparse_default(v.node, attr)
+                if default is not None:
+                    # ``args.test_bs``: the run as the script is configured by default
+                    return self._const(default.value)
             return V.host()
         if k is Kind.LOADER:
             if attr == "dataset":

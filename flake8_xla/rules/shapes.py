@@ -852,7 +852,9 @@ or literally `False`. That loop may be in another module of the project: a loade
 passed to `engine.train_one_epoch(...)`, or returned by a factory whose caller loops over
 it, is still reported at its `DataLoader(...)` line, in the module that builds it. Not reported for loaders prepared by accelerate (whose loaders
 even out the batches across processes), batch size 1, a `batch_sampler`, and a
-dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32), or
+dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32; a
+batch size given on the command line counts at its argparse default, the run as the
+script is configured: `--test_bs` with `default=200` for CIFAR-10's 10,000 test images), or
 a sampler with a constant `num_samples` that the batch size divides or that is too large
 to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
 """

@@ -1,0 +1,34 @@
+"""Eval file for XLA102: a batch size taken from the command line is read at its
+argparse default (the run as the script is configured): CIFAR-10's 10,000 test images
+in batches of 200 leave no remainder, its 50,000 training images in batches of 128 do;
+an option with no literal default stays any size."""
+import argparse
+
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+import torchvision.datasets as dset
+from torch.utils.data import DataLoader
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--batch-size", "-b", type=int, default=128)
+parser.add_argument("--test_bs", type=int, default=200)
+parser.add_argument("--eval_bs", type=int)
+parser.add_argument("--amp", action="store_true")
+args = parser.parse_args()
+
+train_data = dset.CIFAR10("~/data", train=True, download=True)
+test_data = dset.CIFAR10("~/data", train=False, download=True)
+train_loader = DataLoader(train_data, batch_size=args.batch_size, shuffle=True)  # error: XLA102
+test_loader = DataLoader(test_data, batch_size=args.test_bs, shuffle=False)
+eval_loader = DataLoader(test_data, batch_size=args.eval_bs, shuffle=False)  # error: XLA102
+
+
+def run(model, opt):
+    device = torch_xla.device()
+    for loader in (train_loader, test_loader, eval_loader):
+        for x, y in pl.MpDeviceLoader(loader, device):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            xm.optimizer_step(opt)
