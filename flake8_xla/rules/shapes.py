@@ -1582,6 +1582,16 @@ function).
             if isinstance(index, (nodes.Const, nodes.Slice)) and _static_slice(index):
                 return None  # syntax first: constant indices and slices
             if not is_lazy(node.value):
+                base = an.value(node.value, ctx)
+                mask = an.value(index, ctx)
+                if base and all(v.kind is Kind.TENSOR and v.device in (None, V.ANY_DEVICE)
+                                for v in base) and _bool_mask(mask, True) and lazy(mask) and \
+                        all(v.device == "xla" for v in mask if v.kind is Kind.TENSOR):
+                    # ``bbox_preds.view(-1, 4)[fg_masks]``: a tensor of unknown device
+                    # indexed by a mask on the XLA device is on that device (indexing
+                    # takes both on one device)
+                    return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) \
+                        and node in node.parent.targets else "boolean-mask indexing"
                 # ``cond[:, :, lead:]`` with ``lead`` a lazy tensor, on an argument whose
                 # value is not known: indexing by several dimensions is an array's, and
                 # the bound is read from the device to shape the result either way
