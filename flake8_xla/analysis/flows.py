@@ -679,6 +679,8 @@ class Evaluator:
         self._method_memo: dict[tuple[int, str],
                                 tuple[nodes.ClassDef, nodes.FunctionDef | None]] = {}
         self._param_memo: dict[tuple[int, str], frozenset[Value]] = {}
+        #: parameters whose call-site value is being computed: key -> value() stack depth
+        self._param_busy: dict[tuple[int, str], int] = {}
         self._subclass_memo: dict[tuple[int, str],
                                   list[tuple[nodes.FunctionDef, nodes.ClassDef]]] = {}
         self._module_calls_memo: dict[int, list[nodes.Call]] = {}
@@ -1368,9 +1370,19 @@ class Evaluator:
                 bound = found.arg(b.name)
                 return bound if bound is not None else self._default(func, b.name, d)
         key = (id(func), b.name)
-        if key not in self._param_memo:
-            self._param_memo[key] = EMPTY  # in progress
+        if key in self._param_memo:
+            level = self._param_busy.get(key)
+            if level is not None:
+                # in progress: a cycle through the call sites, as for value() (what the
+                # nodes between here and its start compute is partial, not memoised)
+                self._cycle_low = min(self._cycle_low, level)
+            return self._param_memo[key]
+        self._param_memo[key] = EMPTY  # in progress
+        self._param_busy[key] = len(self._busy)
+        try:
             self._param_memo[key] = self._free_param(func, b, d)
+        finally:
+            del self._param_busy[key]
         return self._param_memo[key]
 
     def _star_param(self, func: nodes.NodeNG, name: str, d: int) -> frozenset[Value] | None:
