@@ -4396,3 +4396,104 @@ def test_a_flag_every_caller_sets_before_the_call(tmp_path: Path) -> None:
             """,
     })
     assert lint(top / "evaluate.py") == [(16, "XLA501")]
+
+
+def test_a_flag_set_on_a_namespace_the_caller_builds(tmp_path: Path) -> None:
+    """``args = get_args()`` in ``main()``, then ``args.verbose = False`` before each of two
+    ``evaluate(..., args)`` calls (set again, to the same value, before the second): the
+    per-step ``print(loss.item())`` under ``if args.verbose:`` in ``engine.py`` is dead on
+    the XLA path; a read outside that branch is still reported."""
+    top = write(tmp_path / "n", {
+        "pyproject.toml": "",
+        "engine.py": """\
+            import torch
+
+
+            def evaluate(model, loader, args):
+                total = 0.0
+                for x, y in loader:
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    if args.verbose:
+                        print(loss.item())
+                    total += loss.item()
+                print(f"{total:.3f}")
+                return total
+            """,
+        "train.py": """\
+            import argparse
+
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from engine import evaluate
+
+
+            def get_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--verbose", action="store_true")
+                return parser.parse_args()
+
+
+            def main(loader):
+                args = get_args()
+                args.verbose = False
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                evaluate(model, pl.MpDeviceLoader(loader, device), args)
+                args.verbose = False
+                evaluate(model, pl.MpDeviceLoader(loader, device), args)
+
+
+            if __name__ == "__main__":
+                main([])
+            """,
+    })
+    assert lint(top / "engine.py") == [(10, "XLA201")]
+
+
+def test_a_table_of_another_modules_functions_called_in_the_step(tmp_path: Path
+                                                                  ) -> None:
+    """``criterion = LOSSES[args.loss]`` of ``losses.py``'s ``LOSSES = {"focal":
+    focal_loss, ...}``, called every step in ``train.py``: ``focal_loss``'s branch on a
+    lazy tensor runs per step (XLA103, on its own line in ``losses.py``)."""
+    top = write(tmp_path / "t", {
+        "pyproject.toml": "",
+        "losses.py": """\
+            import torch.nn.functional as F
+
+
+            def ce_loss(logits, y):
+                return F.cross_entropy(logits, y)
+
+
+            def focal_loss(logits, y):
+                logp = F.log_softmax(logits, -1).gather(1, y[:, None]).squeeze(1)
+                if (logp > -1e-6).all():
+                    return logp.new_zeros(())
+                return (-(1 - logp.exp()) ** 2 * logp).mean()
+
+
+            LOSSES = {"ce": ce_loss, "focal": focal_loss}
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+            from losses import LOSSES
+
+
+            def main(loader, name):
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 2).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                criterion = LOSSES[name]
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    xm.optimizer_step(opt)
+            """,
+    })
+    assert lint(top / "losses.py") == [(10, "XLA103")]

@@ -317,6 +317,31 @@ def syntax_cache(module: nodes.Module) -> dict[str, Any]:
     return found
 
 
+def _fold_ints(left: frozenset[Value], right: frozenset[Value], op: str) -> int | None:
+    """``left op right`` for two known Python ints (one value each, ``+ - * // %``), when
+    the result is a plausible size (at most 10**12); else None."""
+    if len(left) != 1 or len(right) != 1:
+        return None
+    (a,), (b,) = left, right
+    if a.qual != "int" or b.qual != "int" or a.text is None or b.text is None:
+        return None
+    try:
+        x, y = int(a.text), int(b.text)
+    except ValueError:
+        return None
+    if op == "+":
+        out = x + y
+    elif op == "-":
+        out = x - y
+    elif op == "*":
+        out = x * y
+    elif op in ("//", "%") and y != 0:
+        out = x // y if op == "//" else x % y
+    else:
+        return None
+    return out if abs(out) <= 10 ** 12 else None
+
+
 def argparse_default(parse: nodes.Call, attr: str) -> nodes.Const | None:
     """The literal number that is the default of option ``attr`` of the namespace
     ``parse`` returns (``args = parser.parse_args()``, ``parser.add_argument("--test_bs",
@@ -373,9 +398,20 @@ def _argparse_defaults(module: nodes.Module, parser: str) -> dict[str, nodes.Con
             dest = first.lstrip("-").replace("-", "_")
         default = keyword(call, "default")
         value: nodes.Const | None = None
+        kind = keyword(call, "type")
+        number = kind.name if isinstance(kind, nodes.Name) and kind.name in ("int", "float") \
+            else None
         if isinstance(default, nodes.Const) and isinstance(default.value, (int, float)) and \
                 not isinstance(default.value, bool) and keyword(call, "action") is None:
             value = default
+        elif number is not None and isinstance(default, nodes.Const) and \
+                isinstance(default.value, str) and keyword(call, "action") is None:
+            # ``type=int, default="500"``: argparse converts a string default with ``type``
+            try:
+                value = nodes.Const(int(default.value) if number == "int"
+                                    else float(default.value))
+            except ValueError:
+                value = None
         out[dest] = None if dest in out else value
     return out
 
@@ -3042,6 +3078,9 @@ class Evaluator:
                 v.has("bool") for v in both if v.kind is Kind.TENSOR) else frozenset()
             return V.tensor(V.tensor_device(both), flags=flags | read)
         if V.all_kind(both, Kind.HOST):
+            folded = _fold_ints(left, right, op) if not read else None
+            if folded is not None:
+                return V.host("int", text=str(folded))  # ``2 * args.test_bs``
             return frozenset({Value(Kind.HOST, flags=read)}) if read else V.host()
         if op in ("+", "*") and V.all_kind(both, Kind.LIST, Kind.TUPLE, Kind.HOST):
             lists = V.of_kind(both, Kind.LIST, Kind.TUPLE)

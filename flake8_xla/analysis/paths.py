@@ -529,10 +529,11 @@ MAX_FLAG_SITES = 6
 def _set_by_callers(flag: nodes.Attribute, ev: Evaluator) -> nodes.Const | None:
     """``args.distributed`` read in a function that takes ``args``, when every call of the
     function (in this module, and in the project's other XLA-code modules) passes a name
-    whose attribute the calling function set once to the same bool constant, at the top
-    level of its body, before the call (``args.distributed = False`` in the TPU port's
+    whose attribute the calling function sets to the same bool constant, only at the top
+    level of its body, first before the call (``args.distributed = False`` in the TPU port's
     ``train()``, then ``evaluate(model, ..., args)``): that constant. None otherwise (a
-    store under a branch, two stores, a parameter rebound or stored in the function)."""
+    store under a branch, stores of different values, the name rebound after the first
+    store, or the flag stored in the function itself)."""
     from flake8_xla.analysis.flows import enclosing_function
 
     base = flag.expr
@@ -559,20 +560,27 @@ def _set_by_callers(flag: nodes.Attribute, ev: Evaluator) -> nodes.Const | None:
         if not isinstance(arg, nodes.Name):
             return None
         holder = enclosing_function(call)
-        if holder is None or _rebinds_after(holder, arg.name):
+        stores = _attr_stores(holder, arg.name, flag.attrname) if holder is not None else []
+        if not stores:
             return None
-        stores = _attr_stores(holder, arg.name, flag.attrname)
-        if len(stores) != 1:
+        first = min(stores, key=lambda st: st.fromlineno)
+        if _rebinds_after(holder, arg.name, first.fromlineno):
             return None
-        stmt = stores[0]
         top = call
         while top.parent is not holder:
             top = top.parent
-        if stmt.parent is not holder or not isinstance(stmt.value, nodes.Const) or \
-                not isinstance(stmt.value.value, bool) or stmt.fromlineno >= top.fromlineno or \
-                (found is not None and found.value != stmt.value.value):
+        for stmt in stores:
+            # every store of the flag in the caller: at the top of its body, the same bool
+            # (set again before a second call, ``args.verbose = False``), the first one
+            # before the call
+            if not isinstance(stmt, nodes.Assign) or stmt.parent is not holder or \
+                    not isinstance(stmt.value, nodes.Const) or \
+                    not isinstance(stmt.value.value, bool) or \
+                    (found is not None and found.value != stmt.value.value):
+                return None
+            found = stmt.value
+        if first.fromlineno >= top.fromlineno:
             return None
-        found = stmt.value
     return found
 
 
@@ -591,11 +599,13 @@ def _stores_attr(func: nodes.NodeNG, name: str, attr: str) -> bool:
     return bool(_attr_stores(func, name, attr))
 
 
-def _rebinds_after(func: nodes.NodeNG, name: str) -> bool:
-    """``name`` is bound in ``func`` by anything but a parameter (``args = parse()``): the
-    object a store names may not be the one passed."""
-    return any(n.name == name and not isinstance(n.parent, nodes.Arguments)
-               for n in func.nodes_of_class(nodes.AssignName))
+def _rebinds_after(func: nodes.NodeNG, name: str, line: int) -> bool:
+    """``name`` is bound in ``func`` at or after ``line`` (the first store of the flag), or
+    by anything but a parameter or a statement at the top of its body (``args =
+    get_args()`` before the store is the object the store names and the calls pass)."""
+    return any(n.name == name and not isinstance(n.parent, nodes.Arguments) and (
+        n.statement().parent is not func or n.fromlineno >= line)
+        for n in func.nodes_of_class(nodes.AssignName))
 
 
 def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:

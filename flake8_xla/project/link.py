@@ -1060,6 +1060,15 @@ class Session:
         try:
             defs = [n for n, binds in an.module.locals.items()
                     if any(isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) for b in binds)]
+            # a table of the module's functions (``LOSSES = {"focal": focal_loss}``), which
+            # an importer looks up and calls (``criterion = LOSSES[args.loss]``)
+            named = set(defs)
+            defs += [n for n, binds in an.module.locals.items() if n not in named and any(
+                isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+                isinstance(b.parent.value, (nodes.Dict, nodes.List, nodes.Tuple)) and any(
+                    isinstance(x, nodes.Name) and x.name in named
+                    for x in b.parent.value.nodes_of_class(nodes.Name))
+                for b in binds)]
             spent = 0
             # (a step region calls from a loop or a function: an import-time call, such
             # as ``FLAGS = args_parse.parse_common_options()``, is never in one)
