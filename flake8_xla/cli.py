@@ -170,6 +170,9 @@ def flake8_arguments(args: argparse.Namespace, project: ProjectConfig,
     try:
         select = (xla_codes(_split(args.select), "--select") if args.select else None) \
             or project.select or flake8_xla_select(section) or ["XLA"]
+        if project.extend_select:
+            # ``extend-select = ["XLA302"]`` in the table: an opt-in rule beside the others
+            select = list(dict.fromkeys([*select, *project.extend_select]))
         if args.extend_select:
             extra = xla_codes(_split(args.extend_select), "--extend-select")
             select = list(dict.fromkeys([*select, *extra]))

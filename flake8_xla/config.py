@@ -36,9 +36,9 @@ FORMATS = ("text", "json", "sarif", "github")
 #: An XLA code or code prefix as flake8 understands it (``XLA``, ``XLA2``, ``XLA201``).
 XLA_CODE = re.compile(r"XLA\d{0,3}")
 _TABLE_HEADER = re.compile(r'^\s*\[\s*tool\s*\.\s*"?flake8-xla"?\s*[\].]', re.MULTILINE)
-KEYS = frozenset({"select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-                  "extend-exclude", "xla-target", "xla-version", "format", "docs-url",
-                  "xla-migrate"})
+KEYS = frozenset({"select", "extend-select", "ignore", "extend-ignore", "per-file-ignores",
+                  "exclude", "extend-exclude", "xla-target", "xla-version", "format",
+                  "docs-url", "xla-migrate"})
 
 
 class ConfigError(ValueError):
@@ -55,6 +55,7 @@ class ProjectConfig:
 
     path: Path | None = None
     select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
     extend_ignore: list[str] = field(default_factory=list)
     per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
     extend_exclude: list[str] = field(default_factory=list)
@@ -207,6 +208,8 @@ def load_project_config(path: Path) -> ProjectConfig:
             raise ConfigError(f"{where}: unknown key (known: {', '.join(sorted(KEYS))})")
         if key == "select":
             cfg.select = xla_codes(value, where)
+        elif key == "extend-select":
+            cfg.extend_select += xla_codes(value, where)
         elif key in ("ignore", "extend-ignore"):
             cfg.extend_ignore += codes(value, where)
         elif key == "per-file-ignores":

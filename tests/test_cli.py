@@ -216,6 +216,28 @@ def test_pyproject_table(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert status == 1 and "XLA501" not in out and "sub/train.py" in out
 
 
+def test_pyproject_extend_select_turns_on_an_opt_in_rule(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``extend-select = ["XLA302"]`` in the table adds the opt-in rule to the default
+    selection (every XLA rule), as ``--extend-select`` does; ``select`` with it narrows."""
+    shutil.copy(CHECKS / "XLA302" / "flagged.py", tmp_path / "train.py")
+    shutil.copy(FLAGGED_201, tmp_path / "step.py")
+    monkeypatch.chdir(tmp_path)
+    _, out, _ = _main(capsys, "--format=text", ".")
+    assert "XLA302" not in out and "XLA201" in out  # opt-in: off by default
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.flake8-xla]\nextend-select = ["XLA302"]\n', encoding="utf-8")
+    status, out, err = _main(capsys, "--format=text", ".")
+    assert status == 1, err
+    assert "XLA302" in out and "XLA201" in out
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.flake8-xla]\nselect = ["XLA3"]\nextend-select = ["XLA302"]\n',
+        encoding="utf-8")
+    _, out, _ = _main(capsys, "--format=text", ".")
+    assert "XLA302" in out and "XLA201" not in out
+
+
 @pytest.mark.parametrize("body, message", [
     ('colour = "red"\n', "unknown key"),
     ('xla-version = 2.10\n', "quoted version"),
