@@ -401,15 +401,17 @@ def _argparse_defaults(module: nodes.Module, parser: str) -> dict[str, nodes.Con
         kind = keyword(call, "type")
         number = kind.name if isinstance(kind, nodes.Name) and kind.name in ("int", "float") \
             else None
-        if isinstance(default, nodes.Const) and isinstance(default.value, (int, float)) and \
-                not isinstance(default.value, bool) and keyword(call, "action") is None:
-            value = default
-        elif number is not None and isinstance(default, nodes.Const) and \
-                isinstance(default.value, str) and keyword(call, "action") is None:
+        # (a switch's default, or one that is not a literal, stays unknown)
+        literal = default if isinstance(default, nodes.Const) and \
+            keyword(call, "action") is None else None
+        if literal is not None and isinstance(literal.value, (int, float)) and \
+                not isinstance(literal.value, bool):
+            value = literal
+        elif literal is not None and number is not None and isinstance(literal.value, str):
             # ``type=int, default="500"``: argparse converts a string default with ``type``
             try:
-                value = nodes.Const(int(default.value) if number == "int"
-                                    else float(default.value))
+                value = nodes.Const(int(literal.value) if number == "int"
+                                    else float(literal.value))
             except ValueError:
                 value = None
         out[dest] = None if dest in out else value
@@ -546,6 +548,14 @@ def _defines_method(module: nodes.Module, name: str) -> bool:
         found = cache["method_names"] = frozenset(
             m.name for k in module.nodes_of_class(nodes.ClassDef) for m in k.mymethods())
     return name in found
+
+
+def bound_lambda(b: nodes.NodeNG) -> nodes.Lambda | None:
+    """The lambda a binding assigns (``report = lambda step, loss: ...``), else None."""
+    if isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and \
+            isinstance(b.parent.value, nodes.Lambda):
+        return b.parent.value
+    return None
 
 
 def is_super_call(call: nodes.Call) -> bool:
@@ -1843,9 +1853,8 @@ class Evaluator:
                     init = self.method_of(b, "__init__")
                     if init is not None:
                         out.append((init, True))
-                elif isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and \
-                        isinstance(b.parent.value, nodes.Lambda):
-                    out.append((b.parent.value, False))
+                elif (lam := bound_lambda(b)) is not None:
+                    out.append((lam, False))
             return out
         if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and \
                 func.expr.name in ("self", "cls"):

@@ -543,7 +543,7 @@ def _set_by_callers(flag: nodes.Attribute, ev: Evaluator) -> nodes.Const | None:
         return None
     func = binds[0].parent.parent
     if not isinstance(func, nodes.FunctionDef) or isinstance(func.parent, nodes.ClassDef) or \
-            _stores_attr(func, base.name, flag.attrname):
+            _attr_stores(func, base.name, flag.attrname):
         return None
     calls = [call for call, _ in ev.passing_sites(func)]
     if ev.link is not None and isinstance(func.parent, nodes.Module):
@@ -584,19 +584,13 @@ def _set_by_callers(flag: nodes.Attribute, ev: Evaluator) -> nodes.Const | None:
     return found
 
 
-def _attr_stores(func: nodes.NodeNG, name: str, attr: str) -> list[nodes.Assign]:
-    """``name.attr = ...`` statements anywhere in ``func`` (nested blocks included)."""
-    return [a for a in func.nodes_of_class(nodes.Assign)
-            if any(isinstance(t, nodes.AssignAttr) and t.attrname == attr and
-                   isinstance(t.expr, nodes.Name) and t.expr.name == name
-                   for t in a.targets)] + [
-        a for a in func.nodes_of_class((nodes.AugAssign, nodes.AnnAssign))
-        if isinstance(a.target, nodes.AssignAttr) and a.target.attrname == attr and
-        isinstance(a.target.expr, nodes.Name) and a.target.expr.name == name]  # type: ignore[misc]
-
-
-def _stores_attr(func: nodes.NodeNG, name: str, attr: str) -> bool:
-    return bool(_attr_stores(func, name, attr))
+def _attr_stores(func: nodes.NodeNG, name: str, attr: str) -> list[nodes.NodeNG]:
+    """The statements that store ``name.attr`` anywhere in ``func``, nested blocks
+    included: ``name.attr = ...``, and also ``+=``, a tuple target or a loop target
+    (which :func:`_set_by_callers` does not read as a constant)."""
+    return list({id(s): s for aa in func.nodes_of_class(nodes.AssignAttr)
+                 if aa.attrname == attr and isinstance(aa.expr, nodes.Name) and
+                 aa.expr.name == name for s in [aa.statement()]}.values())
 
 
 def _rebinds_after(func: nodes.NodeNG, name: str, line: int) -> bool:

@@ -342,7 +342,7 @@ def _hands_over_functions(an: Analyzer) -> bool:
     (``report = lambda step, loss: print(...)``) (memoised with the tree; a lambda written
     in the call, such as a test's ``lambda x: x + 1`` handed to an assertion helper, is
     not looked for)."""
-    from flake8_xla.analysis.flows import syntax_cache
+    from flake8_xla.analysis.flows import bound_lambda, syntax_cache
 
     table = syntax_cache(an.module)
     found = table.get("hands_over_functions")
@@ -354,9 +354,7 @@ def _hands_over_functions(an: Analyzer) -> bool:
         for call in an.module_nodes(nodes.Call) if defined else ():
             for arg in (*call.args, *(k.value for k in call.keywords or ())):
                 if isinstance(arg, nodes.Name) and arg.name in defined and any(
-                        isinstance(b, nodes.FunctionDef) or (
-                            isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign)
-                            and isinstance(b.parent.value, nodes.Lambda))
+                        isinstance(b, nodes.FunctionDef) or bound_lambda(b) is not None
                         for b in an.ev.bindings(arg)):
                     found = True
                     break
@@ -393,6 +391,8 @@ class Session:
         # per function and parameter
         self._passed_at: dict[tuple[int, str], list[tuple[str, nodes.Call,
                                                           frozenset[Value]]]] = {}
+        #: every call site param_values read, per function and parameter (None: not all)
+        self._sites_read: dict[tuple[int, str], list[nodes.Call] | None] = {}
         self._constructions: dict[int, list[tuple[Evaluator, nodes.Call]] | None] = {}
         self._roots: dict[str, list[tuple[nodes.NodeNG, Ctx | None, str]]] = {}
         self._roots_busy: list[str] = []
@@ -852,6 +852,7 @@ class Session:
         owner = self._by_module.get(id(ev.module))
         exported = self._exported(func)
         found: list[frozenset[Value]] = []
+        read: list[nodes.Call] | None = None if owner is None else []
         if owner is not None and exported is not None:
             name, bound_self = exported
             method = bound_self and func.name != "__init__"
@@ -916,6 +917,8 @@ class Session:
                     sites += 1
                     if sites > MAX_REMOTE_SITES:
                         break
+                    if read is not None:
+                        read.append(call)
                     passed = an.ev.call_arguments(call, None, d,
                                                   only=_position(func, param, bound_self))
                     bound = ev.ctx_for_values(func, passed, None, 1, d, self_v)
@@ -934,10 +937,12 @@ class Session:
                         if all(c is not call for _, c, _ in seen_at):
                             seen_at.append((caller, call, value))
                 if sites > MAX_REMOTE_SITES:
+                    read = None
                     if not method:
                         found.append(UNKNOWN_SET)
                     break
         self._params[key] = found
+        self._sites_read[key] = read
         return found
 
     def forward_inputs(self, ev: Evaluator, func: nodes.FunctionDef, klass: nodes.ClassDef,
@@ -1311,12 +1316,10 @@ class Session:
         return self._where(owner[0], node) if owner is not None else None
 
     def remote_calls(self, func: nodes.NodeNG, param: str) -> list[nodes.Call] | None:
-        """The calls in other modules whose values of ``param`` :meth:`param_values` read
-        for ``func`` (call it first); None when there may be more than it reads."""
-        held = self._passed_at.get((id(func), param), [])
-        if len(held) >= MAX_REMOTE_SITES:
-            return None
-        return [call for _, call, _ in held]
+        """Every call in other modules that :meth:`param_values` read for ``param`` of
+        ``func`` (call it first), whatever it passes; None when that was not read to the
+        end (past :data:`MAX_REMOTE_SITES`, still in progress, or a module not linked)."""
+        return self._sites_read.get((id(func), param))
 
     def passed_at(self, func: nodes.NodeNG, param: str,
                   keep: Callable[[frozenset[Value]], bool] | None = None) -> list[str]:

@@ -1581,25 +1581,25 @@ function).
             index = node.slice
             if isinstance(index, (nodes.Const, nodes.Slice)) and _static_slice(index):
                 return None  # syntax first: constant indices and slices
+            masking = "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
+                node in node.parent.targets else "boolean-mask indexing"
+            whole = an.value(index, ctx)
             if not is_lazy(node.value):
                 base = an.value(node.value, ctx)
-                mask = an.value(index, ctx)
                 if base and all(v.kind is Kind.TENSOR and v.device in (None, V.ANY_DEVICE)
-                                for v in base) and _bool_mask(mask, True) and lazy(mask) and \
-                        all(v.device == "xla" for v in mask if v.kind is Kind.TENSOR):
+                                for v in base) and _bool_mask(whole, True) and lazy(whole) and \
+                        all(v.device == "xla" for v in whole if v.kind is Kind.TENSOR):
                     # ``bbox_preds.view(-1, 4)[fg_masks]``: a tensor of unknown device
                     # indexed by a mask on the XLA device is on that device (indexing
                     # takes both on one device)
-                    return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) \
-                        and node in node.parent.targets else "boolean-mask indexing"
+                    return masking
                 # ``cond[:, :, lead:]`` with ``lead`` a lazy tensor, on an argument whose
                 # value is not known: indexing by several dimensions is an array's, and
                 # the bound is read from the device to shape the result either way
-                if isinstance(index, nodes.Tuple) and not V.is_known(an.value(node.value, ctx)) \
+                if isinstance(index, nodes.Tuple) and not V.is_known(base) \
                         and _slice_bound(index.elts, is_lazy):
                     return "slicing by a tensor value"
                 return None
-            whole = an.value(index, ctx)
             # ``x[:, mask]``, ``cost[mask, :]``: a mask in one dimension selects as many
             # entries as it holds True values, as a whole-index mask does (a dimension's
             # mask counts by its dtype, not by its name)
@@ -1608,8 +1608,7 @@ function).
                         not isinstance(part, (nodes.Slice, nodes.Const)) and
                         _bool_mask(vs := an.value(part, ctx), True) and lazy(vs)
                         for part in index.elts):
-                return "boolean-mask assignment" if isinstance(node.parent, nodes.Assign) and \
-                    node in node.parent.targets else "boolean-mask indexing"
+                return masking
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
             if _slice_bound(parts, is_lazy):
                 return "slicing by a tensor value"
