@@ -32,6 +32,11 @@ def _read_as_scalar(node: nodes.NodeNG) -> bool:
         parent.parent.func is parent
 
 
+#: Module containers whose ``__getitem__`` turns an index into a Python int.
+INDEXED_MODULES = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential",
+                             "torch.nn.ParameterList"})
+
+
 def _callee_name(func: nodes.NodeNG) -> str | None:
     if isinstance(func, nodes.Attribute):
         return func.attrname
@@ -375,13 +380,18 @@ the XLA path, CPU tensors and Python numbers.
                 node.ctx == Context.Load and lazy(node.slice, ctx):
             # ``classes[pred]``: a Python list or tuple indexed by a 0-d tensor takes its
             # ``__index__``, which reads the value (a dict hashes the tensor object: no
-            # read). Only an index known to be on the XLA device: an unknown helper's
+            # read); so does ``nn.ModuleList``/``nn.Sequential`` (``operator.index``).
+            # Only an index every value of which is a lazy tensor: an unknown helper's
             # result (``ctx.tensor_parameter_id(t)``) may be a Python int.
             held = an.value(node.value, ctx)
             index = an.value(node.slice, ctx)
-            if held and all(v.kind in (Kind.LIST, Kind.TUPLE) for v in held) and \
-                    all(v.kind is Kind.TENSOR and v.device == "xla" for v in index):
-                return "indexing a Python list with a tensor", fix
+            if held and index and all(
+                    v.kind in (Kind.LIST, Kind.TUPLE) or (
+                        v.kind is Kind.MODULE and v.qual in INDEXED_MODULES)
+                    for v in held) and all(V.lazy_value(v, strong) for v in index):
+                what = "a Python list" if all(v.kind in (Kind.LIST, Kind.TUPLE)
+                                              for v in held) else "an nn.ModuleList"
+                return f"indexing {what} with a tensor", fix
         if isinstance(node, nodes.BinOp) and node.op == "%" and const_str(node.left) is not None:
             right = node.right
             items = right.elts if isinstance(right, nodes.Tuple) else [right]
