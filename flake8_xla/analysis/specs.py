@@ -157,6 +157,8 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
         flags.add("iterable")
         if all(v.kind is Kind.DATASET and v.has("stream") for v in ds):
             flags.add("stream")  # a streaming HF dataset, not split by rank
+        elif all(v.kind is Kind.DATASET and (v.has("stream") or v.has("whole")) for v in ds):
+            flags.add("whole")  # an HF dataset that may be a stream, not split either
     if ds and all(v.kind is Kind.DATASET and v.has("sharded") for v in ds):
         flags.add("distributed")  # this replica's part of the dataset
     batch = argument(call, 1, "batch_size")
@@ -355,7 +357,7 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
         flags = receiver.flags & _DATASET_KIND_FLAGS
         if _names_replica(call) or entry.name.endswith(".skip") and not all(
                 isinstance(a, nodes.Const) for a in call.args):
-            flags = flags - {"stream"}
+            flags = flags - {"stream", "whole"}
         return one(Kind.DATASET, node=call, qual=entry.name, flags=flags)
     converts = entry.name.endswith(".to_iterable_dataset")
     if converts or entry.name in ("datasets.interleave_datasets",
@@ -384,8 +386,12 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
             return one(Kind.DATASET, node=call, qual=entry.name,
                        flags=frozenset({"iterable", "stream"}))
         if stream is not False:
-            # ``streaming=args.streaming``: maybe a stream (no fixed last batch, no sampler)
-            return one(Kind.DATASET, node=call, qual=entry.name, flags=frozenset({"iterable"}))
+            # ``streaming=args.streaming``: maybe a stream (no fixed last batch, no sampler);
+            # either way the whole dataset, which every replica that iterates it without a
+            # sampler or a split reads ("whole"), unless the call names the replica
+            whole = set() if _names_replica(call) else {"whole"}
+            return one(Kind.DATASET, node=call, qual=entry.name,
+                       flags=frozenset({"iterable", *whole}))
     sizes = dict(entry.sizes)
     text = None
     if sizes:
@@ -467,7 +473,7 @@ _SAME_ROWS = frozenset({"to", "float", "long", "int", "half", "double", "bool", 
 _REPLICA_WORDS = frozenset({"rank", "ordinal", "world", "replica", "replicas", "shard",
                             "shards", "host", "hosts", "process", "processes"})
 #: Flags of a dataset value that its methods keep (see :func:`_dataset`).
-_DATASET_KIND_FLAGS = frozenset({"iterable", "stream", "sharded"})
+_DATASET_KIND_FLAGS = frozenset({"iterable", "stream", "sharded", "whole"})
 
 
 def _names_replica(call: nodes.Call) -> bool:

@@ -1016,7 +1016,9 @@ evaluate`) is multi-replica only in those functions and what they call, not in i
 single-device `train()`. So is one over a streaming
 dataset (`load_dataset(..., streaming=True)`, also after `.map`/`.shuffle`): no sampler
 can shard a stream, so the fix is `split_dataset_by_node(ds, rank=xr.global_ordinal(),
-world_size=xr.world_size())` (or `ds.shard(...)`). A loader built by a factory in
+world_size=xr.world_size())` (or `ds.shard(...)`); a dataset that may be a stream
+(`streaming=args.streaming`) is read whole either way, and the same fix serves both. A
+loader built by a factory in
 another module is reported where it is built. Evaluation loops are left alone (they
 cost time, not correctness), and so is a dataset built from the replica's global index
 (`ShardSet(files[xr.global_ordinal()])`): each replica reads its own shard already.
@@ -1044,6 +1046,13 @@ cost time, not correctness), and so is a dataset built from the replica's global
               "replica with "
               "datasets.distributed.split_dataset_by_node(ds, rank=xr.global_ordinal(), "
               "world_size=xr.world_size())")
+
+    MAYBE_STREAM = ("DataLoader over an HF dataset that may be streamed (load_dataset(..., "
+                    "streaming=<not known>)) with no sampler in multi-replica training: "
+                    "stream or not, every replica (xmp.spawn, torch_xla.launch, torchrun) "
+                    "reads the whole dataset in the same order; split it per replica with "
+                    "datasets.distributed.split_dataset_by_node(ds, rank=xr.global_ordinal(), "
+                    "world_size=xr.world_size())")
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
@@ -1098,8 +1107,11 @@ cost time, not correctness), and so is a dataset built from the replica's global
                 if not here and (loop_an is not an or _checked_at_home(an, node)):
                     continue  # another module's loader in a neighbour's loop, or checked where built
                 stream = v.has("stream")  # a sampler cannot shard a stream: split it
+                # (an HF dataset that may be a stream, ``streaming=args.streaming``: unsplit
+                # either way, and split_dataset_by_node serves both)
+                whole = not stream and v.has("whole")
                 if v.has("distributed") or v.has("sampler") or v.has("sampler_unknown") or \
-                        v.has("iterable") and not stream or v.has("drop_last_unknown") and \
+                        v.has("iterable") and not stream and not whole or v.has("drop_last_unknown") and \
                         keyword(node, "batch_sampler") is not None or \
                         v.has("unbatched") and not stream:
                     # (``batch_size=None``: the dataset makes the batches itself, a
@@ -1112,8 +1124,9 @@ cost time, not correctness), and so is a dataset built from the replica's global
                 if home is not None and _sharded_by_ordinal(home, node):
                     continue  # ``dataset(files[xm.get_ordinal()])``: one shard per replica
                 reported.add(id(node))
-                found = self.finding_text(
-                    node, f"{self.code} {self.STREAM if stream else self.NO_SAMPLER}")
+                message = self.STREAM if stream else self.MAYBE_STREAM if whole else \
+                    self.NO_SAMPLER
+                found = self.finding_text(node, f"{self.code} {message}")
                 if found is not None:
                     yield found
 

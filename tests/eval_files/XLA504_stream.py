@@ -24,18 +24,23 @@ def _mp_fn(index, flags):
     tokenized = stream.map(lambda ex: ex).shuffle(seed=0, buffer_size=1000)
     loader = DataLoader(tokenized, batch_size=8)  # error: XLA504
     train(model, optimizer, loader, device)
-    # Traps: a stream split per replica (by node, or by shard), a stream flag that is
-    # unknown here.
+    # A stream flag unknown here: stream or map-style dataset, every replica reads it whole.
+    maybe = datasets.load_dataset("c4", "en", split="train", streaming=flags.streaming)
+    train(model, optimizer, DataLoader(maybe, batch_size=8, drop_last=True), device)  # error: XLA504
+    # Traps: a stream split per replica (by node, or by shard), also when it may be a stream.
     own = split_dataset_by_node(stream, rank=xr.global_ordinal(), world_size=xr.world_size())
     train(model, optimizer, DataLoader(own, batch_size=8), device)
     part = stream.shard(num_shards=xr.world_size(), index=xr.global_ordinal())
     train(model, optimizer, DataLoader(part, batch_size=8), device)
-    maybe = datasets.load_dataset("c4", "en", split="train", streaming=flags.streaming)
-    train(model, optimizer, DataLoader(maybe, batch_size=8, drop_last=True), device)
+    either = split_dataset_by_node(maybe, rank=xr.global_ordinal(), world_size=xr.world_size())
+    train(model, optimizer, DataLoader(either, batch_size=8, drop_last=True), device)
     # ... and streams that each replica builds from its own files, or filters to its own
     # examples.
     rank, world = xr.global_ordinal(), xr.world_size()
     mine = datasets.load_dataset("json", data_files=flags.files[rank::world], streaming=True)
+    train(model, optimizer, DataLoader(mine, batch_size=8), device)
+    mine = datasets.load_dataset("json", data_files=flags.files[rank::world],
+                                 streaming=flags.streaming)
     train(model, optimizer, DataLoader(mine, batch_size=8), device)
     kept = stream.filter(lambda ex, i: i % world == rank, with_indices=True)
     train(model, optimizer, DataLoader(kept, batch_size=8), device)
