@@ -418,6 +418,45 @@ def test_framework_switches_count_as_xla_use(tmp_path: Path) -> None:
     assert s.xla and not s.program
 
 
+def test_framework_trainer_on_tpu_is_a_program(tmp_path: Path) -> None:
+    """A module that builds Lightning's Trainer on the TPU (``tpu_cores=``, or
+    ``accelerator="tpu"``) runs what it hands to ``fit`` on the XLA device: the modules it
+    imports are XLA code, with or without a main block (a ``finetune()`` that a command-line
+    entry point reaches through importlib). A module that only names the switch is not."""
+    top = write(tmp_path / "g", {
+        "pyproject.toml": "",
+        "app/__init__.py": "",
+        "app/main.py": """\
+            import importlib
+            def run(args):
+                importlib.import_module("app.finetune").finetune(args.tpu_cores)
+            """,
+        "app/finetune.py": """\
+            import pytorch_lightning as pl
+            from app.data import Lines
+            def finetune(tpu_cores):
+                pl.Trainer(tpu_cores=tpu_cores, max_epochs=1).fit(None, Lines())
+            """,
+        "app/data.py": """\
+            from app.text import tokenize
+            class Lines:
+                collate = staticmethod(tokenize)
+            """,
+        "app/text.py": "def tokenize(tok, batch):\n    return tok(batch, padding=True)\n",
+        "app/probe.py": """\
+            import lightning as L
+            from app.other import helper
+            NAMES = {"accelerator": "tpu"}
+            """,
+        "app/other.py": "def helper():\n    return 1\n",
+    })
+    ix = index_for(top / "app" / "main.py")
+    assert ix.summary("app/finetune.py").program
+    assert {"app/finetune.py", "app/data.py", "app/text.py"} <= ix.xla_code()
+    assert not ix.summary("app/probe.py").program
+    assert not ix.is_xla_code(top / "app" / "other.py")
+
+
 def test_editor_and_tree_runs_agree(proj: Path) -> None:
     """flake8 on one file (as an editor runs it) reports what a run over the tree does."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))

@@ -14,7 +14,13 @@ from typing import Any
 
 from flake8_xla.astwalk import walk
 from flake8_xla.imports import ImportTable
-from flake8_xla.project.xlause import is_program, is_script, name_chain, shows_xla_use
+from flake8_xla.project.xlause import (
+    is_program,
+    is_script,
+    launches_framework_trainer,
+    name_chain,
+    shows_xla_use,
+)
 
 #: Bumped whenever the summary's fields or their meaning change (old entries are rebuilt).
 SCHEMA = 6
@@ -174,6 +180,7 @@ def summarize(tree: ast.Module, source: str) -> Summary:
     top = _top_imports(tree)
     needs = any(m.split(".", 1)[0] in ("torch_xla", "torch_xla_py") for m, lv, _ in top
                 if not lv)
-    return Summary(xla=xla, program=xla and is_program(tree), imports=tuple(imports),
+    return Summary(xla=xla, program=xla and (is_program(tree) or
+                                                   launches_framework_trainer(tree, table)), imports=tuple(imports),
                    refs=tuple(sorted(refs)), defs=tuple(sorted(defs)), needs_xla=needs,
                    top=top, deep=tuple(sorted(deep)), script=is_script(tree))

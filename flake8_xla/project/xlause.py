@@ -165,20 +165,48 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
             resolved = imports.resolve(head)
             if resolved is not None and _switch(f"{resolved}.{rest}" if rest else resolved):
                 return True
-        if isinstance(node, ast.Call) and any(k.arg == LIGHTNING_TPU_CORES
-                                              for k in node.keywords):
-            dotted = _dotted(node.func)
-            head, _, rest = (dotted or "").partition(".")
+        if isinstance(node, ast.Call) and _tpu_trainer(node, imports):
+            return True
+        if isinstance(node, ast.keyword) and _tpu_accelerator(node):
+            return True
+        if ignite and isinstance(node, ast.Constant) and node.value == IGNITE_XLA_BACKEND:
+            return True
+    return False
+
+
+def _tpu_accelerator(kw: ast.keyword) -> bool:
+    """``accelerator="tpu"`` (or ``"xla"``): Lightning's XLA accelerator, by name."""
+    return kw.arg == "accelerator" and isinstance(kw.value, ast.Constant) and isinstance(
+        kw.value.value, str) and kw.value.value.lower() in ("tpu", "xla")
+
+
+def _tpu_trainer(call: ast.Call, imports: ImportTable) -> bool:
+    """A framework's ``Trainer(tpu_cores=...)`` (Lightning 1.x's TPU switch)."""
+    if not any(k.arg == LIGHTNING_TPU_CORES for k in call.keywords):
+        return False
+    dotted = _dotted(call.func)
+    head, _, rest = (dotted or "").partition(".")
+    resolved = imports.resolve(head) if head else None
+    full = (f"{resolved}.{rest}" if rest else resolved) or ""
+    return full.split(".", 1)[0] in FRAMEWORKS and full.endswith(".Trainer")
+
+
+def launches_framework_trainer(tree: ast.AST, imports: ImportTable) -> bool:
+    """The module builds a framework Trainer on the XLA device: Lightning's
+    ``Trainer(tpu_cores=...)`` or ``Trainer(accelerator="tpu", ...)``. Its ``fit`` runs the
+    modules, data modules and callbacks handed to it on that device, so the module is a
+    program of the XLA path (Lightning ``trainer/trainer.py``, ``accelerators/xla.py``),
+    as a script is, whether or not it has a main block of its own (a ``finetune()``
+    that a command-line entry point reaches)."""
+    for node in walk(tree):
+        if isinstance(node, ast.Call) and (_tpu_trainer(node, imports) or any(
+                _tpu_accelerator(k) for k in node.keywords)):
+            dotted = _dotted(node.func) or ""
+            head, _, rest = dotted.partition(".")
             resolved = imports.resolve(head) if head else None
             full = (f"{resolved}.{rest}" if rest else resolved) or ""
             if full.split(".", 1)[0] in FRAMEWORKS and full.endswith(".Trainer"):
                 return True
-        if isinstance(node, ast.keyword) and node.arg == "accelerator" and isinstance(
-                node.value, ast.Constant) and isinstance(node.value.value, str) and \
-                node.value.value.lower() in ("tpu", "xla"):
-            return True
-        if ignite and isinstance(node, ast.Constant) and node.value == IGNITE_XLA_BACKEND:
-            return True
     return False
 
 
