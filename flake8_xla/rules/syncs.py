@@ -457,8 +457,21 @@ the XLA path, CPU tensors and Python numbers.
 
     @staticmethod
     def _prog_bar(call: nodes.Call) -> bool:
+        """``self.log(..., prog_bar=True)`` that shows the value at each step. Lightning
+        logs at the step only with ``on_step=True``, its default in ``training_step``
+        alone (``validation_step``/``test_step`` default to the epoch: the value is
+        accumulated on the device and read at the epoch's end; Lightning
+        ``core/module.py`` ``log()``, "Logging" guide's table of hook defaults)."""
         flag = keyword(call, "prog_bar")
-        return isinstance(flag, nodes.Const) and flag.value is True
+        if not (isinstance(flag, nodes.Const) and flag.value is True):
+            return False
+        on_step = keyword(call, "on_step")
+        if on_step is not None:
+            return not (isinstance(on_step, nodes.Const) and on_step.value is False)
+        name = getattr(enclosing_function(call), "name", "")
+        return not name.startswith(
+            ("validation_step", "test_step", "predict_step", "on_validation", "on_test",
+             "on_predict"))
 
     @staticmethod
     def _read_what(func: nodes.NodeNG) -> str:

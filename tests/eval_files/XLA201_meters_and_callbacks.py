@@ -49,9 +49,15 @@ class Module(lp.LightningModule):
     def training_step(self, batch, batch_idx):
         loss = self.layer(batch).sum()
         self.log("train_loss", loss, prog_bar=True)  # error: XLA201
-        # Trap: logged without the progress bar.
+        # Traps: logged without the progress bar, or shown at the epoch's end only.
         self.log("other", loss)
+        self.log("epoch_loss", loss, prog_bar=True, on_step=False, on_epoch=True)
         return loss
+
+    def validation_step(self, batch, batch_idx):
+        loss = self.layer(batch).sum()
+        self.log("val_loss", loss, prog_bar=True)  # (Lightning logs it per epoch here)
+        self.log("val_step_loss", loss, prog_bar=True, on_step=True)  # error: XLA201
 
 
 def ignite_training(model, optimizer, loader):
