@@ -696,6 +696,22 @@ def _host_item(v: Value) -> frozenset[Value]:
         else V.host()
 
 
+def _string_equality(node: nodes.Compare, parts: list[frozenset[Value]]) -> str | None:
+    """``"True"``/``"False"`` for ``a == b`` (or ``!=``) of host strings whose every value
+    is known (``dtype == "float16"`` with ``dtype = "bfloat16"``), when every pair of them
+    gives the same answer; else None."""
+    if len(node.ops) != 1 or node.ops[0][0] not in ("==", "!="):
+        return None
+    sides = []
+    for vs in parts:
+        if not vs or not all(v.kind is Kind.HOST and v.qual == "str" and v.text is not None
+                             for v in vs):
+            return None
+        sides.append({v.text for v in vs})
+    answers = {(a == b) == (node.ops[0][0] == "==") for a in sides[0] for b in sides[1]}
+    return str(answers.pop()) if len(answers) == 1 else None
+
+
 class Evaluator:
     """Abstract values of one astroid module's expressions (memoised, budgeted)."""
 
@@ -3104,7 +3120,7 @@ class Evaluator:
         if V.any_kind(both, Kind.TENSOR):
             return V.tensor(V.tensor_device(both), flags=frozenset({"bool"}))
         if V.all_kind(both, Kind.HOST, Kind.DEVICE, Kind.REF):
-            return V.host("bool")
+            return V.host("bool", _string_equality(node, parts))
         return UNKNOWN_SET
 
     # ------------------------------------------------------------------ calls

@@ -1254,8 +1254,10 @@ def switched_off(call: nodes.Call, ev: Evaluator | None = None) -> bool:
         return flag.value is False
     if xla_truth(flag, ev) is False:
         return True
-    if ev is not None and isinstance(flag, (nodes.Name, nodes.Attribute)):
-        # ``USE_FP16 = False`` ... ``enabled=USE_FP16``: every value it can have is False
+    if ev is not None and isinstance(flag, (nodes.Name, nodes.Attribute, nodes.Compare,
+                                            nodes.BoolOp, nodes.UnaryOp)):
+        # ``USE_FP16 = False`` ... ``enabled=USE_FP16``: every value it can have is False;
+        # so is ``enabled=(dtype == "float16")`` with ``dtype = "bfloat16"`` (nanoGPT)
         return V.known_bool(ev.value(flag)) is False
     return False
 

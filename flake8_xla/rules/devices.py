@@ -94,8 +94,13 @@ def _names_class(an: Analyzer, expr: nodes.NodeNG, klass: nodes.ClassDef) -> boo
 
 
 def _device_name(name: str) -> bool:
-    """A variable named for a device: ``device``, ``DEVICE``, ``train_device``, ``dev``."""
+    """A variable named for a device: ``device``, ``DEVICE``, ``train_device``, ``dev``;
+    not ``device_type``, the kind string that ``torch.autocast(device_type=...)`` and
+    ``pin_memory`` tests take (nanoGPT's ``"cuda" if "cuda" in device else "cpu"``), which
+    places no tensor."""
     low = name.lower()
+    if low.endswith("device_type"):
+        return False
     return "device" in low or low == "dev" or low.endswith("_dev")
 
 

@@ -8,6 +8,7 @@ from torch.cuda.amp import autocast
 
 device = torch_xla.device()
 USE_FP16 = False
+PRECISION = "bfloat16"
 
 
 def forward(model, x):
@@ -29,6 +30,10 @@ def forward(model, x):
     scaler3 = torch.amp.GradScaler("xla")
     # Trap: switched off by a module constant that is False.
     off = torch.amp.GradScaler("cuda", enabled=USE_FP16)
+    # Trap: a test of a module constant that is false (nanoGPT's dtype == "float16").
+    off2 = torch.cuda.amp.GradScaler(enabled=(PRECISION == "float16"))
+    on = torch.cuda.amp.GradScaler(enabled=(PRECISION != "float16"))  # error: XLA401
+    del off2, on
     return a, b, c, d, e, f, scaler, scaler2, scaler3, off
 
 

@@ -33,6 +33,13 @@ def setup_device(cfg):
     return torch_xla.device()
 
 
+def autocast_kind():
+    # Trap: the kind string autocast and pin_memory tests take (nanoGPT), not a device.
+    device = torch_xla.device()
+    device_type = "cuda" if "cuda" in str(device) else "cpu"
+    return device_type
+
+
 def debug_metrics(args):
     if getattr(args, "tpu_metrics_debug", False):
         print("metrics")
