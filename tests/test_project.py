@@ -1040,6 +1040,55 @@ def test_an_optimizer_from_another_modules_factory_under_a_grad_scaler(tmp_path:
     assert len(found) == 1 and "the cause is at optim.py:5" in found[0], found
 
 
+def test_a_launcher_scripts_loader_is_reported_where_it_is_built(tmp_path: Path) -> None:
+    """XLA504: the replica function of train.py builds a DataLoader with no sampler and
+    hands it to engine.py's training loop. It is reported once, on the DataLoader line of
+    train.py, not on engine.py's loader parameter; a DistributedSampler silences it."""
+    files = {
+        "pyproject.toml": "",
+        "engine.py": """\
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            def train_one_epoch(model, loader, optimizer, device):
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    model(x).sum().backward()
+                    xm.optimizer_step(optimizer)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            from torch.utils.data import DataLoader, TensorDataset
+
+            from engine import train_one_epoch
+
+
+            def _mp_fn(index):
+                device = torch_xla.device()
+                ds = TensorDataset(torch.randn(2048, 8), torch.randn(2048, 1))
+                loader = DataLoader(ds, batch_size=64, shuffle=True, drop_last=True)
+                model = torch.nn.Linear(8, 1).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for epoch in range(3):
+                    train_one_epoch(model, loader, opt, device)
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn)
+            """,
+    }
+    top = write(tmp_path / "bare", files)
+    assert lint(top / "train.py") == [(11, "XLA504")]
+    assert not [f for f in lint(top / "engine.py") if f[1] == "XLA504"]
+    files["train.py"] = files["train.py"].replace(
+        "shuffle=True, drop_last=True)",
+        "drop_last=True,\n                    sampler=torch.utils.data.DistributedSampler(\n"
+        "                        ds, num_replicas=8, rank=index))")
+    top = write(tmp_path / "sampled", files)
+    assert not [f for f in lint(top / "train.py") if f[1] == "XLA504"]
+
+
 def test_a_sampler_of_a_helper_after_the_callers_process_group_is_not_reported(
         tmp_path: Path) -> None:
     """XLA504: data.py's DistributedSampler takes its rank from the XLA process group

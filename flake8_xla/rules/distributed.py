@@ -1148,10 +1148,13 @@ cost time, not correctness), and so is a dataset built from the replica's global
         for owner, loop in loops(an):
             iterated |= {id(v.node) for v in _plain_loaders(an.value(loop.iter), 0)}
             yield owner, loop
-        if an.link is None or launcher_calls(an):
-            return  # (a script that starts the replicas runs the loops it builds loaders for)
+        if an.link is None:
+            return
+        # (a script that starts the replicas hands the loaders it builds and does not loop
+        # over itself to another module's loop: ``train_one_epoch(model, loader, ...)``)
+        launcher = bool(launcher_calls(an))
         pending = {id(call) for call in an.plain_loader_calls()
-                   if id(call) not in iterated and _handed_out(an, call)}
+                   if id(call) not in iterated and (launcher or _handed_out(an, call))}
         if not pending:
             return
         # (nearest and likeliest first; none more once every DataLoader built here is found)
@@ -1306,14 +1309,15 @@ def _selects_by_ordinal(an: Analyzer, roots: list[nodes.NodeNG], frame: nodes.No
 def _checked_at_home(an: Analyzer, call: nodes.Call) -> bool:
     """The DataLoader ``call`` of another module is checked in its own module, which looks
     for the loops its loaders reach (see ``SamplerWithoutReplicaInfo._training_loops``):
-    a module that is XLA code, runs in several replicas, starts none itself and builds
-    the loader in a function other modules name. Reported there, not where it is looped
-    over (once, on the line where it is built)."""
+    a module that is XLA code, runs in several replicas, and builds the loader in a
+    function other modules name, or starts the replicas itself (the script's ``_mp_fn``
+    hands its loader to ``engine.train_one_epoch``). Reported there, not where it is
+    looped over (once, on the line where it is built)."""
     link = an.link
     if link is None or not link.home_is_xla_code(call):
         return False
     home = link.analyzer_of(call)
-    return home is not None and not launcher_calls(home) and _handed_out(home, call) and \
+    return home is not None and (bool(launcher_calls(home)) or _handed_out(home, call)) and \
         is_multi_replica(home)
 
 
