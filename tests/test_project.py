@@ -1040,6 +1040,56 @@ def test_an_optimizer_from_another_modules_factory_under_a_grad_scaler(tmp_path:
     assert len(found) == 1 and "the cause is at optim.py:5" in found[0], found
 
 
+def test_an_evaluation_pass_run_from_another_modules_training_loop(tmp_path: Path) -> None:
+    """evaluate() of evaluation.py loops over its own loader, and train.py's training loop
+    runs it every 1000 steps: the reads after its loop run once per pass (not per
+    training step), while a read inside its loop is a per-step host sync."""
+    top = write(tmp_path / "e", {
+        "pyproject.toml": "",
+        "evaluation.py": """\
+            import torch
+            import torch_xla.distributed.parallel_loader as pl
+
+
+            @torch.no_grad()
+            def evaluate(model, loader, device):
+                total = torch.zeros((), device=device)
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    total += loss
+                    print(loss.item())
+                return {"loss": total.item() / len(loader)}
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader, TensorDataset
+
+            from evaluation import evaluate
+
+
+            def main():
+                device = torch_xla.device()
+                ds = TensorDataset(torch.randn(4096, 8), torch.randn(4096, 1))
+                train = DataLoader(ds, batch_size=64, drop_last=True)
+                model = torch.nn.Linear(8, 1).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for step, (x, y) in enumerate(pl.MpDeviceLoader(train, device)):
+                    torch.nn.functional.mse_loss(model(x), y).backward()
+                    xm.optimizer_step(opt)
+                    if step % 1000 == 0:
+                        xm.master_print(evaluate(model, train, device))
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+    })
+    assert lint(top / "evaluation.py") == [(11, "XLA201")]
+
+
 def test_a_launcher_scripts_loader_is_reported_where_it_is_built(tmp_path: Path) -> None:
     """XLA504: the replica function of train.py builds a DataLoader with no sampler and
     hands it to engine.py's training loop. It is reported once, on the DataLoader line of

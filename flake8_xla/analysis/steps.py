@@ -863,6 +863,14 @@ class Steps:
                 # teacher model left on the CPU stays there), see is_strong_in.
                 own = {id(n) for n, _, _ in region}
                 for func, fctx, kind in self.ev.link.step_roots(self.an):
+                    if isinstance(func, nodes.FunctionDef) and \
+                            self._loops_over_data_steps(func):
+                        # (an ``evaluate()`` over its own loader that another module's
+                        # training loop runs every N steps: its loops are steps of their
+                        # own, found above, and the rest of it runs once per pass, as for
+                        # a callee of this module's own step loops, see _collect; a GAN
+                        # step's inner loop of discriminator updates is part of the step)
+                        continue
                     self._kind = kind
                     reached = self._collect_new(region, self.function_body(func), func,
                                                 fctx, 1)
