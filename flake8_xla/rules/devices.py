@@ -93,6 +93,11 @@ def _names_class(an: Analyzer, expr: nodes.NodeNG, klass: nodes.ClassDef) -> boo
         and b.parent.value.func.name == klass.name for b in binds)
 
 
+def _assign_targets(node: nodes.Assign | nodes.AnnAssign) -> list[nodes.NodeNG]:
+    """The targets of an assignment, annotated (``device: str = "cuda"``) or not."""
+    return list(node.targets) if isinstance(node, nodes.Assign) else [node.target]
+
+
 def _device_name(name: str) -> bool:
     """A variable named for a device: ``device``, ``DEVICE``, ``train_device``, ``dev``;
     not ``device_type``, the kind string that ``torch.autocast(device_type=...)`` and
@@ -216,7 +221,8 @@ XLA device, or is only printed or logged (unless another module imports it).
         an = self.ctx.analyzer
         if an is None:
             return
-        for node in an.rule_nodes((nodes.Call, nodes.Arguments, nodes.Assign)):
+        for node in an.rule_nodes((nodes.Call, nodes.Arguments, nodes.Assign,
+                                   nodes.AnnAssign)):
             for target, what in self._kinds(node):
                 # A ``"cuda" if torch.cuda.is_available() else "cpu"`` choice still counts:
                 # on an XLA host it silently trains on the CPU.
@@ -268,15 +274,16 @@ XLA device, or is only printed or logged (unless another module imports it).
                         param.name != "device_type" and _is_cuda(const_str(default)) and \
                         not _selects_xla(node.parent, param.name):
                     yield default, f"the default {param.name}={default.as_string()}"
-        elif isinstance(node, nodes.Assign) and any(
-                (isinstance(t, nodes.AssignName) and _device_name(t.name)) or
-                (isinstance(t, nodes.AssignAttr) and _device_name(t.attrname))
-                for t in node.targets):
+        elif isinstance(node, (nodes.Assign, nodes.AnnAssign)) and node.value is not None \
+                and any((isinstance(t, nodes.AssignName) and _device_name(t.name)) or
+                        (isinstance(t, nodes.AssignAttr) and _device_name(t.attrname))
+                        for t in _assign_targets(node)):
+            # (``device: str = "cuda"``, a dataclass field's default, too)
             values = [node.value.body, node.value.orelse] if isinstance(
                 node.value, nodes.IfExp) else [node.value]
             for value in values:
                 if _is_cuda(const_str(value)):
-                    yield value, f"{node.targets[0].as_string()} = {value.as_string()}"
+                    yield value, f"{_assign_targets(node)[0].as_string()} = {value.as_string()}"
 
     def _unread_guard(self, node: nodes.NodeNG) -> bool:
         """A ``'cuda' if torch.cuda.is_available() else 'cpu'`` (or ``torch.device()`` of
@@ -294,10 +301,11 @@ XLA device, or is only printed or logged (unless another module imports it).
         if isinstance(assign, nodes.Call) and \
                 self.ctx.analyzer.qualname(assign.func) == "torch.device":
             assign = assign.parent
-        if not isinstance(assign, nodes.Assign):
+        if not isinstance(assign, (nodes.Assign, nodes.AnnAssign)):
             return False
-        targets = [t for t in assign.targets if isinstance(t, nodes.AssignName)]
-        if not targets or len(targets) != len(assign.targets):
+        every = _assign_targets(assign)
+        targets = [t for t in every if isinstance(t, nodes.AssignName)]
+        if not targets or len(targets) != len(every):
             return False
         names = {t.name for t in targets}
         an = self.ctx.analyzer
