@@ -6,7 +6,10 @@ optimizer step (``optimizer.step()``, ``xm.optimizer_step``, ``scaler.step``,
 iterates. It is an **evaluation step loop** when each iteration runs a forward pass
 (a call of a module value with new inputs), unless it iterates the modules themselves
 (``for layer in self.layers``) or sits in a module's ``forward``. A loop over an XLA
-loader, or with a barrier of its own, is a step loop too. A **step function** runs one
+loader, or with a barrier of its own, is a step loop too, and so is a **generation
+loop**: one whose iterations call a function running a decode loop (forward passes with
+no data, training or barrier of their own: ``for prompt in prompts: greedy(model,
+ids)``), one step per item. A **step function** runs one
 training step without a loop (``def train_step(batch): loss.backward(); opt.step()``),
 or is a framework's step hook (ignite's process function, Lightning's
 ``training_step``, the Trainer's ``compute_loss``).
@@ -439,6 +442,13 @@ class Steps:
             # step after an inner training loop over the data, the step of a last partial
             # accumulation bucket: the steps are the inner loops; an evaluation loop run
             # every N steps inside a training loop leaves it a step loop)
+            if not step and isinstance(lp, nodes.For) and \
+                    self._drives_step_loops(lp, calls_only=True) and \
+                    not self._memo_q("drives_steps", lp, self._drives_own_steps):
+                # ``for prompt in prompts: out = greedy_decode(model, ids, ...)``: a loop
+                # whose iterations run a decode loop (forward passes, no data, training or
+                # barrier of its own) is a generation loop, one step per item
+                step = True
             if not step and any(self.is_barrier_call(c, cx)
                                 for c, cx in self.calls_in(lp, into_loops=False)):
                 # A barrier after ``train_one_epoch(...)``: an epoch loop, whose steps are
