@@ -1121,20 +1121,34 @@ class Steps:
     def _evaluation_branch_nodes(self, branch: nodes.If) -> set[int]:
         """Nodes of a branch of ``branch`` that runs a whole pass over data of its own (an
         inline evaluation, ``if step % 1000 == 0:`` then a loop over the validation
-        loader), other than that loop's: they run once per pass, as the body of a
-        ``validate()`` that the step calls does (see :meth:`runs_own_steps`)."""
+        loader, or a call of an ``evaluate()`` that loops over one), other than that
+        loop's: they run once per pass, as the body of a ``validate()`` that the step
+        calls does (see :meth:`runs_own_steps`)."""
         out: set[int] = set()
         for block in (branch.body, branch.orelse):
             passes = [lp for st in block for lp in [st, *self.walk_shallow(st)]
                       if isinstance(lp, nodes.For) and self._iterates_data(lp) and
                       self.is_step_loop(lp)]
-            if not passes:
+            # (an ``evaluate()`` the branch always calls: a statement of its own block,
+            # not one under a further test such as ``if args.evaluate_during_training:``)
+            if not passes and not any(self._runs_data_pass(call) for st in block
+                                      if isinstance(st, (nodes.Assign, nodes.Expr))
+                                      for call in st.nodes_of_class(nodes.Call)):
                 continue
             kept = {id(n) for lp in passes for n in lp.nodes_of_class(nodes.NodeNG)}
             for st in block:
                 out.update(id(n) for n in st.nodes_of_class(nodes.NodeNG)
                            if id(n) not in kept)
         return out
+
+    def _runs_data_pass(self, call: nodes.Call) -> bool:
+        """``call`` runs a function that loops over data of its own (``loss, preds =
+        evaluate(cfg, model, val_loader)``, of this module or another)."""
+        for func, _ in self.ev.functions_called(call, None):
+            owner = self.steps_for(func) if isinstance(func, nodes.FunctionDef) else None
+            if owner is not None and owner._loops_over_data_steps(func):
+                return True
+        return False
 
     def iterates_parameters(self, it: nodes.NodeNG) -> bool:
         """``model.parameters()``, ``named_parameters()``, ``state_dict()`` (or their items)."""
