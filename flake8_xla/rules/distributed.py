@@ -1154,7 +1154,12 @@ cost time, not correctness), and so is a dataset built from the replica's global
         # over itself to another module's loop: ``train_one_epoch(model, loader, ...)``)
         launcher = bool(launcher_calls(an))
         pending = {id(call) for call in an.plain_loader_calls()
-                   if id(call) not in iterated and (launcher or _handed_out(an, call))}
+                   if id(call) not in iterated and (
+                       _handed_out(an, call) or launcher and _passed_on(an, call))}
+        if pending and launcher:
+            # (a loader the script's own evaluation loop iterates is not handed on)
+            for loop in an.module_nodes(nodes.For):
+                pending -= {id(v.node) for v in _plain_loaders(an.value(loop.iter), 0)}
         if not pending:
             return
         # (nearest and likeliest first; none more once every DataLoader built here is found)
@@ -1319,6 +1324,26 @@ def _checked_at_home(an: Analyzer, call: nodes.Call) -> bool:
     home = link.analyzer_of(call)
     return home is not None and (bool(launcher_calls(home)) or _handed_out(home, call)) and \
         is_multi_replica(home)
+
+
+def _passed_on(an: Analyzer, call: nodes.Call) -> bool:
+    """Syntax only: the name ``call``'s result is stored in (``loader = DataLoader(...)``)
+    is an argument of a call of its function, or ``call`` is one itself (``train(model,
+    DataLoader(...))``, also wrapped: ``train(pl.MpDeviceLoader(loader, device))``)."""
+    if isinstance(call.parent, (nodes.Call, nodes.Keyword)):
+        return True
+    stmt = call.parent
+    if not (isinstance(stmt, nodes.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], nodes.AssignName)):
+        return False
+    name = stmt.targets[0].name
+    scope = stmt.scope()
+    for other in scope.nodes_of_class(nodes.Call, skip_klass=(nodes.FunctionDef,
+                                                              nodes.ClassDef)):
+        if any(isinstance(a, nodes.Name) and a.name == name
+               for a in [*other.args, *(k.value for k in other.keywords or ())]):
+            return True
+    return False
 
 
 def _handed_out(an: Analyzer, call: nodes.Call) -> bool:
