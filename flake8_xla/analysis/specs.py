@@ -563,7 +563,7 @@ def _scaler(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     flags: set[str] = set()
     dev = argument(call, 0, "device")
     if q and q.startswith("torch.cuda."):
-        device: str | None = "cuda"
+        device: str | None = "cuda"  # noqa: XLA501
     elif q and q.startswith("torch_xla."):
         device = "xla"
     else:
