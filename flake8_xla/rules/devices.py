@@ -207,7 +207,10 @@ model = Net().to(device)
 ```
 Not reported: code under an `if` that tests for CUDA, and a guarded choice
 (`"cuda" if torch.cuda.is_available() else ...`) whose variable is later set to the
-XLA device, or is only printed or logged (unless another module imports it).
+XLA device, or is only printed or logged (unless another module imports it), and a
+`device_type` string (the kind `torch.autocast` and `pin_memory` tests take: nanoGPT's
+`"cuda" if "cuda" in str(device) else "cpu"`), which places no tensor. A config field's
+default (`device: str = "cuda"` in a dataclass) is reported like an assignment.
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
     versions = "all"

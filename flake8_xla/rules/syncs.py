@@ -118,9 +118,11 @@ class HostSync(Rule):
 A lazy XLA tensor has no value until its graph runs. `.item()`, `.tolist()`, `.cpu()`,
 `.numpy()`, `float(t)`, `print(t)`, a logging call, an f-string or `%`/`str.format`
 of a tensor, a meter or progress bar that formats it (`tqdm.set_postfix(loss=loss)`,
-Lightning's `self.log(..., prog_bar=True)`), storing it into a CPU tensor, the builtin
-`max`/`min` of tensors (Python tests `a > b`), indexing a Python list or tuple with a
-0-d tensor (`classes[pred]` takes the tensor's `__index__`), `xm.mesh_reduce` (it starts with a copy
+Lightning's `self.log(..., prog_bar=True)` when it logs at the step: not with
+`on_step=False`, nor by default in `validation_step`), storing it into a CPU tensor, the
+builtin `max`/`min` of tensors (Python tests `a > b`), indexing a Python list or tuple, or
+an `nn.ModuleList`, with a 0-d tensor (`classes[pred]`, `self.experts[best](x)` take the
+tensor's `__index__`), `xm.mesh_reduce` (it starts with a copy
 to the CPU) and `clip_grad_norm_(..., error_if_nonfinite=True)` (torch tests the norm in
 Python) all need the value, so torch_xla cuts the graph there, compiles and executes
 it, and copies the result to the host, before the step's own `torch_xla.sync()`. The
