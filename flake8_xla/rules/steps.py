@@ -160,15 +160,18 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         """
         an = self.an
         steps = an.steps
+        over_data = self._over_data(loop)
         cur = loop.parent
         while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
-            if isinstance(cur, LOOPS) and steps.has_barrier(cur) and \
-                    steps.is_training_loop(cur):
-                # micro-batches accumulated inside a step whose own optimizer step and
-                # barrier follow them (``for micro in range(4): x, y = next(it)``)
+            if isinstance(cur, LOOPS) and steps.is_training_loop(cur) and (
+                    steps.has_barrier(cur) or steps.is_step_loop(cur)):
+                # micro-batches accumulated inside a step whose own optimizer step (and
+                # barrier) follow them (``for micro in range(4): x, y = next(it)``); with
+                # no barrier there, the step loop around them is the one reported (a
+                # barrier in the micro-batch loop would cut the accumulation)
                 return True
             cur = cur.parent
-        if self._over_data(loop):
+        if over_data:
             return False  # a loop over the data is the step loop itself
         cur = loop.parent
         while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):

@@ -1,5 +1,6 @@
 """Eval file for XLA301: micro-batch loops inside a step that has its own optimizer step
-and barrier, against a data loop whose only barrier runs once per epoch."""
+and barrier (or a step reported for having none), against a data loop whose only barrier
+runs once per epoch."""
 import torch
 import torch_xla
 from torch.utils.data import DataLoader
@@ -28,3 +29,18 @@ def epochs(model, optimizer, dataset, n_epochs):
             loss.backward()
             optimizer.step()
         torch_xla.sync()
+
+
+
+if __name__ == "__main__":
+    # nanoGPT's loop at module level, without a barrier: the step loop is reported; its
+    # micro-batch loop is not (a barrier there would cut the accumulation).
+    net = torch.nn.Linear(4, 2).to(torch_xla.device())
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    batches = iter(DataLoader(torch.randn(64, 4), batch_size=8, drop_last=True))
+    while True:  # error: XLA301
+        for micro in range(4):
+            batch = next(batches).to(torch_xla.device())
+            (net(batch).sum() / 4).backward()
+        opt.step()
+        opt.zero_grad()
