@@ -180,7 +180,7 @@ def summarize(tree: ast.Module, source: str) -> Summary:
     top = _top_imports(tree)
     needs = any(m.split(".", 1)[0] in ("torch_xla", "torch_xla_py") for m, lv, _ in top
                 if not lv)
-    return Summary(xla=xla, program=xla and (is_program(tree) or
-                                                   launches_framework_trainer(tree, table)), imports=tuple(imports),
+    program = xla and (is_program(tree) or launches_framework_trainer(tree, table))
+    return Summary(xla=xla, program=program, imports=tuple(imports),
                    refs=tuple(sorted(refs)), defs=tuple(sorted(defs)), needs_xla=needs,
                    top=top, deep=tuple(sorted(deep)), script=is_script(tree))

@@ -128,6 +128,19 @@ def _dotted(node: ast.AST) -> str | None:
     return ".".join(chain) if chain is not None else None
 
 
+def _resolved(node: ast.AST, imports: ImportTable) -> str | None:
+    """The qualified name a ``Name``/``Attribute`` chain spells through the module's
+    imports (``pl.Trainer`` -> ``pytorch_lightning.Trainer``), else None."""
+    dotted = _dotted(node)
+    if dotted is None:
+        return None
+    head, _, rest = dotted.partition(".")
+    resolved = imports.resolve(head)
+    if resolved is None:
+        return None
+    return f"{resolved}.{rest}" if rest else resolved
+
+
 def _switch(qualname: str) -> bool:
     """A framework name of the XLA path (``accelerate.DistributedType.XLA``...)."""
     head, _, rest = qualname.partition(".")
@@ -145,14 +158,9 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
     launcher = "Accelerator" in source and imports.imports_prefix("accelerate")
     ignite = IGNITE_XLA_BACKEND in source and imports.imports_prefix("ignite")
     for node in walk(tree):
-        if launcher and isinstance(node, ast.Call):
-            dotted = _dotted(node.func)
-            if dotted is not None:
-                head, _, rest = dotted.partition(".")
-                resolved = imports.resolve(head)
-                if resolved is not None and \
-                        (f"{resolved}.{rest}" if rest else resolved) in LAUNCHER_OBJECTS:
-                    return True
+        if launcher and isinstance(node, ast.Call) and \
+                _resolved(node.func, imports) in LAUNCHER_OBJECTS:
+            return True
         if isinstance(node, (ast.Attribute, ast.Name)):
             if isinstance(node, ast.Name) and not _has_switch_word(node.id):
                 continue
@@ -180,15 +188,17 @@ def _tpu_accelerator(kw: ast.keyword) -> bool:
         kw.value.value, str) and kw.value.value.lower() in ("tpu", "xla")
 
 
+def _framework_trainer(call: ast.Call, imports: ImportTable) -> bool:
+    """``call`` builds a framework's ``Trainer`` (``pl.Trainer(...)``; not a project's own
+    function of that name)."""
+    full = _resolved(call.func, imports) or ""
+    return full.split(".", 1)[0] in FRAMEWORKS and full.endswith(".Trainer")
+
+
 def _tpu_trainer(call: ast.Call, imports: ImportTable) -> bool:
     """A framework's ``Trainer(tpu_cores=...)`` (Lightning 1.x's TPU switch)."""
-    if not any(k.arg == LIGHTNING_TPU_CORES for k in call.keywords):
-        return False
-    dotted = _dotted(call.func)
-    head, _, rest = (dotted or "").partition(".")
-    resolved = imports.resolve(head) if head else None
-    full = (f"{resolved}.{rest}" if rest else resolved) or ""
-    return full.split(".", 1)[0] in FRAMEWORKS and full.endswith(".Trainer")
+    return any(k.arg == LIGHTNING_TPU_CORES for k in call.keywords) and \
+        _framework_trainer(call, imports)
 
 
 def launches_framework_trainer(tree: ast.AST, imports: ImportTable) -> bool:
@@ -198,16 +208,9 @@ def launches_framework_trainer(tree: ast.AST, imports: ImportTable) -> bool:
     program of the XLA path (Lightning ``trainer/trainer.py``, ``accelerators/xla.py``),
     as a script is, whether or not it has a main block of its own (a ``finetune()``
     that a command-line entry point reaches)."""
-    for node in walk(tree):
-        if isinstance(node, ast.Call) and (_tpu_trainer(node, imports) or any(
-                _tpu_accelerator(k) for k in node.keywords)):
-            dotted = _dotted(node.func) or ""
-            head, _, rest = dotted.partition(".")
-            resolved = imports.resolve(head) if head else None
-            full = (f"{resolved}.{rest}" if rest else resolved) or ""
-            if full.split(".", 1)[0] in FRAMEWORKS and full.endswith(".Trainer"):
-                return True
-    return False
+    return any(isinstance(node, ast.Call) and any(
+        k.arg == LIGHTNING_TPU_CORES or _tpu_accelerator(k) for k in node.keywords) and
+        _framework_trainer(node, imports) for node in walk(tree))
 
 
 def is_main_test(test: ast.AST) -> bool:

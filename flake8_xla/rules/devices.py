@@ -277,16 +277,18 @@ default (`device: str = "cuda"` in a dataclass) is reported like an assignment.
                         param.name != "device_type" and _is_cuda(const_str(default)) and \
                         not _selects_xla(node.parent, param.name):
                     yield default, f"the default {param.name}={default.as_string()}"
-        elif isinstance(node, (nodes.Assign, nodes.AnnAssign)) and node.value is not None \
-                and any((isinstance(t, nodes.AssignName) and _device_name(t.name)) or
-                        (isinstance(t, nodes.AssignAttr) and _device_name(t.attrname))
-                        for t in _assign_targets(node)):
+        elif isinstance(node, (nodes.Assign, nodes.AnnAssign)) and node.value is not None:
             # (``device: str = "cuda"``, a dataclass field's default, too)
+            targets = _assign_targets(node)
+            if not any((isinstance(t, nodes.AssignName) and _device_name(t.name)) or
+                       (isinstance(t, nodes.AssignAttr) and _device_name(t.attrname))
+                       for t in targets):
+                return
             values = [node.value.body, node.value.orelse] if isinstance(
                 node.value, nodes.IfExp) else [node.value]
             for value in values:
                 if _is_cuda(const_str(value)):
-                    yield value, f"{_assign_targets(node)[0].as_string()} = {value.as_string()}"
+                    yield value, f"{targets[0].as_string()} = {value.as_string()}"
 
     def _unread_guard(self, node: nodes.NodeNG) -> bool:
         """A ``'cuda' if torch.cuda.is_available() else 'cpu'`` (or ``torch.device()`` of

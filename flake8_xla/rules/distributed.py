@@ -1336,14 +1336,22 @@ def _passed_on(an: Analyzer, call: nodes.Call) -> bool:
     if not (isinstance(stmt, nodes.Assign) and len(stmt.targets) == 1 and
             isinstance(stmt.targets[0], nodes.AssignName)):
         return False
-    name = stmt.targets[0].name
     scope = stmt.scope()
-    for other in scope.nodes_of_class(nodes.Call, skip_klass=(nodes.FunctionDef,
-                                                              nodes.ClassDef)):
-        if any(isinstance(a, nodes.Name) and a.name == name
-               for a in [*other.args, *(k.value for k in other.keywords or ())]):
+    for use in an.ev.name_uses(stmt.targets[0].name):
+        holder = use.parent.parent if isinstance(use.parent, nodes.Keyword) else use.parent
+        if isinstance(holder, nodes.Call) and (use in holder.args or use.parent is not holder) \
+                and _body_scope(holder) is scope:
             return True
     return False
+
+
+def _body_scope(node: nodes.NodeNG) -> nodes.NodeNG:
+    """The function, class or module whose own body holds ``node`` (through lambdas and
+    comprehensions)."""
+    cur = node.parent
+    while not isinstance(cur, (nodes.FunctionDef, nodes.ClassDef, nodes.Module)):
+        cur = cur.parent
+    return cur
 
 
 def _handed_out(an: Analyzer, call: nodes.Call) -> bool:

@@ -160,7 +160,6 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         """
         an = self.an
         steps = an.steps
-        over_data = self._over_data(loop)
         cur = loop.parent
         while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
             if isinstance(cur, LOOPS) and steps.is_training_loop(cur) and (
@@ -171,7 +170,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 # barrier in the micro-batch loop would cut the accumulation)
                 return True
             cur = cur.parent
-        if over_data:
+        if self._over_data(loop):
             return False  # a loop over the data is the step loop itself
         cur = loop.parent
         while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):

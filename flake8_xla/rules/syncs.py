@@ -387,12 +387,12 @@ the XLA path, CPU tensors and Python numbers.
             # result (``ctx.tensor_parameter_id(t)``) may be a Python int.
             held = an.value(node.value, ctx)
             index = an.value(node.slice, ctx)
-            if held and index and all(
+            lists = all(v.kind in (Kind.LIST, Kind.TUPLE) for v in held)
+            if held and index and (lists or all(
                     v.kind in (Kind.LIST, Kind.TUPLE) or (
                         v.kind is Kind.MODULE and v.qual in INDEXED_MODULES)
-                    for v in held) and all(V.lazy_value(v, strong) for v in index):
-                what = "a Python list" if all(v.kind in (Kind.LIST, Kind.TUPLE)
-                                              for v in held) else "an nn.ModuleList"
+                    for v in held)) and all(V.lazy_value(v, strong) for v in index):
+                what = "a Python list" if lists else "an nn.ModuleList"
                 return f"indexing {what} with a tensor", fix
         if isinstance(node, nodes.BinOp) and node.op == "%" and const_str(node.left) is not None:
             right = node.right
