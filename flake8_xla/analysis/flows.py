@@ -712,6 +712,24 @@ def _string_equality(node: nodes.Compare, parts: list[frozenset[Value]]) -> str 
     return str(answers.pop()) if len(answers) == 1 else None
 
 
+def _host_only(vs: frozenset[Value], depth: int = 0) -> bool:
+    """Every value of ``vs`` is a Python value on the host (a number, a string, None, or
+    a tuple or list of those): no tensor. At the top nothing may be unknown; the items of
+    a tuple or list may be (``(start, start + k)`` of an unknown ``k``): a tuple none of
+    whose items is known to hold a tensor is taken for what it holds, and a read of an
+    unknown item stays silent."""
+    if depth > 3 or not (V.is_known(vs) or depth and vs):
+        return False
+    for v in vs:
+        if v.kind in (Kind.HOST, Kind.UNKNOWN):
+            continue
+        if v.kind in (Kind.TUPLE, Kind.LIST) and v.elts and \
+                all(_host_only(e, depth + 1) for e in v.elts):
+            continue
+        return False
+    return True
+
+
 class Evaluator:
     """Abstract values of one astroid module's expressions (memoised, budgeted)."""
 
@@ -3482,7 +3500,46 @@ class Evaluator:
             device = "cuda"  # noqa: XLA501 - an abstract value's device label
         else:
             device = V.ANY_DEVICE  # a module never moved, run on unknown inputs
-        return V.tensor(device, flags=frozenset({"output"}))
+        out = V.tensor(device, flags=frozenset({"output"}))
+        return self._structured_output(mods, call, ctx, d, out) or out
+
+    def _structured_output(self, mods: frozenset[Value], call: nodes.Call, ctx: Ctx | None,
+                           d: int, out: frozenset[Value]) -> frozenset[Value] | None:
+        """The structure a project module's forward returns, when it returns dicts or tuples:
+        ``result["positions"] = (start, start + k)`` in a forward that returns ``result``
+        holds Python ints, not tensors. Only entries known to hold host values alone
+        keep their value; every other entry is the forward's output ``out`` (a tensor on
+        the module's device), as is the whole call when the forward returns anything but
+        dicts and tuples, or when any module of ``mods`` is not a class of the project.
+        None when the call's value is ``out`` itself."""
+        if d > MAX_DEPTH - 4 or not mods or not all(
+                m.has("custom") and isinstance(m.node, nodes.ClassDef) for m in mods):
+            return None
+        shaped: list[Value] = []
+        for m in mods:
+            forward = self.method_of(m.node, "forward")
+            if forward is None:
+                return None
+            found = self.call_function(forward, call, ctx, d + 1, self_v=frozenset({m}))
+            if not found or len(found) > 4:
+                return None
+            for r in found:
+                # (an entry a dict does not hold is a KeyError: unknown, when its keys
+                # are all known)
+                if r.kind is Kind.DICT and r.items:
+                    kept = [vs if _host_only(vs) else out for _, vs in r.items]
+                    shaped.append(Value(Kind.DICT, items=tuple(
+                        (k, vs) for (k, _), vs in zip(r.items, kept)),
+                        elem=out if r.elem is not None else None))
+                elif r.kind is Kind.TUPLE and r.elts:
+                    kept = [vs if _host_only(vs) else out for vs in r.elts]
+                    shaped.append(Value(Kind.TUPLE, elts=tuple(kept)))
+                else:
+                    return None
+        if all(vs is out for v in shaped for vs in
+               (v.elts or ()) + tuple(vs for _, vs in v.items or ())):
+            return None  # nothing but tensors: the output as before
+        return frozenset(shaped)
 
     # ------------------------------------------------------------------ specs
     def _apply(self, entry: Entry | None, q: str | None, call: nodes.Call,
