@@ -4632,3 +4632,73 @@ def test_a_table_of_another_modules_functions_called_in_the_step(tmp_path: Path
             """,
     })
     assert lint(top / "losses.py") == [(10, "XLA103")]
+
+
+def test_a_flag_cleared_for_xla_where_another_module_parses_it(tmp_path: Path) -> None:
+    """XLA401: config.py's parse_args() turns fp16 off when --tpu is given, and returns the
+    namespace; GradScaler(enabled=args.fp16) in train.py and autocast(enabled=args.fp16) in
+    engine.py (the namespace handed over) are off on XLA. Without the clearing they are
+    reported."""
+    files = {
+        "pyproject.toml": "",
+        "config.py": """\
+            import argparse
+
+
+            def parse_args():
+                p = argparse.ArgumentParser()
+                p.add_argument("--tpu", action="store_true")
+                p.add_argument("--fp16", action="store_true")
+                args = p.parse_args()
+                if args.tpu:
+                    args.fp16 = False
+                return args
+            """,
+        "engine.py": """\
+            import torch
+            import torch_xla
+
+
+            def train_one_epoch(model, loader, optimizer, scaler, args, device):
+                for x, y in loader:
+                    x, y = x.to(device), y.to(device)
+                    with torch.cuda.amp.autocast(enabled=args.fp16):
+                        loss = torch.nn.functional.mse_loss(model(x), y)
+                    scaler.scale(loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad()
+                    torch_xla.sync()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            from torch.utils.data import DataLoader, TensorDataset
+
+            from config import parse_args
+            from engine import train_one_epoch
+
+
+            def main():
+                args = parse_args()
+                device = torch_xla.device() if args.tpu else torch.device("cuda")
+                model = torch.nn.Linear(16, 1).to(device)
+                optimizer = torch.optim.Adam(model.parameters())
+                scaler = torch.cuda.amp.GradScaler(enabled=args.fp16)
+                ds = TensorDataset(torch.randn(2048, 16), torch.randn(2048, 1))
+                loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)
+                for epoch in range(10):
+                    train_one_epoch(model, loader, optimizer, scaler, args, device)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+    }
+    top = write(tmp_path / "cleared", files)
+    assert not [f for f in lint(top / "train.py") + lint(top / "engine.py")
+                if f[1] == "XLA401"]
+    files["config.py"] = files["config.py"].replace("args.fp16 = False", "print(args)")
+    top = write(tmp_path / "kept", files)
+    assert [f for f in lint(top / "train.py") if f[1] == "XLA401"] == [(14, "XLA401")]
+    assert [f for f in lint(top / "engine.py") if f[1] == "XLA401"] == [(8, "XLA401")]

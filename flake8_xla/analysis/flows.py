@@ -3422,7 +3422,8 @@ class Evaluator:
         params = self._params(func)
         args: dict[str, frozenset[Value]] = {}
         positional = list(params)
-        if self_v is not None and positional:
+        if self_v is not None and positional and not is_staticmethod(func):
+            # (``self.rmse(x)`` of a staticmethod: ``x`` is its first parameter)
             args[positional[0]] = self_v
             positional = positional[1:]
         a = func.args

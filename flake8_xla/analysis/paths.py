@@ -621,6 +621,8 @@ def _forbidden_truth(test: nodes.NodeNG, ev: Evaluator, depth: int = 0) -> bool 
     """Truth using the flags the script forbids on XLA."""
     if depth > 8:
         return None
+    if isinstance(test, nodes.Attribute) and _cleared_where_parsed(test, ev):
+        return False
     forbidden = forbidden_flags(ev)
     if not forbidden:
         return None
@@ -645,6 +647,28 @@ def _forbidden_truth(test: nodes.NodeNG, ev: Evaluator, depth: int = 0) -> bool 
             return True
         return False if all(p is False for p in parts) else None
     return None
+
+
+def _cleared_where_parsed(test: nodes.Attribute, ev: Evaluator) -> bool:
+    """``args.fp16`` of an argparse namespace parsed in another module of the project,
+    whose code there makes the flag false on XLA (``args = parser.parse_args()`` then
+    ``if args.tpu: args.fp16 = False`` in a ``config.parse_args()`` the script calls)."""
+    if ev.link is None:
+        return False
+    found = ev.value(test.expr, None)
+    if not found or not all(v.kind is Kind.HOST and v.qual == "namespace" and
+                            isinstance(v.node, nodes.Call) for v in found):
+        return False
+    for v in found:
+        assign = v.node.parent
+        if v.node.root() is ev.module or not isinstance(assign, nodes.Assign) or \
+                len(assign.targets) != 1 or not isinstance(assign.targets[0], nodes.AssignName):
+            return False
+        owner = ev.link.evaluator_of(v.node)
+        if owner is None or \
+                f"{assign.targets[0].name}.{test.attrname}" not in forbidden_flags(owner):
+            return False
+    return True
 
 
 def _ends_run(stmt: nodes.NodeNG | None, ev: Evaluator | None) -> bool:
