@@ -712,6 +712,17 @@ def _string_equality(node: nodes.Compare, parts: list[frozenset[Value]]) -> str 
     return str(answers.pop()) if len(answers) == 1 else None
 
 
+def _loops_around(node: nodes.NodeNG, frame: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """The ``for``/``while`` loops around ``node`` inside ``frame``."""
+    out = []
+    cur = node.parent
+    while cur is not None and cur is not frame:
+        if isinstance(cur, (nodes.For, nodes.While)):
+            out.append(cur)
+        cur = cur.parent
+    return out
+
+
 def _host_only(vs: frozenset[Value], depth: int = 0) -> bool:
     """Every value of ``vs`` is a Python value on the host (a number, a string, None, or
     a tuple or list of those): no tensor. At the top nothing may be unknown; the items of
@@ -1182,6 +1193,12 @@ class Evaluator:
             if moved is not None:
                 value = frozenset(v.with_(device=moved[0]) if v.kind is Kind.MODULE else v
                                   for v in value)
+            elif any(v.kind is Kind.MODULE and v.device is None for v in value) and \
+                    self._moved_later(node, ctx, d):
+                # ``torch.save(model.state_dict(), init_path)`` before ``model.to(device)``:
+                # not on the device yet, wherever it was built
+                value = frozenset(v.with_(device=V.ANY_DEVICE) if v.kind is Kind.MODULE and
+                                  v.device is None else v for v in value)
         moves = self._item_moves if self._item_moves is not None else self._item_move_table()
         if moves and V.any_kind(value, Kind.TENSOR, Kind.DICT, Kind.LIST):
             moved = self._items_moved(node, ctx, d)
@@ -1274,6 +1291,22 @@ class Evaluator:
             if best is None or call.lineno > best[0]:
                 best = (call.lineno, dev)
         return (best[1],) if best is not None else None
+
+    def _moved_later(self, use: nodes.Name, ctx: Ctx | None, d: int) -> bool:
+        """A ``name.to(device)`` statement of ``use``'s function moves the module after
+        ``use``, and no loop of the function holds both (a later iteration would see it
+        moved)."""
+        frame = use.frame()
+        loops = {id(lp) for lp in _loops_around(use, frame)}
+        for call in self.module_calls_in(frame):
+            f = call.func
+            if isinstance(f, nodes.Attribute) and f.attrname == "to" and \
+                    isinstance(f.expr, nodes.Name) and f.expr.name == use.name and \
+                    isinstance(call.parent, nodes.Expr) and call.lineno > use.lineno and \
+                    not any(id(lp) in loops for lp in _loops_around(call, frame)) and \
+                    self._move_target(call, ctx, d) is not None:
+                return True
+        return False
 
     def module_calls_in(self, frame: nodes.NodeNG) -> list[nodes.Call]:
         """The calls of ``frame``'s own body (memoised per frame)."""

@@ -232,6 +232,21 @@ def _selector_parameter(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
         any(v.kind is Kind.DEVICE for v in ev.value(r)) for r in rets)
 
 
+def _non_xla_entry(table: nodes.Dict, child: nodes.NodeNG) -> bool:
+    """``child`` is the value of a table entry keyed by a non-XLA accelerator's name, in a
+    table that also has an entry for the XLA device (``{"tpu": _tpu, "gpu": lambda:
+    torch.device("cuda")}``): the XLA run picks the XLA entry."""
+    words = []
+    own = None
+    for key, value in table.items:
+        word = _device_word(key.value) if isinstance(key, nodes.Const) and \
+            isinstance(key.value, str) else None
+        words.append(word)
+        if value is child:
+            own = word
+    return own == "cuda" and "xla" in words
+
+
 def _device_word(text: str) -> str | None:
     t = text.lower()
     if t.startswith("xla_hw_"):
@@ -1075,6 +1090,8 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
             return True
         if truth is None and in_else and isinstance(cur, nodes.If) and _else_unreachable(cur, ev):
             return True
+    if isinstance(cur, nodes.Dict) and _non_xla_entry(cur, child):
+        return True
     if isinstance(cur, nodes.ExceptHandler) and (
             _catches_import_error(cur) and _imports_xla(cur.parent) or
             _acquires_xla(cur.parent, ev) and _fallback_handler(cur, ev)):

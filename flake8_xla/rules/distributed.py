@@ -1412,7 +1412,8 @@ class SpawnEntryPoint(Rule):
 `xmp.spawn(fn, args=(...))` and `torch_xla.launch(fn, args=(...))` call
 `fn(index, *args)` in every process. A function without the index parameter
 fails at start-up with a TypeError on every replica; so does a bound method
-(`xmp.spawn(runner.run)`) whose only parameter is `self`. Scripts meant for the
+(`xmp.spawn(runner.run)`) whose only parameter is `self`, and a lambda with no
+parameter (`xmp.spawn(lambda: train(cfg))`). Scripts meant for the
 transformers launcher (`xla_spawn.py`) must define a module-level `_mp_fn(index)`.
 
 **Example**
@@ -1444,7 +1445,8 @@ xmp.spawn(_mp_fn)
             fn = call.args[0] if call.args else keyword(call, "fn")
             found = {(id(v.node), v.bound is not None): (v.node, v.bound is not None)
                      for v in an.value(fn) if v.kind is Kind.FUNCTION and
-                     isinstance(v.node, nodes.FunctionDef)} if fn is not None else {}
+                     isinstance(v.node, (nodes.FunctionDef, nodes.Lambda))} \
+                if fn is not None else {}
             if len(found) != 1:
                 continue
             target, bound = next(iter(found.values()))
@@ -1455,8 +1457,10 @@ xmp.spawn(_mp_fn)
                 params = params[1:]  # ``runner.run``: a bound method, ``self`` is given
             if target.args.vararg is None and len(params) < 1 + n_extra and not (
                     extra is not None and not isinstance(extra, nodes.Tuple)):
-                what = (f"{target.name}() does not take the process index" if not params else
-                        f"{target.name}() takes {len(params)} argument(s) but gets the process "
+                name = f"{target.name}()" if isinstance(target, nodes.FunctionDef) else \
+                    "the lambda"
+                what = (f"{name} does not take the process index" if not params else
+                        f"{name} takes {len(params)} argument(s) but gets the process "
                         f"index plus {n_extra} from args=")
                 yield self.finding(fn, what=what)
 

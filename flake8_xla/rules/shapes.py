@@ -1143,7 +1143,7 @@ loader = DataLoader(ds, batch_size=32, drop_last=True)
 
 DYNAMIC_CALL_NAMES = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
                                 "argwhere", "where", "pack_padded_sequence",
-                                "repeat_interleave", "topk", "kthvalue"})
+                                "repeat_interleave", "topk", "kthvalue", "bincount"})
 
 #: torch ops whose output size is a Python int argument: ``(method position, function
 #: position, keyword)`` of that argument. Passed a tensor, torch reads it on the host
@@ -1444,7 +1444,9 @@ class DynamicShapeOp(Rule):
 
     Source: PyTorch/XLA dynamic shape docs (``nonzero``, ``masked_select`` and
     boolean indexing have data-dependent output shapes), "Known performance caveats",
-    and ``torch/nn/utils/rnn.py`` (``pack_padded_sequence`` moves ``lengths`` to the CPU).
+    ``torch/nn/utils/rnn.py`` (``pack_padded_sequence`` moves ``lengths`` to the CPU),
+    and torchmetrics' ``utilities/data.py`` (``_bincount`` avoids ``torch.bincount`` on
+    XLA: its length is the largest value read plus one, or ``minlength``).
     """
 
     code = "XLA104"
@@ -1459,7 +1461,7 @@ class DynamicShapeOp(Rule):
                        "shapes); use fixed-size masks (torch.where, multiply by the mask) "
                        "instead")
     explanation = """\
-`torch.nonzero`, `masked_select`, `unique`, boolean-mask indexing `t[t > 0]` (and
+`torch.nonzero`, `masked_select`, `unique`, `bincount`, boolean-mask indexing `t[t > 0]` (and
 assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]`,
 `repeat_interleave` with the counts in a tensor (unless `output_size=` is given),
 `torch.topk`/`kthvalue` with `k` in a tensor (or read back from the device in the step,

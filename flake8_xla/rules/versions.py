@@ -46,7 +46,7 @@ class _VersionRule(Rule):
             if isinstance(node, nodes.Import):
                 for name, _ in node.names:
                     fmt = self._hit(canonical(name), target)
-                    if fmt and not _compat_shim(node):
+                    if fmt and not _compat_shim(node, target):
                         yield self.finding(node, **fmt)
                 continue
             if isinstance(node, nodes.ImportFrom):
@@ -56,14 +56,14 @@ class _VersionRule(Rule):
                     if name == "*" or node.level:
                         continue
                     fmt = self._hit(canonical(f"{node.modname}.{name}"), target)
-                    if fmt and not _compat_shim(node):
+                    if fmt and not _compat_shim(node, target):
                         yield self.finding(node, **fmt)
                 continue
             if isinstance(node.parent, nodes.Attribute) or node.attrname not in lasts:
                 continue  # report the longest chain once; syntax first
             q = an.qualname(node)
             fmt = self._hit(q, target) if q else None
-            if fmt and not _compat_shim(node):
+            if fmt and not _compat_shim(node, target):
                 yield self.finding(node, **fmt)
 
     @classmethod
@@ -84,10 +84,26 @@ VERSION_WORDS = re.compile(r"version|greater|less|_ge_|_lt_|(^|_)(pt|xla|torch)_
 SHIM_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 
 
-def _compat_shim(node: nodes.NodeNG) -> bool:
+def _tried_imports_present(trial: nodes.NodeNG, target: tuple[int, int]) -> bool:
+    """The ``try`` body imports torch_xla names, and the targeted release has every one
+    (``from torch_xla import sync as step_barrier``): its handler does not run there."""
+    api = xla_api()
+    names = []
+    for stmt in trial.body:
+        if isinstance(stmt, nodes.ImportFrom) and not stmt.level:
+            names += [canonical(f"{stmt.modname}.{n}") for n, _ in stmt.names if n != "*"]
+        elif isinstance(stmt, nodes.Import):
+            names += [canonical(n) for n, _ in stmt.names]
+    names = [q for q in names if q == "torch_xla" or q.startswith("torch_xla.")]
+    return bool(names) and all(
+        (f := api.names.get(q)) is not None and f.present(target) for q in names)
+
+
+def _compat_shim(node: nodes.NodeNG, target: tuple[int, int] | None = None) -> bool:
     """The use sits in a compatibility shim: a branch chosen by a version check
     (``if _XLA_GREATER_EQUAL_2_1: ... else: <old API>``), a ``try`` whose handlers
-    catch ImportError/AttributeError, or under ``hasattr(...)``. The script then runs
+    catch ImportError/AttributeError or such a handler (the fallback), or under
+    ``hasattr(...)``. The script then runs
     on the releases that have the API and takes the other path on the rest."""
     child, cur = node, node.parent
     while cur is not None and not isinstance(cur, nodes.Module):
@@ -100,6 +116,12 @@ def _compat_shim(node: nodes.NodeNG) -> bool:
                 if any(isinstance(t, nodes.Name) and t.name in SHIM_ERRORS
                        for t in caught_types(handler)):
                     return True
+        if isinstance(cur, nodes.ExceptHandler) and target is not None and any(
+                isinstance(t, nodes.Name) and t.name in SHIM_ERRORS
+                for t in caught_types(cur)) and _tried_imports_present(cur.parent, target):
+            # ``except ImportError: from torch_xla.core.xla_model import mark_step``: the
+            # fallback runs only on the releases where the newer spelling is missing
+            return True
         child, cur = cur, cur.parent
     return False
 

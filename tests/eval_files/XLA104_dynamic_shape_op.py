@@ -18,6 +18,8 @@ def train(model, loader, optimizer, k):
         mask = y != 0
         kept = logits[mask]  # error: XLA104
         spread = torch.repeat_interleave(logits, y, dim=0)  # error: XLA104
+        counts = torch.bincount(y.view(-1), minlength=2)  # error: XLA104
+        weights = counts.float()
         # Traps: a Python count, and output_size= (no read of the counts).
         twice = logits.repeat_interleave(2, dim=0)
         sized = torch.repeat_interleave(logits, y, dim=0, output_size=4 * k)
@@ -29,7 +31,7 @@ def train(model, loader, optimizer, k):
         gathered = logits[y]
         loss = (masked.sum() + chosen.sum() + first.sum() + cols.sum() + gathered.sum()
                 + positives.sum() + idx.sum() + picked.sum() + uniq.sum() + head.sum()
-                + kept.sum() + spread.sum() + twice.sum() + sized.sum())
+                + kept.sum() + spread.sum() + twice.sum() + sized.sum() + weights.sum())
         loss.backward()
         optimizer.step()
 

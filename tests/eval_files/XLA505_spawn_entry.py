@@ -40,3 +40,5 @@ if __name__ == "__main__":
     xmp.spawn(runner.run, args=())  # error: XLA505
     xmp.spawn(runner.run_replica)
     xmp.spawn(Runner.entry)
+    xmp.spawn(lambda: main(), args=())  # error: XLA505
+    xmp.spawn(lambda index: train(index, {}))
