@@ -57,8 +57,55 @@ from flake8_xla.testcode import in_spans
 
 if TYPE_CHECKING:
     from flake8_xla.analysis import Analyzer
+    from flake8_xla.analysis.flows import Evaluator
 
 MAX_CALL_DEPTH = 3
+#: Calls that gather data transforms into one (``nn.Sequential(Clip(), Crop(98))``).
+TRANSFORM_PIPELINES = frozenset({"torch.nn.Sequential", "torchvision.transforms.Compose",
+                                 "torchvision.transforms.v2.Compose",
+                                 "torchaudio.transforms.Sequential"})
+
+
+def _fed_to_a_dataset(ev: Evaluator, call: nodes.Call) -> bool:
+    """What ``call`` builds (alone or inside a transform pipeline, or a list of
+    transforms) is handed to a Dataset's constructor or as a ``transform=``-like keyword
+    (``KeywordDataset(csv, transform=tf)``), directly or through a name of its function
+    that nothing else reads."""
+    expr: nodes.NodeNG = call
+    while True:
+        parent = expr.parent
+        if isinstance(parent, (nodes.List, nodes.Tuple)):
+            expr = parent
+        elif isinstance(parent, nodes.Call) and expr in parent.args and \
+                (ev.qualname(parent.func) or "") in TRANSFORM_PIPELINES:
+            expr = parent
+        else:
+            break
+    if _handed_to_a_dataset(ev, expr):
+        return True
+    stmt = expr.parent
+    if not (isinstance(stmt, nodes.Assign) and stmt.value is expr and
+            len(stmt.targets) == 1 and isinstance(stmt.targets[0], nodes.AssignName)):
+        return False
+    name, scope = stmt.targets[0].name, expr.scope()
+    uses = [n for n in ev.name_uses(name) if n.scope() is scope]
+    return bool(uses) and all(_handed_to_a_dataset(ev, n) for n in uses)
+
+
+def _handed_to_a_dataset(ev: Evaluator, expr: nodes.NodeNG) -> bool:
+    parent = expr.parent
+    named = isinstance(parent, nodes.Keyword) and bool(parent.arg) and \
+        "transform" in (parent.arg or "")
+    if isinstance(parent, nodes.Keyword):
+        parent = parent.parent
+    elif not (isinstance(parent, nodes.Call) and expr in parent.args):
+        return False
+    if not isinstance(parent, nodes.Call):
+        return False
+    kinds = {v.kind for v in ev.value(parent)}
+    # (``transform=`` of a call of unknown kind: a dataset's or a data module's, never a
+    # model that runs it on the device)
+    return Kind.DATASET in kinds or named and Kind.MODULE not in kinds
 #: Last name parts of every update call of the API model (backward, optimizer and scaler
 #: steps); ``tests/test_robustness.py`` checks the model against it.
 UPDATE_NAMES = frozenset({"backward", "step", "optimizer_step"})
@@ -854,7 +901,8 @@ class Steps:
                 forward = next((m for m in klass.body if isinstance(m, nodes.FunctionDef)
                                 and m.name == "forward"), None)
                 if forward is None or self.ev.class_kind(klass) is not Kind.MODULE or \
-                        self.is_compiled(forward) or off_xla_path(forward, self.ev):
+                        self.is_compiled(forward) or off_xla_path(forward, self.ev) or \
+                        self._data_transform(klass):
                     continue
                 self._kind = "forward"
                 self._mark("forward", self._collect_new(
@@ -911,6 +959,22 @@ class Steps:
                 region.extend((n, None, True) for n in body if not self.in_step_closure(n))
             self._region = region
         return self._region
+
+    def _data_transform(self, klass: nodes.ClassDef) -> bool:
+        """Every instance of the module class ``klass`` in the project is a data transform:
+        built (alone, or inside ``nn.Sequential``/``transforms.Compose``) as an argument
+        of a Dataset, or of a ``transform=`` keyword, directly or through a name that
+        only such arguments read. Its forward runs in the loader's workers on CPU
+        tensors, never on the device. False when no construction is known."""
+        sites: list[tuple[Evaluator, nodes.Call]] = [
+            (self.ev, c) for c in self.an.calls_named(klass.name)
+            if isinstance(c.func, nodes.Name) and c.func.name == klass.name]
+        if self.ev.link is not None and isinstance(klass.parent, nodes.Module):
+            remote = self.ev.link.constructions(self.ev, klass)
+            if remote is None:
+                return False
+            sites += remote
+        return bool(sites) and all(_fed_to_a_dataset(ev, call) for ev, call in sites)
 
     def _library_hooks(self) -> list[nodes.FunctionDef]:
         """The module's overrides of a library model's private methods that its forward

@@ -61,13 +61,19 @@ def _bounded(an, node: nodes.NodeNG | None) -> bool:
 
 #: Factories of filled tensors: concatenated to a sequence, they pad it.
 _FILLERS = frozenset({"torch.full", "torch.zeros", "torch.ones", "torch.empty", "numpy.full",
-                      "numpy.zeros", "numpy.ones", "numpy.empty"})
+                      "numpy.zeros", "numpy.ones", "numpy.empty",
+                      # the legacy typed constructors: ``torch.LongTensor(B, max_len)`` is an
+                      # uninitialised tensor of that shape (VITS-style collates zero it)
+                      "torch.LongTensor", "torch.FloatTensor", "torch.IntTensor",
+                      "torch.ByteTensor", "torch.BoolTensor", "torch.DoubleTensor",
+                      "torch.HalfTensor", "torch.Tensor"})
 _FILLER_METHODS = frozenset({"new_full", "new_zeros", "new_ones", "new_empty"})
 #: ``what`` of an input tokenized on its own (see ``DynamicPadding._unpadded``).
 UNPADDED = "tokenizing each input without padding"
 
 
-_FILLER_NAMES = frozenset({"full", "zeros", "ones", "empty"}) | _FILLER_METHODS
+_FILLER_NAMES = frozenset({"full", "zeros", "ones", "empty"} |
+                          {q.rsplit(".", 1)[-1] for q in _FILLERS}) | _FILLER_METHODS
 
 
 def _from_frame(expr: nodes.NodeNG, frame: nodes.NodeNG) -> bool:
