@@ -72,15 +72,10 @@ def _fed_to_a_dataset(ev: Evaluator, call: nodes.Call) -> bool:
     (``KeywordDataset(csv, transform=tf)``), directly or through a name of its function
     that nothing else reads."""
     expr: nodes.NodeNG = call
-    while True:
-        parent = expr.parent
-        if isinstance(parent, (nodes.List, nodes.Tuple)):
-            expr = parent
-        elif isinstance(parent, nodes.Call) and expr in parent.args and \
-                (ev.qualname(parent.func) or "") in TRANSFORM_PIPELINES:
-            expr = parent
-        else:
-            break
+    while isinstance(expr.parent, (nodes.List, nodes.Tuple)) or (
+            isinstance(expr.parent, nodes.Call) and expr in expr.parent.args and
+            (ev.qualname(expr.parent.func) or "") in TRANSFORM_PIPELINES):
+        expr = expr.parent
     if _handed_to_a_dataset(ev, expr):
         return True
     stmt = expr.parent
