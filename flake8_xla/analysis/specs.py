@@ -155,6 +155,9 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     ds = frozenset(v for v in ds if not (v.kind is Kind.HOST and v.qual == "none")) or ds
     if any(v.kind is Kind.DATASET and v.has("iterable") for v in ds):
         flags.add("iterable")
+        if all(v.kind is Kind.DATASET and isinstance(v.node, nodes.ClassDef) and
+               _splits_by_worker_only(ev, v.node) for v in ds):
+            flags.add("worker_split")
         if all(v.kind is Kind.DATASET and v.has("stream") for v in ds):
             flags.add("stream")  # a streaming HF dataset, not split by rank
         elif all(v.kind is Kind.DATASET and (v.has("stream") or v.has("whole")) for v in ds):
@@ -473,6 +476,31 @@ _SAME_ROWS = frozenset({"to", "float", "long", "int", "half", "double", "bool", 
 _REPLICA_WORDS = frozenset({"rank", "ordinal", "world", "replica", "replicas", "shard",
                             "shards", "host", "hosts", "process", "processes"})
 #: Flags of a dataset value that its methods keep (see :func:`_dataset`).
+#: Words of a stream that partitions its items between replicas (its own rank/world
+#: size, a node split), in identifiers and strings.
+REPLICA_WORDS = frozenset({"rank", "ranks", "ordinal", "world", "replica", "replicas",
+                           "shard", "shards", "node", "nodes", "process", "processes",
+                           "distributed", "dist", "xr", "xm"})
+
+
+def _splits_by_worker_only(ev: Evaluator, klass: nodes.ClassDef) -> bool:
+    """An IterableDataset class of the project that splits its items between the
+    DataLoader's workers (``torch.utils.data.get_worker_info()``) and never between
+    replicas: no word of its code names a rank, a world size, a shard or a node, and it
+    has no base class of the project (whose code could). Under ``xmp.spawn`` every
+    replica then reads every item."""
+    if any(isinstance(b, nodes.ClassDef) and b.root() is klass.root()
+           for base in klass.bases for b in ev.bindings(base)
+           if isinstance(base, nodes.Name)):
+        return False
+    from flake8_xla.analysis.names import words_of
+    if words_of(klass) & REPLICA_WORDS:
+        return False
+    return any(ev.qualname(c.func) in ("torch.utils.data.get_worker_info",
+                                       "torch.utils.data._utils.worker.get_worker_info")
+               for c in klass.nodes_of_class(nodes.Call))
+
+
 _DATASET_KIND_FLAGS = frozenset({"iterable", "stream", "sharded", "whole"})
 
 

@@ -1017,7 +1017,10 @@ single-device `train()`. So is one over a streaming
 dataset (`load_dataset(..., streaming=True)`, also after `.map`/`.shuffle`): no sampler
 can shard a stream, so the fix is `split_dataset_by_node(ds, rank=xr.global_ordinal(),
 world_size=xr.world_size())` (or `ds.shard(...)`); a dataset that may be a stream
-(`streaming=args.streaming`) is read whole either way, and the same fix serves both. A
+(`streaming=args.streaming`) is read whole either way, and the same fix serves both. So
+is one over an `IterableDataset` of the project that splits its items between the
+loader's workers (`get_worker_info()`) and names no rank, world size, shard or node: the
+split repeats in every replica (a stream of unknown partitioning is left alone). A
 loader built by a factory in
 another module is reported where it is built. Evaluation loops are left alone (they
 cost time, not correctness), and so is a dataset built from the replica's global index
@@ -1039,6 +1042,12 @@ cost time, not correctness), and so is a dataset built from the replica's global
                   "torch_xla.launch do not set LOCAL_RANK (every replica reads shard 0), and on "
                   "more than one host the replicas of different hosts read the same shard; pass "
                   "rank=xr.global_ordinal()")
+
+    WORKER_SPLIT = ("DataLoader over an IterableDataset that splits its items between the "
+                    "loader's workers (get_worker_info) but not between replicas, in "
+                    "multi-replica training: every replica (xmp.spawn, torch_xla.launch, "
+                    "torchrun) reads every item; skip the items of other replicas in "
+                    "__iter__ by xr.global_ordinal() and xr.world_size()")
 
     STREAM = ("DataLoader over a streaming dataset (load_dataset(..., streaming=True)) in "
               "multi-replica training: no sampler shards a stream, so every replica "
@@ -1111,7 +1120,8 @@ cost time, not correctness), and so is a dataset built from the replica's global
                 # either way, and split_dataset_by_node serves both)
                 whole = not stream and v.has("whole")
                 if v.has("distributed") or v.has("sampler") or v.has("sampler_unknown") or \
-                        v.has("iterable") and not stream and not whole or v.has("drop_last_unknown") and \
+                        v.has("iterable") and not stream and not whole and \
+                        not v.has("worker_split") or v.has("drop_last_unknown") and \
                         keyword(node, "batch_sampler") is not None or \
                         v.has("unbatched") and not stream:
                     # (``batch_size=None``: the dataset makes the batches itself, a
@@ -1125,7 +1135,7 @@ cost time, not correctness), and so is a dataset built from the replica's global
                     continue  # ``dataset(files[xm.get_ordinal()])``: one shard per replica
                 reported.add(id(node))
                 message = self.STREAM if stream else self.MAYBE_STREAM if whole else \
-                    self.NO_SAMPLER
+                    self.WORKER_SPLIT if v.has("worker_split") else self.NO_SAMPLER
                 found = self.finding_text(node, f"{self.code} {message}")
                 if found is not None:
                     yield found

@@ -364,10 +364,15 @@ the XLA path, CPU tensors and Python numbers.
                         V.device_params(v) for v in an.value(a, ctx)) for a in args):
                     return f"{func.as_string()[:30]}({e.sync_kw}=...)", fix
             if "compare" in syncs and function and keyword(node, "key") is None and any(
-                    holds(a, ctx) for a in node.args):
+                    holds(a, ctx) for a in node.args) and (
+                    not an.is_builtin(func, "sorted") or self._lazy_items(node, ctx, strong)):
                 # max(best, loss): Python's truth test of ``loss > best`` (with ``key=``
-                # the key's results are compared instead: unknown)
+                # the key's results are compared instead, below)
                 return f"{func.as_string()[:30]}() comparing tensors", fix
+            if "compare" in syncs and function and self._lazy_keys(node, ctx, strong):
+                # ``sorted(beams, key=lambda b: b[0])`` of (lazy score, tokens) pairs: each
+                # comparison of two keys is a truth test read on the host
+                return f"{func.as_string()[:30]}(key=...) comparing tensors", fix
             if "prog_bar" in syncs and self._prog_bar(node) and any(
                     holds(a, ctx) for a in args):
                 return f"{func.as_string()[:30]}(..., prog_bar=True) of a tensor", fix
@@ -449,6 +454,27 @@ the XLA path, CPU tensors and Python numbers.
         if xla_truth(flag, self.an.ev) is False:
             return True
         return V.known_bool(self.an.value(flag, ctx)) is False
+
+    def _lazy_items(self, call: nodes.Call, ctx: Ctx | None, strong: bool) -> bool:
+        """The items ``sorted(xs)`` compares are lazy tensors themselves (the pairs of
+        ``sorted(d.items())`` compare their distinct names first, never their tensors)."""
+        items = self.an.ev.iterate(self.an.value(call.args[0], ctx), 0) if call.args \
+            else frozenset()
+        return bool(items) and all(V.lazy_value(v, strong) for v in items)
+
+    def _lazy_keys(self, call: nodes.Call, ctx: Ctx | None, strong: bool) -> bool:
+        """``key=lambda item: ...`` of ``sorted``/``min``/``max`` gives a lazy tensor for the
+        items of the first argument: the keys are compared on the host."""
+        key = keyword(call, "key")
+        if not isinstance(key, nodes.Lambda) or not call.args or \
+                len(key.args.args or []) != 1:
+            return False
+        from flake8_xla.analysis.flows import CallArgs
+        ev = self.an.ev
+        items = ev.iterate(self.an.value(call.args[0], ctx), 0)
+        depth = ctx.depth + 1 if ctx is not None else 1
+        kctx = ev.ctx_for_values(key, CallArgs((items,), (), False, False), ctx, depth, 0)
+        return any(V.lazy_value(v, strong) for v in ev.value(key.body, kctx, 0))
 
     def _to_cpu(self, call: nodes.Call, ctx: Ctx | None) -> bool:
         from flake8_xla.analysis.specs import device_value
