@@ -4702,3 +4702,58 @@ def test_a_flag_cleared_for_xla_where_another_module_parses_it(tmp_path: Path) -
     top = write(tmp_path / "kept", files)
     assert [f for f in lint(top / "train.py") if f[1] == "XLA401"] == [(14, "XLA401")]
     assert [f for f in lint(top / "engine.py") if f[1] == "XLA401"] == [(8, "XLA401")]
+
+
+def test_a_base_class_method_run_by_a_subclass_modules_replica_function(tmp_path: Path
+                                                                         ) -> None:
+    """XLA503: base.py's train() sends XLA runs to ``_spawn_replicas`` (a subclass defines
+    it) and runs ``_do_train`` itself only on the GPU path; classify.py's replica function
+    runs ``ClassifyTrainer(cfg)._do_train()``, the base class's method, on the XLA path.
+    Its torch.save of the XLA model is reported; without that replica function the
+    method runs only off the XLA path, and it is not."""
+    files = {
+        "pyproject.toml": "",
+        "base.py": """\
+            import torch
+            import torch_xla
+
+
+            class BaseTrainer:
+                def __init__(self, cfg):
+                    self.cfg = cfg
+
+                def train(self):
+                    if self.cfg.device.startswith("xla"):
+                        self._spawn_replicas()
+                    else:
+                        self._do_train()
+
+                def _spawn_replicas(self):
+                    raise NotImplementedError
+
+                def _do_train(self):
+                    device = torch_xla.device()
+                    model = torch.nn.Linear(4, 2).to(device)
+                    torch.save(model.state_dict(), "last.pt")
+            """,
+        "classify.py": """\
+            import torch_xla
+
+            from base import BaseTrainer
+
+
+            def replica(index, cfg):
+                ClassifyTrainer(cfg)._do_train()
+
+
+            class ClassifyTrainer(BaseTrainer):
+                def _spawn_replicas(self):
+                    torch_xla.launch(replica, args=(self.cfg,))
+            """,
+    }
+    top = write(tmp_path / "run", files)
+    assert [f for f in lint(top / "base.py") if f[1] == "XLA503"] == [(21, "XLA503")]
+    files["classify.py"] = files["classify.py"].replace(
+        "ClassifyTrainer(cfg)._do_train()", "print(cfg)")
+    top = write(tmp_path / "unused", files)
+    assert not [f for f in lint(top / "base.py") if f[1] == "XLA503"]

@@ -308,6 +308,15 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
     if isinstance(test, nodes.Compare):
         return _compare_truth(test, ev)
     if isinstance(test, nodes.Call):
+        prefix = _startswith_device(test)
+        if prefix is not None:
+            # ``args.device.startswith("xla")``: the test ``args.device == "xla"`` makes
+            # (``"xla:0"`` starts so too)
+            same = nodes.Compare(lineno=test.lineno, col_offset=test.col_offset,
+                                 parent=test.parent, end_lineno=test.end_lineno,
+                                 end_col_offset=test.end_col_offset)
+            same.postinit(left=test.func.expr, ops=[("==", prefix)])
+            return _compare_truth(same, ev)
         q = ev.qualname(test.func) if ev is not None else None
         if q in XLA_FALSE_CALLS:
             return False
@@ -365,6 +374,18 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
             truth = False
         return truth
     return None
+
+
+def _startswith_device(test: nodes.Call) -> nodes.Const | None:
+    """The constant of ``x.startswith("xla")`` / ``("cuda")``: a device kind's name."""
+    f = test.func
+    if not (isinstance(f, nodes.Attribute) and f.attrname == "startswith" and
+            len(test.args) == 1 and not test.keywords):
+        return None
+    text = const_str(test.args[0])
+    if text is None or _device_word(text) not in ("xla", "cuda"):
+        return None
+    return test.args[0]
 
 
 def _predicate_truth(call: nodes.Call, ev: Evaluator, depth: int) -> bool | None:
@@ -1015,11 +1036,13 @@ def _class_built_off_xla(func: nodes.NodeNG, ev: Evaluator) -> bool:
 
 
 def _not_run_by_xla_code(func: nodes.NodeNG, ev: Evaluator) -> bool:
-    """No module that is XLA code names ``func``, or every call those modules make of it
-    sits off the XLA path there (the GPU program's ``evaluate(...)`` in a module that XLA
-    code imports for other helpers)."""
+    """No module that is XLA code names ``func`` (nor, for a method, its class and the
+    method's name), or every call those modules make of it sits off the XLA path there
+    (the GPU program's ``evaluate(...)`` in a module that XLA code imports for other
+    helpers)."""
     link = ev.link
-    return link is None or not link.called_from_xla_code(ev, func) or \
+    return link is None or not (link.called_from_xla_code(ev, func) or
+                                link.method_called_from_xla_code(ev, func)) or \
         link.called_only_off_path(ev, func)
 
 

@@ -568,6 +568,24 @@ class Session:
         rel = self._top_level_home(ev, func)
         return rel is not None and self.index.used_by_xla_code(rel, func.name)
 
+    def method_called_from_xla_code(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
+        """``func``, a method of a top-level class of ``ev``'s module, may be run by another
+        module that is XLA code: one that names the class (a subclass of it, an instance)
+        and calls a method of that name (``ClassificationTrainer(cfg)._do_train(n)`` in the
+        replica function of a subclass's module runs the base class's ``_do_train``)."""
+        klass = func.parent
+        if not (isinstance(func, nodes.FunctionDef) and isinstance(klass, nodes.ClassDef) and
+                isinstance(klass.parent, nodes.Module)):
+            return False
+        owner = self._by_module.get(id(ev.module))
+        if owner is None:
+            return False
+        for rel in self.index.callers(owner[0], [klass.name]):
+            facts = self.index.facts(rel)
+            if facts is not None and func.name in facts.call_attrs:
+                return True
+        return False
+
     def used_only_here(self, ev: Evaluator, klass: nodes.ClassDef) -> bool:
         """No module that is XLA code names ``klass``, a top-level class of ``ev``'s
         module, and the project decides what is XLA code (``auto``)."""
