@@ -2157,7 +2157,35 @@ class Evaluator:
         if kind is Kind.DATASET and self._iterable_class(klass, 0):
             flags = flags | {"iterable"}  # a stream: its loader has no fixed last batch
         device = V.ANY_DEVICE if kind is Kind.MODULE else None
-        return one(kind, node=klass, qual=klass.name, flags=flags, device=device)
+        size = self._constant_len(klass) if kind is Kind.DATASET and not open_ else None
+        return one(kind, node=klass, qual=klass.name, flags=flags, device=device, text=size)
+
+    def _constant_len(self, klass: nodes.ClassDef) -> str | None:
+        """The size a dataset class's ``__len__`` always returns, when every return gives
+        the same integer constant (``return N_TRAIN`` of ``N_TRAIN = BATCH_SIZE *
+        STEPS``), as digits; else None."""
+        memo = self._shared_table("constant_len", klass)
+        if id(klass) in memo:
+            return memo[id(klass)]
+        memo[id(klass)] = None  # in progress
+        size = None
+        method = self.method_of(klass, "__len__")
+        rets = self.own_nodes(method, nodes.Return) if method is not None and \
+            method.root() is self.module else []
+        texts = set()
+        for r in rets:
+            if r.value is None or any(n.name == "self" for n in
+                                      [r.value, *r.value.nodes_of_class(nodes.Name)]
+                                      if isinstance(n, nodes.Name)):
+                texts.add(None)
+                break
+            found = self.value(r.value, None)
+            texts |= {v.text if v.kind is Kind.HOST and v.text and v.text.isdigit() else None
+                      for v in found} or {None}
+        if len(texts) == 1 and None not in texts:
+            size = texts.pop()
+        memo[id(klass)] = size
+        return size
 
     def _dispatched(self, call: nodes.Call, klass: nodes.ClassDef, name: str,
                     method: nodes.FunctionDef | None, ctx: Ctx | None

@@ -289,7 +289,7 @@ def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | Non
             site = c  # a call of the loop itself; those after it, until the next, run in it
         if an.does(c, "reduce_gradients", cx) and (
                 step is None or (site is None or _same_block(site, step)) and
-                _same_block(c, step)) and not _other_optimizer(an, c, stepped):
+                _same_block(c, step)) and not _other_optimizer(an, c, stepped, step, cx):
             # (``_same_block(c, step)``: in one function, ``if amp: scaler.step(opt) else:
             # xm.optimizer_step(opt)`` reduces on the other path only)
             return True
@@ -305,14 +305,27 @@ def _optimizer_step(an: Analyzer, call: nodes.Call, ctx: Ctx | None) -> bool:
         keyword(call, "found_inf") is None and _is_optimizer(an, f.expr, ctx)
 
 
-def _other_optimizer(an: Analyzer, call: nodes.Call, stepped: str | None) -> bool:
+def _other_optimizer(an: Analyzer, call: nodes.Call, stepped: str | None,
+                     step: nodes.NodeNG | None = None, ctx: Ctx | None = None) -> bool:
     """``xm.optimizer_step(opt_d)`` / ``xm.reduce_gradients(opt_d)`` all-reduce the
     gradients of that optimizer's parameters only: not those of ``stepped``
-    (``opt_g.step()`` of a GAN's other optimizer)."""
+    (``opt_g.step()`` of a GAN's other optimizer). Told apart by their spelling in one
+    function; in a helper the step's function calls (``allreduce_grads(opt)`` whose
+    ``xm.reduce_gradients(optimizer)`` names its parameter, under ``ctx``), by the
+    optimizers they hold: the same only when both are known to hold one built at the
+    same place."""
     if stepped is None or not call.args or not (an.qualname(call.func) or "").endswith(
             ("xla_model.optimizer_step", "xla_model.reduce_gradients")):
         return False
-    return call.args[0].as_string() != stepped
+    if call.args[0].as_string() == stepped:
+        return False
+    if isinstance(step, nodes.Call) and isinstance(step.func, nodes.Attribute) and \
+            call.frame() is not step.frame():
+        target = step.args[0] if step.args else step.func.expr
+        built = [{id(v.node) for v in an.value(e, c) if v.kind is Kind.OPTIMIZER and
+                  v.node is not None} for e, c in ((call.args[0], ctx), (target, None))]
+        return not (built[0] & built[1])
+    return True
 
 
 def wraps_model(an: Analyzer) -> bool:

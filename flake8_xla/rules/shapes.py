@@ -1471,8 +1471,9 @@ class DynamicShapeOp(Rule):
 assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]`,
 `repeat_interleave` with the counts in a tensor (unless `output_size=` is given),
 `torch.topk`/`kthvalue` with `k` in a tensor (or read back from the device in the step,
-such as an item of `counts.cpu().tolist()`) and `pack_padded_sequence` with lengths
-on the device produce outputs whose size depends on the data. XLA compiles for static shapes: it has to execute the pending graph to
+such as an item of `counts.cpu().tolist()`) and `pack_padded_sequence` of a tensor on
+the device (its packed data has `sum(lengths)` rows, wherever the lengths are) produce
+outputs whose size depends on the data. XLA compiles for static shapes: it has to execute the pending graph to
 learn the size, and every new size is a new graph to compile. Slicing by a number read
 back from the device in the step (`n = lengths[i].item()`, where `lengths` is a
 `.cpu()` copy of a lazy tensor, then `t[:n]`) bakes that number into the graph, so
@@ -1584,6 +1585,13 @@ function).
                 lengths = argument(node, 1, "lengths")
                 if lengths is not None and is_lazy(lengths):
                     return "pack_padded_sequence with lengths on the XLA device"
+                data = argument(node, 0, "input")
+                if lengths is not None and data is not None and is_lazy(data) and any(
+                        v.kind is Kind.TENSOR for v in an.value(lengths, ctx)):
+                    # (lengths moved to the CPU first: the packed data of a tensor on the
+                    # device still has sum(lengths) rows, another shape per batch; a list
+                    # of the padded length for every row packs nothing away)
+                    return "pack_padded_sequence of a tensor on the XLA device"
             return None
         if isinstance(node, nodes.Subscript):
             index = node.slice

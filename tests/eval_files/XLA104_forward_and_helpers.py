@@ -28,8 +28,15 @@ class Encoder(nn.Module):
 
 
 def pack_on_host(rnn, x, sizes):
-    # Trap: the lengths stay a CPU tensor.
+    # The lengths stay a CPU tensor (no read of the device), but the packed data on the
+    # device has sum(lengths) rows: another shape for every total length.
     lengths = torch.tensor(sizes)
+    return rnn(pack_padded_sequence(x.to(device), lengths, batch_first=True))  # error: XLA104
+
+
+def pack_full_rows(rnn, x):
+    # Trap: every row at the padded length packs nothing away (the shape's own sizes).
+    lengths = [x.shape[1]] * x.shape[0]
     return rnn(pack_padded_sequence(x.to(device), lengths, batch_first=True))
 
 
