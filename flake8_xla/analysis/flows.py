@@ -1273,16 +1273,9 @@ class Evaluator:
         key = use.name if isinstance(use, nodes.Name) else source_key(use)
         if key is None:
             return None
-        frame = use.frame()
         best: tuple[int, str | None] | None = None
-        for call in self.module_calls_in(frame):
-            f = call.func
-            if not (isinstance(f, nodes.Attribute) and
-                    f.attrname in ("to", "cpu", "cuda", "xla") and
-                    isinstance(f.expr, (nodes.Name, nodes.Attribute)) and
-                    source_key(f.expr) == key):
-                continue
-            if not isinstance(call.parent, nodes.Expr) or call.lineno >= use.lineno:
+        for call in self._move_statements(use.frame(), key):
+            if call.lineno >= use.lineno:
                 continue
             moved = self._move_target(call, ctx, d)
             if moved is None:
@@ -1298,15 +1291,20 @@ class Evaluator:
         moved)."""
         frame = use.frame()
         loops = {id(lp) for lp in _loops_around(use, frame)}
-        for call in self.module_calls_in(frame):
-            f = call.func
-            if isinstance(f, nodes.Attribute) and f.attrname == "to" and \
-                    isinstance(f.expr, nodes.Name) and f.expr.name == use.name and \
-                    isinstance(call.parent, nodes.Expr) and call.lineno > use.lineno and \
-                    not any(id(lp) in loops for lp in _loops_around(call, frame)) and \
-                    self._move_target(call, ctx, d) is not None:
-                return True
-        return False
+        return any(call.func.attrname == "to" and call.lineno > use.lineno and
+                   not any(id(lp) in loops for lp in _loops_around(call, frame)) and
+                   self._move_target(call, ctx, d) is not None
+                   for call in self._move_statements(frame, use.name))
+
+    def _move_statements(self, frame: nodes.NodeNG, key: str) -> list[nodes.Call]:
+        """The statements of ``frame``'s own body that move ``key`` (a name or a dotted
+        attribute) in place: ``key.to(...)``, ``.cpu()``, ``.cuda()``, ``.xla()``."""
+        return [call for call in self.module_calls_in(frame)
+                if isinstance(call.parent, nodes.Expr) and
+                isinstance(call.func, nodes.Attribute) and
+                call.func.attrname in ("to", "cpu", "cuda", "xla") and
+                isinstance(call.func.expr, (nodes.Name, nodes.Attribute)) and
+                source_key(call.func.expr) == key]
 
     def module_calls_in(self, frame: nodes.NodeNG) -> list[nodes.Call]:
         """The calls of ``frame``'s own body (memoised per frame)."""

@@ -84,9 +84,14 @@ def _compare_truth(test: nodes.Compare, ev: Evaluator | None) -> bool | None:
     if len(test.ops) != 1:
         return None
     op, right = test.ops[0]
+    return _comparison_truth(test.left, op, right, ev)
+
+
+def _comparison_truth(left: nodes.NodeNG, op: str, right: nodes.NodeNG,
+                      ev: Evaluator | None) -> bool | None:
+    """The truth on the XLA path of ``left <op> right`` (None: not known)."""
     if op not in ("==", "!=", "in", "not in", "is", "is not"):
         return None
-    left = test.left
     if op in ("is", "is not", "==", "!=") and isinstance(right, nodes.Const) and \
             right.value is None:
         # ``args.tpu_cores is not None``: the truth of the flag itself.
@@ -312,11 +317,7 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
         if prefix is not None:
             # ``args.device.startswith("xla")``: the test ``args.device == "xla"`` makes
             # (``"xla:0"`` starts so too)
-            same = nodes.Compare(lineno=test.lineno, col_offset=test.col_offset,
-                                 parent=test.parent, end_lineno=test.end_lineno,
-                                 end_col_offset=test.end_col_offset)
-            same.postinit(left=test.func.expr, ops=[("==", prefix)])
-            return _compare_truth(same, ev)
+            return _comparison_truth(test.func.expr, "==", prefix, ev)
         q = ev.qualname(test.func) if ev is not None else None
         if q in XLA_FALSE_CALLS:
             return False

@@ -475,32 +475,31 @@ _SAME_ROWS = frozenset({"to", "float", "long", "int", "half", "double", "bool", 
 #: Words of names that stand for this replica's place among the replicas.
 _REPLICA_WORDS = frozenset({"rank", "ordinal", "world", "replica", "replicas", "shard",
                             "shards", "host", "hosts", "process", "processes"})
-#: Flags of a dataset value that its methods keep (see :func:`_dataset`).
-#: Words of a stream that partitions its items between replicas (its own rank/world
-#: size, a node split), in identifiers and strings.
-REPLICA_WORDS = frozenset({"rank", "ranks", "ordinal", "world", "replica", "replicas",
-                           "shard", "shards", "node", "nodes", "process", "processes",
-                           "distributed", "dist", "xr", "xm"})
+#: Words of a stream that partitions its items between replicas, in identifiers and
+#: strings: the replica words (a stream's hosts are its data's, not replicas), a node
+#: split, and the distributed modules that give a rank.
+_STREAM_SPLIT_WORDS = (_REPLICA_WORDS - {"host", "hosts"}) | {
+    "ranks", "node", "nodes", "distributed", "dist", "xr", "xm"}
 
 
 def _splits_by_worker_only(ev: Evaluator, klass: nodes.ClassDef) -> bool:
     """An IterableDataset class of the project that splits its items between the
     DataLoader's workers (``torch.utils.data.get_worker_info()``) and never between
     replicas: no word of its code names a rank, a world size, a shard or a node, and it
-    has no base class of the project (whose code could). Under ``xmp.spawn`` every
+    has no base class of its own module (whose code could). Under ``xmp.spawn`` every
     replica then reads every item."""
     if any(isinstance(b, nodes.ClassDef) and b.root() is klass.root()
            for base in klass.bases for b in ev.bindings(base)
            if isinstance(base, nodes.Name)):
         return False
-    from flake8_xla.analysis.names import words_of
-    if words_of(klass) & REPLICA_WORDS:
+    if words_of(klass) & _STREAM_SPLIT_WORDS:
         return False
     return any(ev.qualname(c.func) in ("torch.utils.data.get_worker_info",
                                        "torch.utils.data._utils.worker.get_worker_info")
                for c in klass.nodes_of_class(nodes.Call))
 
 
+#: Flags of a dataset value that its methods keep (see :func:`_dataset`).
 _DATASET_KIND_FLAGS = frozenset({"iterable", "stream", "sharded", "whole"})
 
 

@@ -60,6 +60,24 @@ if TYPE_CHECKING:
     from flake8_xla.analysis.flows import Evaluator
 
 MAX_CALL_DEPTH = 3
+#: Last name parts of every update call of the API model (backward, optimizer and scaler
+#: steps); ``tests/test_robustness.py`` checks the model against it.
+UPDATE_NAMES = frozenset({"backward", "step", "optimizer_step"})
+LOOPS = (nodes.For, nodes.While)
+#: A trainer's per-batch methods: the training step, and the evaluation step it runs too.
+TRAIN_STEP_NAME = re.compile(r"(train|training)(_one)?_(step|batch)")
+EVAL_STEP_NAME = re.compile(
+    r"(val|valid|validation|validate|eval|evaluate|evaluation|test|predict)(_one)?_(step|batch)")
+COMPILE_CONTEXTS = frozenset({"torch_xla.step", "torch_xla.compile",
+                              "torch_xla.debug.profiler.StepTrace"})
+STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
+
+
+#: Library namespaces whose functions are never a model's forward pass.
+LIBRARY_FUNCTIONS = ("torch.", "torch_xla.", "numpy.", "math.", "os.", "time.", "logging.",
+                     "random.", "json.", "re.", "sys.", "functools.", "itertools.")
+
+
 #: Calls that gather data transforms into one (``nn.Sequential(Clip(), Crop(98))``).
 TRANSFORM_PIPELINES = frozenset({"torch.nn.Sequential", "torchvision.transforms.Compose",
                                  "torchvision.transforms.v2.Compose",
@@ -88,10 +106,12 @@ def _fed_to_a_dataset(ev: Evaluator, call: nodes.Call) -> bool:
 
 
 def _handed_to_a_dataset(ev: Evaluator, expr: nodes.NodeNG) -> bool:
+    """``expr`` is an argument of a Dataset's constructor, or a ``transform=``-like
+    keyword of a call that builds no module."""
     parent = expr.parent
-    named = isinstance(parent, nodes.Keyword) and bool(parent.arg) and \
-        "transform" in (parent.arg or "")
+    named = False
     if isinstance(parent, nodes.Keyword):
+        named = "transform" in (parent.arg or "")
         parent = parent.parent
     elif not (isinstance(parent, nodes.Call) and expr in parent.args):
         return False
@@ -101,22 +121,6 @@ def _handed_to_a_dataset(ev: Evaluator, expr: nodes.NodeNG) -> bool:
     # (``transform=`` of a call of unknown kind: a dataset's or a data module's, never a
     # model that runs it on the device)
     return Kind.DATASET in kinds or named and Kind.MODULE not in kinds
-#: Last name parts of every update call of the API model (backward, optimizer and scaler
-#: steps); ``tests/test_robustness.py`` checks the model against it.
-UPDATE_NAMES = frozenset({"backward", "step", "optimizer_step"})
-LOOPS = (nodes.For, nodes.While)
-#: A trainer's per-batch methods: the training step, and the evaluation step it runs too.
-TRAIN_STEP_NAME = re.compile(r"(train|training)(_one)?_(step|batch)")
-EVAL_STEP_NAME = re.compile(
-    r"(val|valid|validation|validate|eval|evaluate|evaluation|test|predict)(_one)?_(step|batch)")
-COMPILE_CONTEXTS = frozenset({"torch_xla.step", "torch_xla.compile",
-                              "torch_xla.debug.profiler.StepTrace"})
-STEP_CLOSURE = "torch_xla.core.xla_model.add_step_closure"
-
-
-#: Library namespaces whose functions are never a model's forward pass.
-LIBRARY_FUNCTIONS = ("torch.", "torch_xla.", "numpy.", "math.", "os.", "time.", "logging.",
-                     "random.", "json.", "re.", "sys.", "functools.", "itertools.")
 
 
 class Steps:

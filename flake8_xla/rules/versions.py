@@ -84,6 +84,12 @@ VERSION_WORDS = re.compile(r"version|greater|less|_ge_|_lt_|(^|_)(pt|xla|torch)_
 SHIM_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 
 
+def _catches_shim_error(handler: nodes.ExceptHandler) -> bool:
+    """The handler catches ImportError, ModuleNotFoundError or AttributeError."""
+    return any(isinstance(t, nodes.Name) and t.name in SHIM_ERRORS
+               for t in caught_types(handler))
+
+
 def _tried_imports_present(trial: nodes.NodeNG, target: tuple[int, int]) -> bool:
     """The ``try`` body imports torch_xla names, and the targeted release has every one
     (``from torch_xla import sync as step_barrier``): its handler does not run there."""
@@ -111,14 +117,11 @@ def _compat_shim(node: nodes.NodeNG, target: tuple[int, int] | None = None) -> b
             test = cur.test.as_string()
             if VERSION_WORDS.search(test) or "hasattr(" in test:
                 return True
-        if isinstance(cur, nodes.Try) and any(s is child for s in cur.body):
-            for handler in cur.handlers:
-                if any(isinstance(t, nodes.Name) and t.name in SHIM_ERRORS
-                       for t in caught_types(handler)):
-                    return True
-        if isinstance(cur, nodes.ExceptHandler) and target is not None and any(
-                isinstance(t, nodes.Name) and t.name in SHIM_ERRORS
-                for t in caught_types(cur)) and _tried_imports_present(cur.parent, target):
+        if isinstance(cur, nodes.Try) and any(s is child for s in cur.body) and \
+                any(_catches_shim_error(h) for h in cur.handlers):
+            return True
+        if isinstance(cur, nodes.ExceptHandler) and target is not None and \
+                _catches_shim_error(cur) and _tried_imports_present(cur.parent, target):
             # ``except ImportError: from torch_xla.core.xla_model import mark_step``: the
             # fallback runs only on the releases where the newer spelling is missing
             return True
