@@ -2379,10 +2379,19 @@ class Evaluator:
                         d: int) -> frozenset[Value]:
         """A list/dict literal bound to a name, with what the code adds to it later."""
         stmt = literal.parent
-        if not isinstance(stmt, nodes.Assign) or stmt.value is not literal or \
-                len(stmt.targets) != 1 or not isinstance(stmt.targets[0], nodes.AssignName):
+        target: nodes.NodeNG | None = None
+        if isinstance(stmt, nodes.Tuple) and isinstance(stmt.parent, nodes.Assign) and \
+                len(stmt.parent.targets) == 1 and isinstance(
+                    stmt.parent.targets[0], (nodes.Tuple, nodes.List)) and \
+                len(stmt.parent.targets[0].elts) == len(stmt.elts):
+            # ``loaders, heads = {}, {}``: each literal bound to the name in its position
+            target = stmt.parent.targets[0].elts[stmt.elts.index(literal)]
+        elif isinstance(stmt, nodes.Assign) and stmt.value is literal and \
+                len(stmt.targets) == 1:
+            target = stmt.targets[0]
+        if not isinstance(target, nodes.AssignName):
             return value
-        added = self._mutation_table().get(id(stmt.targets[0]), [])
+        added = self._mutation_table().get(id(target), [])
         if not added:
             return value
         if all(v.kind is Kind.DICT and v.items is not None and v.elem is None for v in value):

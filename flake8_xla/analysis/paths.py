@@ -16,6 +16,7 @@ Source: PyTorch/XLA "PyTorch on XLA Devices" (scripts select the XLA device with
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -250,6 +251,35 @@ def _non_xla_entry(table: nodes.Dict, child: nodes.NodeNG) -> bool:
         if value is child:
             own = word
     return own == "cuda" and "xla" in words
+
+
+def _class_device_word(klass: nodes.ClassDef) -> str | None:
+    """The accelerator a class is written for, by a word of its name (``CudaBackend``,
+    ``TPUStrategy``) or by a string it binds in its body (``name = "gpu"``)."""
+    words = re.findall(r"[A-Z]+(?=[A-Z][a-z]|\b|_|\d)|[A-Z]?[a-z]+|[A-Z]+", klass.name)
+    found = {w for w in map(_device_word, words) if w is not None}
+    if not found:
+        for stmt in klass.body:
+            if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Const) and \
+                    isinstance(stmt.value.value, str):
+                word = _device_word(stmt.value.value)
+                if word is not None:
+                    found.add(word)
+    return found.pop() if len(found) == 1 else None
+
+
+def _non_xla_class(klass: nodes.ClassDef) -> bool:
+    """A class written for CUDA (``class CudaBackend(Backend)``) beside a class of the same
+    base, in the same module, written for the XLA device (``class XlaBackend(Backend)``):
+    the XLA run picks the XLA class, as it picks the XLA entry of a device table."""
+    if not klass.bases or _class_device_word(klass) != "cuda":
+        return False
+    bases = {b.as_string() for b in klass.bases}
+    parent = klass.parent
+    return any(isinstance(other, nodes.ClassDef) and other is not klass and
+               bases & {b.as_string() for b in other.bases} and
+               _class_device_word(other) == "xla"
+               for other in getattr(parent, "body", ()))
 
 
 def _device_word(text: str) -> str | None:
@@ -1115,6 +1145,8 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
         if truth is None and in_else and isinstance(cur, nodes.If) and _else_unreachable(cur, ev):
             return True
     if isinstance(cur, nodes.Dict) and _non_xla_entry(cur, child):
+        return True
+    if isinstance(cur, nodes.ClassDef) and _non_xla_class(cur):
         return True
     if isinstance(cur, nodes.ExceptHandler) and (
             _catches_import_error(cur) and _imports_xla(cur.parent) or

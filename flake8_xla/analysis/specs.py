@@ -165,6 +165,9 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     if ds and all(v.kind is Kind.DATASET and v.has("sharded") for v in ds):
         flags.add("distributed")  # this replica's part of the dataset
     batch = argument(call, 1, "batch_size")
+    if batch is not None and sv is not None and any(
+            v.kind is Kind.SAMPLER and _counts_batches_of(v.node, batch) for v in sv):
+        flags.add("whole_batches")  # ``num_samples=cfg.eval_batches * cfg.batch_size``
     text = None
     if batch is None and "batch_size" in star:
         text = V.single_text(star["batch_size"])
@@ -317,6 +320,23 @@ def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
             for v in batch):
         return None
     return batch
+
+
+def _counts_batches_of(node: nodes.NodeNG | None, batch: nodes.NodeNG) -> bool:
+    """The sampler constructor call ``node`` draws ``num_samples=`` a product with the
+    loader's own batch-size expression ``batch`` as a factor (``n_batches * batch_size``):
+    every batch it yields is whole, whatever the sizes are."""
+    n = keyword(node, "num_samples") if isinstance(node, nodes.Call) else None
+    factors: list[nodes.NodeNG] = []
+    todo = [n] if n is not None else []
+    while todo:
+        cur = todo.pop()
+        if isinstance(cur, nodes.BinOp) and cur.op == "*":
+            todo += [cur.left, cur.right]
+        else:
+            factors.append(cur)
+    shown = batch.as_string()
+    return len(factors) > 1 and any(f.as_string() == shown for f in factors)
 
 
 def _sample_count(node: nodes.NodeNG | None) -> int | None:
@@ -716,13 +736,17 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
             return V.tensor("cpu", flags=flags)
         _, dev = device_value(ev, dev_node, ctx, d)
         return V.tensor(dev, flags=flags)
-    if spec == "tensor":
+    if spec in ("tensor", "tensor:params"):
         args = join(*(ev.value(a, ctx, d) for a in call.args),
                     *(ev.value(k.value, ctx, d) for k in call.keywords or ()
                       if k.arg not in ("dtype", "out")))
         if receiver is not None and receiver.kind is Kind.TENSOR:
             args = args | rv
         deep = _tensors_in(args)
+        if sub == "params" and args and all(
+                v.kind is Kind.HOST and v.qual in ("int", "float") for v in args):
+            # ``Beta(alpha, alpha)`` of Python numbers: its samples are CPU tensors
+            return V.tensor("cpu")
         return V.tensor(V.tensor_device(deep))
     if spec == "booltensor":
         args = join(*(ev.value(a, ctx, d) for a in call.args))

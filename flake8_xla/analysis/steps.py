@@ -188,6 +188,8 @@ class Steps:
                 return True
             if e.barrier_kw:
                 b = keyword(call, e.barrier_kw)
+                if b is None:
+                    b = self._partial_keyword(call, e.barrier_kw)
                 return b is not None and not (isinstance(b, nodes.Const) and not b.value)
             if e.returns == "elem:arg" and call.args and self.loader_kind(
                     self.ev.value(call.args[0], ctx)) in ("xla", "managed"):
@@ -198,6 +200,26 @@ class Steps:
                     steps.is_compiled(func):
                 return True
         return False
+
+    def _partial_keyword(self, call: nodes.Call, name: str) -> nodes.NodeNG | None:
+        """The keyword ``name`` that ``functools.partial`` bound into the function ``call``
+        runs (``step = partial(xm.optimizer_step, barrier=True)``, then ``step(opt)``):
+        its expression when every binding of the called name is such a partial, else
+        None."""
+        if not isinstance(call.func, nodes.Name):
+            return None
+        found = None
+        for b in self.ev.bindings(call.func):
+            value = b.parent.value if isinstance(b, nodes.AssignName) and isinstance(
+                b.parent, nodes.Assign) else None
+            if not isinstance(value, nodes.Call) or \
+                    self.an.qualname(value.func) != "functools.partial":
+                return None
+            kw = keyword(value, name)
+            if kw is None:
+                return None
+            found = kw
+        return found
 
     def is_forward_call(self, call: nodes.Call, ctx: Ctx | None = None,
                         loop: nodes.NodeNG | None = None) -> bool:

@@ -250,6 +250,16 @@ default (`device: str = "cuda"` in a dataclass) is reported like an assignment.
             if q in CUDA_ONLY_CALLS:
                 yield node, f"{q}()"
                 return
+            if q == "torch.set_default_device" and node.args and \
+                    _cuda_literal(node.args[0]) is not None:
+                # every factory call after it places its tensor on the GPU
+                yield node, f"torch.set_default_device({node.args[0].as_string()})"
+                return
+            if q == "torch.set_default_tensor_type" and node.args and (
+                    (an.qualname(node.args[0]) or const_str(node.args[0]) or "").startswith(
+                        "torch.cuda.")):
+                yield node, f"torch.set_default_tensor_type({node.args[0].as_string()})"
+                return
             if q == "torch.device" and node.args and _cuda_literal(node.args[0]) is not None:
                 yield _cuda_literal(node.args[0]), f"torch.device({node.args[0].as_string()})"
                 return

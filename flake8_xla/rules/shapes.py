@@ -925,7 +925,7 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
         if self.flag_only:
             return v.has("drop_last_flag") and v.text != "1"
         if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable") or \
-                v.has("endless") or v.has("unbatched"):
+                v.has("endless") or v.has("unbatched") or v.has("whole_batches"):
             return False
         if v.text is None:
             return True  # a batch size that is not a literal: any size may leave a remainder

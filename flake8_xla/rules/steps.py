@@ -18,6 +18,10 @@ from flake8_xla.rules.base import Rule
 
 LOOPS = (nodes.For, nodes.While)
 ACCUMULATORS = frozenset({"append", "extend", "add", "insert"})
+# In-place tensor arithmetic that adds a value into its receiver (``total.add_(correct)``):
+# on a tensor made before the loop it carries the device state from one pass to the next.
+INPLACE_ACCUMULATORS = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_",
+                                  "lerp_", "index_add_", "scatter_add_"})
 
 
 class MissingStepBarrier(Rule):
@@ -116,6 +120,9 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         if steps._inside_forward(loop):
             return False
         collects = reads = False
+        assigned = {n.name for n in steps.body_nodes(loop, into_loops=True)
+                    if isinstance(n, nodes.AssignName)} | {
+            n.name for n in loop.target.nodes_of_class(nodes.AssignName)}
         for node in steps.body_nodes(loop, into_loops=False):
             if isinstance(node, nodes.Call):
                 if (any(e.sync for e in an.entries(node)) and any(
@@ -128,6 +135,11 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 if isinstance(f, nodes.Attribute) and f.attrname in ACCUMULATORS and \
                         node.args and an.holds_lazy(node.args[-1]):
                     collects = True
+                if isinstance(f, nodes.Attribute) and f.attrname in INPLACE_ACCUMULATORS and \
+                        isinstance(f.expr, nodes.Name) and node.args and \
+                        f.expr.name not in assigned and an.is_lazy(f.expr) and \
+                        an.is_lazy(node.args[0]):
+                    return True  # ``total_correct.add_(correct)``: a tensor made before it
             elif isinstance(node, nodes.AugAssign) and an.is_lazy(node.value):
                 return True  # ``correct += (pred == y).sum()``: state carried on the device
         if self._accumulates_in_objects(loop):

@@ -21,6 +21,9 @@ from flake8_xla.filefacts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
 
 BULK_KINDS = frozenset({".cpu()", ".numpy()", ".to('cpu')"})
+#: The standard library's logging levels by name (``logging/__init__.py``).
+_LEVELS = {"CRITICAL": 50, "FATAL": 50, "ERROR": 40, "WARNING": 30, "WARN": 30, "INFO": 20,
+           "DEBUG": 10, "NOTSET": 0}
 
 
 def _read_as_scalar(node: nodes.NodeNG) -> bool:
@@ -355,7 +358,8 @@ the XLA path, CPU tensors and Python numbers.
                 # ``torch.tensor(losses)`` of a list of lazy tensors: each item is read as
                 # a number into a CPU buffer, one transfer per item
                 return f"{func.as_string()[:30]}() of a list of tensors", fix
-            if "read" in syncs and any(holds(a, ctx) for a in args):
+            if "read" in syncs and any(holds(a, ctx) for a in args) and \
+                    not self._debug_dropped(func):
                 return self._read_what(func), fix
             for e in entries:
                 flag = keyword(node, e.sync_kw) if e.sync_kw else None
@@ -410,6 +414,12 @@ the XLA path, CPU tensors and Python numbers.
                         v.kind is Kind.TENSOR and v.device == "cpu"
                         for v in an.value(target.value, ctx)):
                     return "storing a lazy XLA tensor into a CPU tensor", self.FIX_INTO_CPU
+                if isinstance(target, nodes.Subscript) and lazy(node.value, ctx) and (
+                        base := an.value(target.value, ctx)) and all(
+                        v.kind is Kind.HOST and v.qual == "numpy" for v in base):
+                    # ``loss_curve[step] = loss.detach()``: numpy's item assignment converts
+                    # the lazy tensor (``__float__``), a copy to the host
+                    return "a tensor stored into a numpy array", fix
         return None
 
     def _decodes_growing_ids(self, call: nodes.Call) -> bool:
@@ -500,6 +510,26 @@ the XLA path, CPU tensors and Python numbers.
         return not name.startswith(
             ("validation_step", "test_step", "predict_step", "on_validation", "on_test",
              "on_predict"))
+
+    def _debug_dropped(self, func: nodes.NodeNG) -> bool:
+        """``log.debug("loss %s", loss)`` in a module that sets its logging level above
+        DEBUG (``logging.basicConfig(level=logging.INFO)``, ``log.setLevel("WARNING")``)
+        and never to DEBUG: logging drops the record before it formats its arguments
+        (``Logger.debug`` tests ``isEnabledFor`` first), so the tensor is never read."""
+        name = func.attrname if isinstance(func, nodes.Attribute) else (
+            func.name if isinstance(func, nodes.Name) else "")
+        if name != "debug":
+            return False
+        levels = []
+        for call in [*self.an.calls_named("basicConfig"), *self.an.calls_named("setLevel")]:
+            level = keyword(call, "level") if call.func.as_string().endswith(
+                "basicConfig") else (call.args[0] if call.args else None)
+            if level is None:
+                continue
+            text = const_str(level) or (level.attrname if isinstance(
+                level, nodes.Attribute) else None)
+            levels.append(_LEVELS.get((text or "").upper()))
+        return bool(levels) and all(lv is not None and lv > 10 for lv in levels)
 
     @staticmethod
     def _read_what(func: nodes.NodeNG) -> str:

@@ -46,6 +46,28 @@ def per_batch(model, dataset, device):
 
 
 @torch.no_grad()
+def top1_in_place(model, dataset, device):
+    loader = DataLoader(dataset, batch_size=100, drop_last=True)
+    total = torch.zeros(1, device=device)
+    for x, y in loader:  # error: XLA301
+        out = model(x.to(device))
+        hits = out.argmax(-1).eq(y.to(device))
+        total.add_(hits.sum())
+    return total.cpu().tolist()
+
+
+@torch.no_grad()
+def clamped_batches(model, dataset, device):
+    loader = DataLoader(dataset, batch_size=100, drop_last=True)
+    outs = []
+    for x, y in loader:
+        x = x.to(device)
+        x.mul_(0.5)
+        outs.append(model(x).argmax(-1).cpu())  # error: XLA201
+    return outs
+
+
+@torch.no_grad()
 def synced(model, dataset, device):
     loader = DataLoader(dataset, batch_size=100, drop_last=True)
     correct = torch.zeros((), device=device)
@@ -58,7 +80,8 @@ def synced(model, dataset, device):
 def main(model, dataset):
     device = torch_xla.device()
     model = model.to(device)
-    return [f(model, dataset, device) for f in (accuracy, mean_loss, per_batch, synced)]
+    return [f(model, dataset, device) for f in (accuracy, mean_loss, per_batch, top1_in_place,
+                                             clamped_batches, synced)]
 
 
 def on_device(loader, device):
