@@ -4757,3 +4757,96 @@ def test_a_base_class_method_run_by_a_subclass_modules_replica_function(tmp_path
         "ClassifyTrainer(cfg)._do_train()", "print(cfg)")
     top = write(tmp_path / "unused", files)
     assert not [f for f in lint(top / "base.py") if f[1] == "XLA503"]
+
+
+def test_a_decorator_of_another_module_wraps_the_step(tmp_path: Path) -> None:
+    """``@timed`` from ``utils.py`` on the train step of ``train.py``: each call of the
+    step runs the wrapper, whose ``float(loss)`` reads the step's loss on the host; a
+    decorator whose wrapper hands the function to ``xm.add_step_closure`` makes it a step
+    closure, whose reads are not reported."""
+    root = write(tmp_path / "proj", {
+        "pyproject.toml": "",
+        "utils.py": """\
+            import functools
+            import time
+
+            import torch_xla.core.xla_model as xm
+
+
+            def timed(fn):
+                @functools.wraps(fn)
+                def wrapper(*args, **kwargs):
+                    t0 = time.perf_counter()
+                    loss = fn(*args, **kwargs)
+                    print(f"{time.perf_counter() - t0:.3f}s loss={float(loss):.4f}")
+                    return loss
+                return wrapper
+
+
+            def after_step(fn):
+                def schedule(*args):
+                    xm.add_step_closure(fn, args=args)
+                return schedule
+
+
+            @after_step
+            def report(step, loss):
+                print(f"step {step}: {loss.item():.4f}")
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from utils import report, timed
+
+
+            @timed
+            def train_step(model, opt, x, y):
+                opt.zero_grad()
+                loss = torch.nn.functional.mse_loss(model(x), y)
+                loss.backward()
+                opt.step()
+                return loss
+
+
+            def train(model, opt, loader):
+                device = torch_xla.device()
+                for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+                    report(step, train_step(model, opt, x, y))
+            """,
+    })
+    assert lint(root / "utils.py") == [(12, "XLA201")]
+    assert lint(root / "train.py") == []
+
+
+def test_a_helper_no_module_calls_is_not_run(tmp_path: Path) -> None:
+    """A GPU launcher helper (``torch.cuda.set_device``) in a helper module that the TPU
+    script imports for other functions, and that no module of the project calls, never
+    runs on XLA; a helper the script calls does."""
+    root = write(tmp_path / "proj", {
+        "pyproject.toml": "",
+        "misc.py": """\
+            import torch
+
+
+            def init_distributed_mode(args):
+                torch.cuda.set_device(args.local_rank)
+                torch.distributed.init_process_group(backend="nccl")
+
+
+            def to_gpu(x):
+                return x.cuda()
+            """,
+        "train_tpu.py": """\
+            import torch_xla
+
+            import misc
+
+
+            def main(batch):
+                device = torch_xla.device()
+                return misc.to_gpu(batch.to(device))
+            """,
+    })
+    assert lint(root / "misc.py") == [(10, "XLA501")]

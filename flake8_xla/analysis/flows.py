@@ -116,6 +116,44 @@ MODULE_BASES = ("torch.nn.", "transformers.", "lightning.", "pytorch_lightning."
 TERMINATORS = ("exit",)
 
 
+def wrapper_inside(deco: nodes.FunctionDef) -> nodes.FunctionDef | None:
+    """The wrapper a wrapping decorator returns: ``deco`` (a top-level function with a
+    first parameter) returns, at every return, a function defined in its own body that
+    reads that parameter (``def timed(fn): @wraps(fn) def wrapper(*a, **k): ... fn(*a,
+    **k) ... return wrapper``); None for any other function."""
+    if not isinstance(deco.parent, nodes.Module) or not deco.args.args:
+        return None
+    param = deco.args.args[0].name
+    inner = None
+    for ret in deco.nodes_of_class(nodes.Return):
+        if ret.scope() is not deco:
+            continue
+        if not isinstance(ret.value, nodes.Name):
+            return None
+        defs = [b for b in deco.locals.get(ret.value.name, ())
+                if isinstance(b, nodes.FunctionDef) and b.parent is deco]
+        if len(defs) != 1 or (inner is not None and defs[0] is not inner):
+            return None
+        inner = defs[0]
+    if inner is None or not any(n.name == param for n in inner.nodes_of_class(nodes.Name)):
+        return None
+    return inner
+
+
+def _decorated_with(ev: Evaluator, deco: nodes.FunctionDef) -> list[nodes.FunctionDef]:
+    """The functions of ``ev``'s module that ``@deco`` decorates (by its name, or an
+    attribute of that name resolving to it)."""
+    out = []
+    for f in ev.module_nodes(nodes.FunctionDef):
+        for dec in f.decorators.nodes if f.decorators is not None else ():
+            spelled = dec.name if isinstance(dec, nodes.Name) else (
+                dec.attrname if isinstance(dec, nodes.Attribute) else None)
+            if spelled == deco.name and any(
+                    v.kind is Kind.FUNCTION and v.node is deco for v in ev.value(dec)):
+                out.append(f)
+    return out
+
+
 def _decorated(func: nodes.NodeNG, name: str) -> bool:
     return isinstance(func, nodes.FunctionDef) and func.decorators is not None and any(
         isinstance(dd, nodes.Name) and dd.name == name for dd in func.decorators.nodes)
@@ -766,6 +804,8 @@ class Evaluator:
         self._obj_attrs: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] | None = \
             None
         self._mutations: dict[int, list[nodes.NodeNG]] | None = None
+        self._wrappers: dict[int, nodes.FunctionDef | None] = {}
+        self._indexing = False
         self._class_kind: dict[int, Kind] = {}
         self._method_memo: dict[tuple[int, str],
                                 tuple[nodes.ClassDef, nodes.FunctionDef | None]] = {}
@@ -1666,6 +1706,9 @@ class Evaluator:
         found.extend(self._site_values(func, sites, name, d))
         remote = self.link.param_values(self, func, b, d) if self.link is not None else []
         found.extend(remote)  # what call sites in other modules of the project pass
+        decorated = self._decorated_by(func, name)
+        found.extend(decorated)  # ``@timed def step(...)``: ``fn`` of ``def timed(fn)``
+        remote = remote + decorated
         if not sites and not remote and klass is not None and func.name == "forward" and \
                 self.class_kind(klass) is Kind.MODULE:
             # ``model(ids, labels)``: a module's call runs its forward with those inputs
@@ -1684,6 +1727,49 @@ class Evaluator:
             if used is not None:
                 result = join(*(s for s in [result] if V.is_known(s)), used) if \
                     V.is_known(result) else used
+        return result
+
+    def _decorated_by(self, func: nodes.NodeNG, name: str) -> list[frozenset[Value]]:
+        """The functions that ``func`` decorates (``@timed`` on ``def train_step``, in this
+        module or, through the project link, in a module that imports it), as the value
+        of its first parameter ``name``, when ``func`` is a wrapping decorator (see
+        :func:`wrapper_inside`); else nothing."""
+        if not isinstance(func, nodes.FunctionDef) or wrapper_inside(func) is None or \
+                self._params(func)[:1] != [name]:
+            return []
+        # (``raw``: the function itself, which calling runs; not its wrapper again)
+        raw = frozenset({"raw"})
+        found = [one(Kind.FUNCTION, node=f, flags=raw) for f in _decorated_with(self, func)]
+        if self.link is not None:
+            found += [one(Kind.FUNCTION, node=f, flags=raw)
+                      for f in self.link.decorated_with(self, func)]
+        return found
+
+    def wrapper_of(self, func: nodes.NodeNG) -> nodes.FunctionDef | None:
+        """The function a call of ``func`` runs in its place: the wrapper that a wrapping
+        decorator of the project returns (``def timed(fn): def wrapper(*a, **k): ... return
+        wrapper`` on ``@timed def step``); None when no decorator of ``func`` is one, or
+        several are (memoised per function)."""
+        if not isinstance(func, nodes.FunctionDef) or func.decorators is None or \
+                self._indexing:
+            return None  # (while the call index is built, a call site names the function)
+        if func.root() is not self.module:
+            home = self.link.evaluator_of(func) if self.link is not None else None
+            return home.wrapper_of(func) if home is not None and home is not self else None
+        key = id(func)
+        if key in self._wrappers:
+            return self._wrappers[key]
+        self._wrappers[key] = None  # (in progress)
+        found = []
+        for dec in func.decorators.nodes:
+            if isinstance(dec, (nodes.Name, nodes.Attribute)):
+                for v in self.value(dec):
+                    if v.kind is Kind.FUNCTION and isinstance(v.node, nodes.FunctionDef):
+                        inner = wrapper_inside(v.node)
+                        if inner is not None:
+                            found.append(inner)
+        result = found[0] if len(found) == 1 else None
+        self._wrappers[key] = result
         return result
 
     def site_argument(self, func: nodes.NodeNG, call: nodes.Call, name: str,
@@ -1835,11 +1921,15 @@ class Evaluator:
     def _index_calls(self) -> dict[int, list[tuple[nodes.Call, bool]]]:
         if self._sites is None:
             table: dict[int, list[tuple[nodes.Call, bool]]] = {}
-            for call in self.module_nodes(nodes.Call):
-                if self.in_dead_function(call):
-                    continue  # (a call in a nested function nothing refers to never runs)
-                for func, bound in self.callees(call, None):
-                    table.setdefault(id(func), []).append((call, bound))
+            self._indexing = True
+            try:
+                for call in self.module_nodes(nodes.Call):
+                    if self.in_dead_function(call):
+                        continue  # (a call in a nested function nothing refers to never runs)
+                    for func, bound in self.callees(call, None):
+                        table.setdefault(id(func), []).append((call, bound))
+            finally:
+                self._indexing = False
             self._sites = table
         return self._sites
 
@@ -1913,7 +2003,7 @@ class Evaluator:
         if isinstance(func, nodes.Name):
             for b in self.bindings(func):
                 if isinstance(b, nodes.FunctionDef):
-                    out.append((b, False))
+                    out.append((self.wrapper_of(b) or b, False))
                 elif isinstance(b, nodes.ClassDef):
                     init = self.method_of(b, "__init__")
                     if init is not None:
@@ -3773,7 +3863,10 @@ class Evaluator:
             for v in self.value(call.func, ctx):
                 if v.kind is Kind.FUNCTION and v.node is not None and id(v.node) not in seen:
                     seen.add(id(v.node))
-                    yield v.node, self.ctx_for_call(v.node, call, ctx, 0, v.bound)
+                    # (``@timed``: the wrapper its decorator returns runs in its place)
+                    target = (self.wrapper_of(v.node) if v.bound is None and
+                              not v.has("raw") else None) or v.node
+                    yield target, self.ctx_for_call(target, call, ctx, 0, v.bound)
                 elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
                     # A callable object (a collator, a meter). A module's forward is not
                     # followed: every module class's forward is checked on its own.

@@ -995,11 +995,13 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
         # nothing in its module names it, and it shows no XLA use of its own.
         # The same when every call that modules which are XLA code make sits off the
         # XLA path there (``else: utils.init_distributed_mode(args)``, the GPU path).
+        # And when no module of the project names it at all, in a module that shows no
+        # XLA use of its own (a helper the project never runs).
         link = ev.link
         if link is None or _named_in_module(func, ev):
             return False
         return (link.only_off_xla(ev, func) and not _shows_xla_use(func, ev)) or \
-            link.called_only_off_path(ev, func)
+            link.called_only_off_path(ev, func) or link.never_called(ev, func)
     if not all(off_xla_path(call, ev, kinds) for call, _ in sites):
         return False
     # every call of its own module is off the path: so is the function, unless a module
@@ -1202,8 +1204,9 @@ def _else_unreachable(branch: nodes.If, ev: Evaluator | None) -> bool:
 
 def _after_xla_exit(parent: nodes.NodeNG, child: nodes.NodeNG, ev: Evaluator | None) -> bool:
     """``child`` follows, in the same block, an ``if`` whose branch taken on the XLA path
-    leaves the block (``if kind == "tpu": return torch_xla.device()``): the statements
-    after it are that ``if``'s implicit ``else``."""
+    leaves the block (``if kind == "tpu": return torch_xla.device()``), or an ``assert``
+    that fails there (``assert not use_tpu``): the statements after it are that ``if``'s
+    implicit ``else``, or never run on XLA."""
     for field in ("body", "orelse", "finalbody"):
         block = getattr(parent, field, None)
         if not isinstance(block, list) or not any(s is child for s in block):
@@ -1220,10 +1223,27 @@ def _after_xla_exit(parent: nodes.NodeNG, child: nodes.NodeNG, ev: Evaluator | N
                             stmt.body if truth else stmt.orelse, ev):
                         first = i
                         break
+                if isinstance(stmt, nodes.Assert) and _setting_test(stmt.test) and \
+                        xla_truth(stmt.test, ev) is False:
+                    # ``assert not use_tpu, "use xm.save"``: the XLA run stops there (a
+                    # test of a tensor's device states where it is, whatever we inferred)
+                    first = i
+                    break
             if memo is not None:
                 memo[key] = first
         return any(s is child for s in block[first + 1:])
     return False
+
+
+def _setting_test(test: nodes.NodeNG) -> bool:
+    """``test`` reads a run setting (``not use_tpu``, ``args.device == "cuda"``), not the
+    device of a value (``x.device.type == "cpu"``)."""
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        test = test.operand
+    if isinstance(test, nodes.Compare):
+        test = test.left
+    return isinstance(test, nodes.Name) or isinstance(test, nodes.Attribute) and \
+        isinstance(test.expr, nodes.Name) and test.attrname not in ("device", "type")
 
 
 def caught_types(handler: nodes.ExceptHandler) -> list[nodes.NodeNG]:

@@ -129,6 +129,11 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     if batch_sampler:
         flags.add("drop_last_unknown")
     sv = given("sampler")
+    if sv is not None and sv and all(v.kind is Kind.SAMPLER and v.qual in UNSHARDED_SAMPLERS
+                                     for v in sv):
+        # torch's own RandomSampler/SequentialSampler draw from the whole dataset: under
+        # several replicas each one reads all of it (no DistributedSampler)
+        flags.add("unsharded_sampler")
     if sv is not None:
         if any(v.kind is Kind.SAMPLER and v.has("distributed") for v in sv):
             flags.add("distributed")
@@ -320,6 +325,11 @@ def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
             for v in batch):
         return None
     return batch
+
+
+#: torch's samplers that draw from the whole dataset in every process.
+UNSHARDED_SAMPLERS = frozenset({"torch.utils.data.RandomSampler",
+                                "torch.utils.data.SequentialSampler"})
 
 
 def _counts_batches_of(node: nodes.NodeNG | None, batch: nodes.NodeNG) -> bool:

@@ -935,6 +935,25 @@ class ProjectIndex:
                 return True
         return False
 
+    def used_nowhere(self, rel: str, name: str) -> bool:
+        """``name``, a top-level definition of ``rel``, a module that shows no XLA use of
+        its own nor imports one that does, is spelled by no other module of the project
+        that imports ``rel`` (nor imported with ``*``): a helper the project never runs
+        (``init_distributed_mode`` of a GPU launcher that the TPU script does not call).
+        Syntax facts only; for ``--xla-target=auto``."""
+        own = self.summary(rel)
+        if own is None or own.xla or self.used_by_xla_code(rel, name) or any(
+                (s := self.summary(t)) is None or s.xla for t in self.import_targets(rel)):
+            return False  # (a module that drives XLA code may be run from outside)
+        for m in self._by_hint().get(_stem(rel), ()):
+            if m == rel or rel not in self.import_targets(m):
+                continue
+            other = self.summary(m)
+            if other is None or name in self._last_names(m) or any(
+                    "*" in names for _, _, names in other.imports):
+                return False
+        return True
+
     def used_only_off_xla(self, rel: str, name: str) -> bool:
         """``name``, a top-level definition of ``rel``, is used only by modules that are not
         XLA code: no module that is XLA code and imports ``rel`` spells ``name`` (nor

@@ -600,6 +600,29 @@ class Session:
         rel = self._top_level_home(ev, func)
         return rel is not None and self.index.used_only_off_xla(rel, func.name)
 
+    def decorated_with(self, ev: Evaluator, deco: nodes.FunctionDef) -> list[nodes.FunctionDef]:
+        """The functions that other modules of the project (XLA code that imports ``ev``'s
+        module and spells the decorator's name) decorate with ``@deco``, a top-level
+        function of ``ev``'s module."""
+        from flake8_xla.analysis.flows import _decorated_with
+
+        owner = self._by_module.get(id(ev.module))
+        if owner is None or not isinstance(deco.parent, nodes.Module):
+            return []
+        out: list[nodes.FunctionDef] = []
+        for rel in self._callers(owner[0], [deco.name]):
+            an = self.analyzer(rel)
+            if an is not None and an.module is not ev.module:
+                out += _decorated_with(an.ev, deco)
+        return out
+
+    def never_called(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
+        """``func``, a top-level function of ``ev``'s module, which shows no XLA use of its
+        own, is named by no other module of the project (see
+        :meth:`~flake8_xla.project.index.ProjectIndex.used_nowhere`)."""
+        rel = self._top_level_home(ev, func)
+        return rel is not None and self.index.used_nowhere(rel, func.name)
+
     def called_only_off_path(self, ev: Evaluator, func: nodes.NodeNG,
                              branch_only: bool = False) -> bool:
         """Every call of ``func`` (a top-level function, or a top-level class or its

@@ -188,7 +188,8 @@ class HardcodedCudaDevice(Rule):
                "have (a crash, or silent CPU work); use {device}")
     explanation = """\
 A ported script that still says `torch.device('cuda')`, `.cuda()`, `.to('cuda')` or
-`device='cuda'` fails on a TPU or Trainium host ("Found no NVIDIA driver"), or,
+`device='cuda'` (or sets `torch.set_default_device('cuda')`, a CUDA default tensor type)
+fails on a TPU or Trainium host ("Found no NVIDIA driver"), or,
 behind a `torch.cuda.is_available()` fallback, runs on the host CPU. Default
 arguments count too: a helper whose `device='cuda'` default a caller relies on.
 
@@ -210,7 +211,10 @@ Not reported: code under an `if` that tests for CUDA, and a guarded choice
 XLA device, or is only printed or logged (unless another module imports it), and a
 `device_type` string (the kind `torch.autocast` and `pin_memory` tests take: nanoGPT's
 `"cuda" if "cuda" in str(device) else "cpu"`), which places no tensor. A config field's
-default (`device: str = "cuda"` in a dataclass) is reported like an assignment.
+default (`device: str = "cuda"` in a dataclass) is reported like an assignment. Nor are
+the methods of a class written for CUDA (`class CudaBackend(Backend)`) beside a class of
+the same base written for the XLA device (`class XlaBackend(Backend)`): the XLA run
+builds the XLA one.
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
     versions = "all"

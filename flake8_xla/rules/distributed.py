@@ -289,11 +289,25 @@ def reduces_gradients(an: Analyzer, loop: nodes.NodeNG, step: nodes.NodeNG | Non
             site = c  # a call of the loop itself; those after it, until the next, run in it
         if an.does(c, "reduce_gradients", cx) and (
                 step is None or (site is None or _same_block(site, step)) and
-                _same_block(c, step)) and not _other_optimizer(an, c, stepped, step, cx):
+                _same_block(c, step)) and not _other_optimizer(an, c, stepped, step, cx) \
+                and not _reduces_a_value(an, c, cx):
             # (``_same_block(c, step)``: in one function, ``if amp: scaler.step(opt) else:
             # xm.optimizer_step(opt)`` reduces on the other path only)
             return True
     return False
+
+
+def _reduces_a_value(an: Analyzer, call: nodes.Call, ctx: Ctx | None) -> bool:
+    """``xm.all_reduce(xm.REDUCE_SUM, loss.detach(), scale=...)``: an all-reduce of one
+    tensor (the global loss or a metric, for logging), not of a list of gradients (nor of
+    an expression that names them: ``flat_grads``, ``p.grad``)."""
+    if not (an.qualname(call.func) or "").endswith("xla_model.all_reduce"):
+        return False
+    inputs = argument(call, 1, "inputs")
+    if inputs is None or "grad" in inputs.as_string():
+        return False
+    values = an.value(inputs, ctx)
+    return bool(values) and all(v.kind is Kind.TENSOR for v in values)
 
 
 def _optimizer_step(an: Analyzer, call: nodes.Call, ctx: Ctx | None) -> bool:
@@ -1132,7 +1146,9 @@ cost time, not correctness), and so is a dataset built from the replica's global
                 # (an HF dataset that may be a stream, ``streaming=args.streaming``: unsplit
                 # either way, and split_dataset_by_node serves both)
                 whole = not stream and v.has("whole")
-                if v.has("distributed") or v.has("sampler") or v.has("sampler_unknown") or \
+                unsharded = v.has("unsharded_sampler")
+                if v.has("distributed") or v.has("sampler") and not unsharded or \
+                        v.has("sampler_unknown") or \
                         v.has("iterable") and not stream and not whole and \
                         not v.has("worker_split") or v.has("drop_last_unknown") and \
                         keyword(node, "batch_sampler") is not None or \
@@ -1140,8 +1156,8 @@ cost time, not correctness), and so is a dataset built from the replica's global
                     # (``batch_size=None``: the dataset makes the batches itself, a
                     # pipeline such as WebDataset's that shards in its own way, unknown)
                     continue
-                if has_star_kwargs(node) or keyword(node, "sampler") is not None or \
-                        here and an.off_xla_path(node):
+                if has_star_kwargs(node) or keyword(node, "sampler") is not None and \
+                        not unsharded or here and an.off_xla_path(node):
                     continue  # (``else: DataLoader(ds, shuffle=True)`` of a GPU run)
                 home = an if here else (an.link.analyzer_of(node) if an.link else None)
                 if home is not None and _sharded_by_ordinal(home, node):

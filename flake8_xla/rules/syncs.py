@@ -21,6 +21,10 @@ from flake8_xla.filefacts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
 
 BULK_KINDS = frozenset({".cpu()", ".numpy()", ".to('cpu')"})
+#: The legacy tensor types of the CPU (``torch.FloatTensor``; the CUDA ones live under
+#: ``torch.cuda``): ``t.type(torch.FloatTensor)`` returns a CPU copy.
+CPU_TENSOR_TYPES = frozenset(f"torch.{kind}Tensor" for kind in (
+    "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool"))
 #: The standard library's logging levels by name (``logging/__init__.py``).
 _LEVELS = {"CRITICAL": 50, "FATAL": 50, "ERROR": 40, "WARNING": 30, "WARN": 30, "INFO": 20,
            "DEBUG": 10, "NOTSET": 0}
@@ -52,13 +56,13 @@ def _callee_name(func: nodes.NodeNG) -> str | None:
 def sync_names() -> frozenset[str]:
     """Last parts of the names of every call or method that the API model says reads a
     value on the host (``item``, ``cpu``, ``print``, ``float``, ``set_postfix`` ...), and
-    ``to``/``copy_``, which do when they move a lazy tensor to the CPU, and ``map`` (of
+    ``to``/``copy_``/``type``, which do when they move a lazy tensor to the CPU, and ``map`` (of
     ``float`` over tensors)."""
     api = model()
     out = {n.rsplit(".", 1)[-1] for n, e in api.calls.items() if e.sync or e.sync_kw}
     out |= {n for table in api.methods.values() for n, e in table.items() if e.sync}
     out |= {p.rstrip(".").rsplit(".", 1)[-1] for p, e in api.prefixes if e.sync}
-    return frozenset(out | {"to", "copy_", "map"})
+    return frozenset(out | {"to", "copy_", "map", "type"})
 
 
 #: Keywords of tensor factories that take sizes, bounds or fill values (read as Python
@@ -127,7 +131,8 @@ builtin `max`/`min` of tensors (Python tests `a > b`), indexing a Python list or
 an `nn.ModuleList`, with a 0-d tensor (`classes[pred]`, `self.experts[best](x)` take the
 tensor's `__index__`), `xm.mesh_reduce` (it starts with a copy
 to the CPU) and `clip_grad_norm_(..., error_if_nonfinite=True)` (torch tests the norm in
-Python) all need the value, so torch_xla cuts the graph there, compiles and executes
+Python), storing it into a numpy array's item (`loss_curve[step] = loss.detach()`, numpy
+calls `__float__`) all need the value, so torch_xla cuts the graph there, compiles and executes
 it, and copies the result to the host, before the step's own `torch_xla.sync()`. The
 device idles while the host waits. So does `torch.tensor([loss_a, loss_b])` of lazy
 tensors: it fills a CPU buffer item by item (measured on PJRT_DEVICE=CPU: two graph
@@ -155,7 +160,8 @@ reported: code inside a
 step closure, code that runs once (after the loop, or in a branch that ends the loop),
 the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
 only on the steps whose numbers went wrong; its test is still read every step), code off
-the XLA path, CPU tensors and Python numbers.
+the XLA path, CPU tensors and Python numbers, and `log.debug(...)` in a module that
+sets its logging level above DEBUG (logging drops the record before it formats it).
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -329,6 +335,12 @@ the XLA path, CPU tensors and Python numbers.
                         and self._to_cpu(node, ctx) \
                         and not self._writes_checkpoint(node):
                     return ".to('cpu')", fix
+                if name == "type" and receiver_lazy and node.args and (
+                        an.qualname(node.args[0]) or const_str(node.args[0]) or "") in \
+                        CPU_TENSOR_TYPES:
+                    # ``t.type(torch.FloatTensor)``: a legacy type names a CPU tensor, so
+                    # the cast copies the lazy tensor to the host
+                    return f".type({node.args[0].as_string()[:30]})", fix
                 if name == "copy_" and node.args and lazy(node.args[0], ctx) and any(
                         v.kind is Kind.TENSOR and v.device == "cpu"
                         for v in an.value(func.expr, ctx)):
