@@ -121,8 +121,9 @@ def wrapper_inside(deco: nodes.FunctionDef) -> nodes.FunctionDef | None:
     first parameter) returns, at every return, a function defined in its own body that
     reads that parameter (``def timed(fn): @wraps(fn) def wrapper(*a, **k): ... fn(*a,
     **k) ... return wrapper``); None for any other function."""
-    if not isinstance(deco.parent, nodes.Module) or not deco.args.args:
-        return None
+    if not isinstance(deco.parent, nodes.Module) or not deco.args.args or not any(
+            isinstance(s, nodes.FunctionDef) for s in deco.body):
+        return None  # (syntax first: most functions define no function in their body)
     param = deco.args.args[0].name
     inner = None
     for ret in deco.nodes_of_class(nodes.Return):

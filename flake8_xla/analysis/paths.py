@@ -504,6 +504,12 @@ def _imported_xla_module(subject: nodes.NodeNG, ev: Evaluator) -> bool:
                 b.parent.value.value is None) for b in binds):
         return False
     q = ev.qualname(subject) or ""
+    if not q:
+        # (a function's own ``import torch_xla.core.xla_model as xm``: the import table is
+        # the module's, so read the name the import binds)
+        q = next((name if isinstance(b, nodes.Import) else f"{b.modname}.{name}"
+                  for b in imports for name, alias in b.names
+                  if (alias or name.split(".", 1)[0]) == subject.name), "")
     return q.split(".", 1)[0] == "torch_xla"
 
 

@@ -11,7 +11,8 @@ Two tests, both cheap and both necessary conditions written in the module itself
   accelerate's ``is_torch_xla_available()`` / ``is_torch_tpu_available()``, builds
   Lightning's ``XLAAccelerator`` / ``XLAStrategy`` / ``XLAFSDPStrategy`` or passes
   ``accelerator="tpu"`` (or Lightning 1.x's ``Trainer(tpu_cores=...)``, or names ignite's
-  ``"xla-tpu"`` distributed backend) runs on an
+  ``"xla-tpu"`` distributed backend, or sets transformers' ``TrainingArguments(
+  tpu_num_cores=...)``) runs on an
   XLA device when the job does: such a script has an XLA path (accelerate ``utils/dataclasses.py`` ``DistributedType``; transformers
   ``utils/import_utils.py``; Lightning ``fabric/accelerators/xla.py``). So does a
   script that builds accelerate's ``Accelerator()``: ``accelerate launch`` with a TPU
@@ -173,7 +174,8 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
             resolved = imports.resolve(head)
             if resolved is not None and _switch(f"{resolved}.{rest}" if rest else resolved):
                 return True
-        if isinstance(node, ast.Call) and _tpu_trainer(node, imports):
+        if isinstance(node, ast.Call) and (_tpu_trainer(node, imports) or
+                                           _tpu_training_arguments(node, imports)):
             return True
         if isinstance(node, ast.keyword) and _tpu_accelerator(node):
             return True
@@ -193,6 +195,18 @@ def _framework_trainer(call: ast.Call, imports: ImportTable) -> bool:
     function of that name)."""
     full = _resolved(call.func, imports) or ""
     return full.split(".", 1)[0] in FRAMEWORKS and full.endswith(".Trainer")
+
+
+def _tpu_training_arguments(call: ast.Call, imports: ImportTable) -> bool:
+    """transformers' ``TrainingArguments(..., tpu_num_cores=8)`` (or
+    ``Seq2SeqTrainingArguments``): the number of TPU cores the HF Trainer runs on, set
+    by a script that ``xla_spawn.py`` launches on TPU (transformers
+    ``training_args.py``); not ``tpu_num_cores=None``."""
+    full = _resolved(call.func, imports) or ""
+    return full.split(".", 1)[0] in FRAMEWORKS and full.endswith("TrainingArguments") and \
+        any(k.arg == "tpu_num_cores" and not (isinstance(k.value, ast.Constant) and
+                                              k.value.value is None)
+            for k in call.keywords)
 
 
 def _tpu_trainer(call: ast.Call, imports: ImportTable) -> bool:

@@ -160,8 +160,12 @@ reported: code inside a
 step closure, code that runs once (after the loop, or in a branch that ends the loop),
 the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
 only on the steps whose numbers went wrong; its test is still read every step), code off
-the XLA path, CPU tensors and Python numbers, and `log.debug(...)` in a module that
-sets its logging level above DEBUG (logging drops the record before it formats it).
+the XLA path, CPU tensors and Python numbers, `log.debug(...)` in a module that
+sets its logging level above DEBUG (logging drops the record before it formats it), and
+a copy out (`.cpu()`, `.numpy()`, `.to('cpu')`) of a name computed before a barrier that
+runs earlier in the same step (`xm.mark_step()` then `pooled = pooled.cpu()`: the
+barrier executed the graph, so the copy runs none; a `.item()` there is still reported,
+a blocking read the corpus calls debatable).
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -186,6 +190,8 @@ sets its logging level above DEBUG (logging drops the record before it formats i
             if self.weak and HostSync._sync_kind(self._strict(), node, ctx, per_param):
                 continue  # XLA201's finding
             what, fix = found
+            if what in BULK_KINDS and not per_param and self._read_after_barrier(node):
+                continue  # the barrier above already ran the graph: a copy of its results
             if what in BULK_KINDS and steps.only_in_model_loops(node) and \
                     not _read_as_scalar(node):
                 continue  # outputs copied out of an inference loop: the transfer is the point
@@ -207,6 +213,68 @@ sets its logging level above DEBUG (logging drops the record before it formats i
                 yield self.finding(node, what=what, where=where, fix=fix)
 
     weak: ClassVar[bool] = False
+
+    def _read_after_barrier(self, node: nodes.NodeNG) -> bool:
+        """``xm.mark_step()`` then ``pooled = pooled.cpu()`` (or ``loss.item()``) in the same
+        iteration: a read of a name that no statement rebinds between a barrier that
+        runs before it (in its block, or in a block around it inside the loop or
+        function) and the read. The barrier has executed the graph that computed it, so
+        the read copies a result and runs no graph of its own (only a read of the name
+        itself, through ``.detach()``/``.data``/``.cpu()``: ``loss.mean().item()``
+        computes after the barrier)."""
+        subject: nodes.NodeNG | None = None
+        if isinstance(node, nodes.Call):
+            f = node.func
+            subject = f.expr if isinstance(f, nodes.Attribute) else (
+                node.args[0] if node.args else None)
+        while isinstance(subject, (nodes.Call, nodes.Attribute)):
+            if isinstance(subject, nodes.Call) and isinstance(subject.func, nodes.Attribute) \
+                    and subject.func.attrname in ("detach", "cpu", "numpy") and \
+                    not subject.args:
+                subject = subject.func.expr
+            elif isinstance(subject, nodes.Attribute) and subject.attrname == "data":
+                subject = subject.expr
+            else:
+                return False
+        if not isinstance(subject, nodes.Name):
+            return False
+        name = subject.name
+        cur = node.statement()
+        between: list[nodes.NodeNG] = []
+        while cur.parent is not None and not isinstance(
+                cur, (nodes.FunctionDef, nodes.Module, *LOOPS)):
+            block = next((b for b in (getattr(cur.parent, f, None) for f in (
+                "body", "orelse", "finalbody", "handlers")) if isinstance(b, list) and
+                any(s is cur for s in b)), None)
+            if block is not None:
+                index = next(i for i, s in enumerate(block) if s is cur)
+                for before in reversed(block[:index]):
+                    if self._is_barrier_statement(before):
+                        return not any(
+                            isinstance(a, nodes.AssignName) and a.name == name
+                            for s in between for a in s.nodes_of_class(nodes.AssignName))
+                    between.append(before)
+            if isinstance(cur.parent, LOOPS):
+                return False  # (the loop's own body: earlier iterations are not before it)
+            cur = cur.parent
+        return False
+
+    def _is_barrier_statement(self, stmt: nodes.NodeNG) -> bool:
+        """``xm.mark_step()`` / ``xm.optimizer_step(opt, barrier=True)`` as a statement, or
+        an ``if`` that the XLA path takes whose body ends with one (``if device.type ==
+        "xla": xm.mark_step()``)."""
+        steps = self.an.steps
+        if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call):
+            # (``xm.wait_device_ops()`` waits for what runs, and runs nothing pending)
+            return steps.is_barrier_call(stmt.value) and not (
+                self.an.qualname(stmt.value.func) or "").endswith("wait_device_ops") and not (
+                isinstance(stmt.value.func, nodes.Attribute) and
+                stmt.value.func.attrname == "wait_device_ops")
+        if isinstance(stmt, nodes.If) and stmt.body and (
+                xla_truth(stmt.test, self.an.ev) is True or _names_xla(stmt.test)):
+            return self._is_barrier_statement(stmt.body[-1])
+        return False
+
 
     def _strict(self) -> HostSync:
         """The plain XLA201 rule on the same file (XLA901 leaves its findings to it)."""
@@ -777,3 +845,15 @@ def train(model, loader, optimizer):
         xm.add_step_closure(lambda t: stats.append(t.cpu()), args=(loss,))
 ```
 """
+
+
+def _names_xla(test: nodes.NodeNG) -> bool:
+    """``device.type == "xla"`` (or ``in ("xla", "neuron")``): a test that holds on the XLA
+    device, whatever the linter knows of the value it compares."""
+    if not isinstance(test, nodes.Compare) or len(test.ops) != 1 or \
+            test.ops[0][0] not in ("==", "in"):
+        return False
+    right = test.ops[0][1]
+    texts = [const_str(e) for e in right.elts] if isinstance(
+        right, (nodes.Tuple, nodes.List, nodes.Set)) else [const_str(right)]
+    return "xla" in texts

@@ -2,9 +2,10 @@
 branch the XLA path always takes (``if xm:`` where ``xm`` is torch_xla's module imported
 under ``try:``, or returned by a helper, with None when the import fails) works on CPU
 tensors after it: the reads and dynamic shapes there are host work, not lazy ones (a
-detector's label assignment offloaded after a barrier; the offloading copies themselves
-are reported). The same code with an offload that only some runs take still reads lazy
-tensors."""
+detector's label assignment offloaded after a barrier: the offloading copies themselves
+copy results the barrier computed, a blocking transfer but no graph execution, and are
+not reported either). The same code with an offload that only some runs take still
+reads lazy tensors."""
 import torch
 import torch_xla
 
@@ -21,8 +22,8 @@ def get_xla_model():
 def assign(outputs, labels):
     if xm:
         torch_xla.sync()
-        outputs = outputs.cpu()  # error: XLA201
-        labels = labels.cpu()  # error: XLA201
+        outputs = outputs.cpu()  # trap: after the barrier
+        labels = labels.cpu()  # trap: after the barrier
     nlabel = (labels.sum(dim=2) > 0).sum(dim=1)
     total = 0
     for b in range(outputs.shape[0]):
