@@ -36,6 +36,14 @@ if TYPE_CHECKING:
 
 
 
+def _is_partial(ev: Evaluator, call: nodes.Call) -> bool:
+    """``functools.partial(...)`` (or ``partial(...)`` imported from functools)."""
+    f = call.func
+    return (isinstance(f, nodes.Name) and f.name == "partial" or isinstance(
+        f, nodes.Attribute) and f.attrname == "partial") and \
+        ev.qualname(f) == "functools.partial"
+
+
 def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]]:
     """Functions of the module passed as an argument: ``id(func) -> [(keyword, call, pos)]``."""
     table = ev._callbacks
@@ -48,6 +56,11 @@ def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]
             passed += [(k.value, k.arg or "", -1) for k in call.keywords or ()]
             for arg, kw, pos in passed:
                 func = None
+                if isinstance(arg, nodes.Call) and arg.args and isinstance(
+                        arg.args[0], nodes.Name) and arg.args[0].name in defined and \
+                        _is_partial(ev, arg):
+                    # ``collate_fn=partial(pad_batch, pad_id=0)``: ``pad_batch`` is handed
+                    arg = arg.args[0]
                 if isinstance(arg, nodes.Lambda):
                     func = arg
                 elif isinstance(arg, (nodes.Name, nodes.Attribute)) and (

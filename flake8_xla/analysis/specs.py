@@ -181,6 +181,8 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
             text = "1"
     elif is_none(batch):
         flags.add("unbatched")  # batch_size=None: each item is a batch the dataset made
+        if dataset is not None and _partial_wds_batches(ev, dataset):
+            flags.add("partial_batches")
     elif isinstance(batch, nodes.Call) and isinstance(batch.func, nodes.Name) and \
             batch.func.name == "len" and batch.args and dataset is not None and \
             batch.args[0].as_string() == dataset.as_string():
@@ -325,6 +327,42 @@ def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
             for v in batch):
         return None
     return batch
+
+
+def _partial_wds_batches(ev: Evaluator, node: nodes.NodeNG) -> bool:
+    """``ds.batched(bs)`` of a webdataset pipeline (``wds.WebDataset(urls).shuffle(...)``):
+    its ``partial=True`` default yields each worker's short final batch (webdataset
+    ``filters.py`` ``batched``); ``partial=False`` drops it."""
+    for _ in range(3):
+        if isinstance(node, nodes.Name):
+            binds = ev.bindings(node)
+            if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+                    not isinstance(binds[0].parent, nodes.Assign):
+                return False
+            node = binds[0].parent.value
+    if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and
+            node.func.attrname == "batched"):
+        return False
+    flag = keyword(node, "partial")
+    if flag is not None and not (isinstance(flag, nodes.Const) and flag.value is True):
+        return False
+    cur: nodes.NodeNG = node.func.expr
+    for _ in range(12):
+        if isinstance(cur, nodes.Call):
+            if (ev.qualname(cur.func) or "").startswith("webdataset."):
+                return True
+            cur = cur.func
+        elif isinstance(cur, nodes.Attribute):
+            cur = cur.expr
+        elif isinstance(cur, nodes.Name):
+            binds = ev.bindings(cur)
+            if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+                    not isinstance(binds[0].parent, nodes.Assign):
+                return False
+            cur = binds[0].parent.value
+        else:
+            return False
+    return False
 
 
 #: torch's samplers that draw from the whole dataset in every process.

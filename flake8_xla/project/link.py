@@ -616,6 +616,31 @@ class Session:
                 out += _decorated_with(an.ev, deco)
         return out
 
+    def handed_as(self, ev: Evaluator, func: nodes.NodeNG, keyword: str) -> bool:
+        """Another module of the project (one that imports ``ev``'s module and spells the
+        name of ``func``, a top-level function) passes ``func`` as ``keyword=`` of a call,
+        itself or bound by ``functools.partial`` (``collate_fn=partial(pad_batch, ...)``)."""
+        from flake8_xla.analysis.hooks import _is_partial
+
+        owner = self._by_module.get(id(ev.module))
+        if owner is None or not isinstance(func, nodes.FunctionDef) or \
+                not isinstance(func.parent, nodes.Module):
+            return False
+        for rel in self._callers(owner[0], [func.name]):
+            an = self.analyzer(rel)
+            if an is None or an.module is ev.module:
+                continue
+            for kw in an.module_nodes(nodes.Keyword):
+                value = kw.value
+                if kw.arg != keyword:
+                    continue
+                if isinstance(value, nodes.Call) and value.args and _is_partial(an.ev, value):
+                    value = value.args[0]
+                if isinstance(value, (nodes.Name, nodes.Attribute)) and any(
+                        v.kind is Kind.FUNCTION and v.node is func for v in an.value(value)):
+                    return True
+        return False
+
     def never_called(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
         """``func``, a top-level function of ``ev``'s module, which shows no XLA use of its
         own, is named by no other module of the project (see

@@ -796,6 +796,8 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             return True
         if any(kw == "collate_fn" for kw, _, _ in callback_sites(an.ev).get(id(func), [])):
             return True
+        if an.link is not None and an.link.handed_as(an.ev, func, "collate_fn"):
+            return True  # ``collate_fn=partial(pad_batch, ...)`` in another module
         if "collate" in func.name.lower() and (depth == 0 or self._handed_over(func)):
             # (by its name, for a caller only when it is handed over as a value somewhere:
             # a helper of a host-side ``collate_eval_outputs(outputs)`` is not in one)
@@ -830,6 +832,7 @@ class RaggedLastBatch(Rule):
     FIX_LOADER = ("pass drop_last=True for training (pad the last batch instead where every "
                   "sample must count, as in evaluation)")
     FIX_TRAINER = "set dataloader_drop_last=True"
+    FIX_PARTIAL = "pass partial=False to the webdataset pipeline's .batched(...)"
     explanation = """\
 A `DataLoader` without `drop_last=True` ends each epoch with a shorter batch when the
 dataset size is not a multiple of the batch size. That batch has a new shape, so
@@ -862,7 +865,10 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32; 
 batch size given on the command line counts at its argparse default, the run as the
 script is configured: `--test_bs` with `default=200` for CIFAR-10's 10,000 test images), or
 a sampler with a constant `num_samples` that the batch size divides or that is too large
-to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
+to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`), or a multiple of
+the loader's own batch size (`num_samples=eval_batches * batch_size`). A loader with
+`batch_size=None` over a webdataset pipeline that batches itself (`ds.batched(bs)`) is
+reported: `.batched` keeps each worker's short final batch unless given `partial=False`.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -908,7 +914,8 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
                     site.root() is not an.module else None
                 if far is not None:
                     what = f"this DataLoader, which {self._site_text(site)} at {far},"
-                yield self.finding(origin.node, fix=self.FIX_LOADER, what=what)
+                fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
+                yield self.finding(origin.node, fix=fix, what=what)
 
     @staticmethod
     def _site_text(site) -> str:
@@ -924,6 +931,8 @@ to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`).
     def _ragged(self, v: V.Value) -> bool:
         if self.flag_only:
             return v.has("drop_last_flag") and v.text != "1"
+        if v.has("partial_batches"):
+            return True  # webdataset's ``.batched(bs)`` keeps each worker's short batch
         if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable") or \
                 v.has("endless") or v.has("unbatched") or v.has("whole_batches"):
             return False
