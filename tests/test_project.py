@@ -4850,3 +4850,46 @@ def test_a_helper_no_module_calls_is_not_run(tmp_path: Path) -> None:
             """,
     })
     assert lint(root / "misc.py") == [(10, "XLA501")]
+
+
+def test_a_star_import_of_a_project_module_keeps_a_library_name(tmp_path: Path) -> None:
+    """``from utils import *`` where ``utils.py`` imports ``pad_sequence`` from torch:
+    the free name is torch's ``pad_sequence``, so the collate function pads each batch
+    to its longest sequence (XLA101)."""
+    root = write(tmp_path / "proj", {
+        "pyproject.toml": "",
+        "utils.py": """\
+            import torch
+            from torch.nn.utils.rnn import pad_sequence
+
+
+            def to_ids(text):
+                return torch.tensor([ord(c) for c in text])
+            """,
+        "data.py": """\
+            from torch.utils.data import DataLoader
+
+            from utils import *
+
+
+            def collate(batch):
+                return pad_sequence([to_ids(t) for t in batch], batch_first=True)
+
+
+            def make_loader(texts):
+                return DataLoader(texts, batch_size=8, drop_last=True, collate_fn=collate)
+            """,
+        "train.py": """\
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from data import make_loader
+
+
+            def train(model, texts):
+                device = torch_xla.device()
+                for ids in pl.MpDeviceLoader(make_loader(texts), device):
+                    model(ids).sum().backward()
+            """,
+    })
+    assert lint(root / "data.py") == [(7, "XLA101")]

@@ -822,7 +822,23 @@ class Session:
             return None
         hit = self.index.resolve_name(owner[0], star)
         if hit is not None and not hit[1] and self._binds(hit[0], name, 0):
-            return f"{star}.{name}"
+            # (a name the module imports from a library keeps the library's name:
+            # ``from torch.nn.utils.rnn import pad_sequence`` in ``utils/data_utils.py``)
+            return self._library_import(hit[0], name) or f"{star}.{name}"
+        return None
+
+    def _library_import(self, rel: str, name: str) -> str | None:
+        """The qualified name of ``name`` when the project module ``rel`` imports it by name
+        from a module outside the project, else None."""
+        from flake8_xla.imports import canonical
+
+        s = self.index.summary(rel)
+        if s is None or name in s.defs:
+            return None
+        for module, level, names in s.imports:
+            if name in names and level == 0 and module and \
+                    self.index.resolve(rel, module, level) is None:
+                return canonical(f"{module}.{name}")
         return None
 
     def _binds(self, rel: str, name: str, depth: int) -> bool:

@@ -7,7 +7,15 @@ from typing import ClassVar
 
 from astroid import nodes
 
-from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, keyword
+from flake8_xla.analysis import (
+    Analyzer,
+    Ctx,
+    Kind,
+    argument,
+    const_str,
+    has_star_kwargs,
+    keyword,
+)
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function, is_param_of
 from flake8_xla.analysis.hooks import callback_sites
@@ -856,7 +864,9 @@ loader = DataLoader(ds, batch_size=32, sampler=sampler, drop_last=True)
 Reported where the loader is built, when it reaches an XLA loader (`MpDeviceLoader`,
 `ParallelLoader`), a training or evaluation step loop, or an ignite engine whose step
 runs on the XLA device (`create_supervised_trainer(..., device=<XLA device>)`,
-`Engine(train_step)`, then `trainer.run(loader)`), and `drop_last` is absent
+`Engine(train_step)`, then `trainer.run(loader)`), or the `fit` of a Lightning Trainer
+built for the TPU (`pl.Trainer(tpu_cores=8).fit(model, train_loader, val_loader)`), and
+`drop_last` is absent
 or literally `False`. That loop may be in another module of the project: a loader
 passed to `engine.train_one_epoch(...)`, or returned by a factory whose caller loops over
 it, is still reported at its `DataLoader(...)` line, in the module that builds it. Not reported for loaders prepared by accelerate (whose loaders
@@ -978,6 +988,17 @@ reported: `.batched` keeps each worker's short final batch unless given `partial
                 return
 
     def _loaders_reaching(self, an) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
+        for call in an.calls_named("fit"):
+            # ``trainer.fit(model, train_loader, val_loader)`` of a Lightning Trainer on
+            # the TPU (``Trainer(tpu_cores=8)``, ``accelerator="tpu"``): Lightning runs its
+            # steps over those loaders on the XLA device
+            if isinstance(call.func, nodes.Attribute) and _tpu_trainer(an, call.func.expr):
+                handed = list(call.args[1:]) + [k.value for k in call.keywords or () if k.arg in (
+                    "train_dataloaders", "val_dataloaders", "train_dataloader",
+                    "val_dataloader")]
+                for arg in handed:
+                    for inner in self._plain_inside(an.value(arg), 0):
+                        yield inner, call
         for call in an.module_nodes(nodes.Call):
             func = call.func
             name = func.name if isinstance(func, nodes.Name) else (
@@ -1431,6 +1452,27 @@ Not reported:
         if isinstance(test, (nodes.Name, nodes.Attribute, nodes.Subscript)):
             return _bool_mask(an.value(test, ctx), strong)
         return False
+
+
+def _tpu_trainer(an: Analyzer, expr: nodes.NodeNG) -> bool:
+    """``expr`` names a Lightning ``Trainer`` built for the TPU on the XLA path:
+    ``pl.Trainer(tpu_cores=8, ...)`` or ``Trainer(accelerator="tpu")`` (Lightning
+    ``trainer/trainer.py``, ``accelerators/xla.py``)."""
+    if not isinstance(expr, nodes.Name):
+        return False
+    for b in an.ev.bindings(expr):
+        value = b.parent.value if isinstance(b, nodes.AssignName) and isinstance(
+            b.parent, nodes.Assign) else None
+        if not isinstance(value, nodes.Call) or an.off_xla_path(value):
+            continue
+        q = an.qualname(value.func) or ""
+        if not (q.startswith(("lightning", "pytorch_lightning")) and q.endswith(".Trainer")):
+            continue
+        for kw in value.keywords or ():
+            if kw.arg == "tpu_cores" or kw.arg == "accelerator" and (
+                    const_str(kw.value) or "").lower() in ("tpu", "xla"):
+                return True
+    return False
 
 
 def _slice_bound(parts: Iterable[nodes.NodeNG], test: Callable[[nodes.NodeNG], bool]) -> bool:
