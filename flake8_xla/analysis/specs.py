@@ -335,11 +335,7 @@ def _partial_wds_batches(ev: Evaluator, node: nodes.NodeNG) -> bool:
     ``filters.py`` ``batched``); ``partial=False`` drops it."""
     for _ in range(3):
         if isinstance(node, nodes.Name):
-            binds = ev.bindings(node)
-            if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
-                    not isinstance(binds[0].parent, nodes.Assign):
-                return False
-            node = binds[0].parent.value
+            node = _assigned_value(ev, node)
     if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and
             node.func.attrname == "batched"):
         return False
@@ -354,15 +350,21 @@ def _partial_wds_batches(ev: Evaluator, node: nodes.NodeNG) -> bool:
             cur = cur.func
         elif isinstance(cur, nodes.Attribute):
             cur = cur.expr
-        elif isinstance(cur, nodes.Name):
-            binds = ev.bindings(cur)
-            if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
-                    not isinstance(binds[0].parent, nodes.Assign):
-                return False
-            cur = binds[0].parent.value
+        elif isinstance(cur, nodes.Name) and (value := _assigned_value(ev, cur)) is not None:
+            cur = value
         else:
             return False
     return False
+
+
+def _assigned_value(ev: Evaluator, name: nodes.Name) -> nodes.NodeNG | None:
+    """The expression assigned to ``name`` when its only binding is ``name = <expr>``
+    (``idx = range(96)``), else None."""
+    binds = ev.bindings(name)
+    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+            not isinstance(binds[0].parent, nodes.Assign):
+        return None
+    return binds[0].parent.value
 
 
 #: torch's samplers that draw from the whole dataset in every process.
@@ -502,11 +504,9 @@ def _range_count(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: i
     for _ in range(3):
         if isinstance(node, nodes.Name):
             # ``idx = range(96)`` then ``Subset(ds, idx)``
-            binds = ev.bindings(node)
-            if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
-                    not isinstance(binds[0].parent, nodes.Assign):
+            node = _assigned_value(ev, node)
+            if node is None:
                 return None
-            node = binds[0].parent.value
         elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
                 node.func.name in ("list", "tuple") and len(node.args) == 1:
             node = node.args[0]
