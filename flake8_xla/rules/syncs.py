@@ -449,7 +449,8 @@ a blocking read the corpus calls debatable).
                     return f"{func.as_string()[:30]}({e.sync_kw}=...)", fix
             if "compare" in syncs and function and keyword(node, "key") is None and any(
                     holds(a, ctx) for a in node.args) and (
-                    not an.is_builtin(func, "sorted") or self._lazy_items(node, ctx, strong)):
+                    not (an.is_builtin(func, "sorted") or qual.startswith("heapq.")) or
+                    self._lazy_items(node, ctx, strong)):
                 # max(best, loss): Python's truth test of ``loss > best`` (with ``key=``
                 # the key's results are compared instead, below)
                 return f"{func.as_string()[:30]}() comparing tensors", fix
@@ -548,20 +549,34 @@ a blocking read the corpus calls debatable).
     def _lazy_items(self, call: nodes.Call, ctx: Ctx | None, strong: bool) -> bool:
         """The items ``sorted(xs)`` compares are lazy tensors themselves (the pairs of
         ``sorted(d.items())`` compare their distinct names first, never their tensors)."""
-        items = self.an.ev.iterate(self.an.value(call.args[0], ctx), 0) if call.args \
-            else frozenset()
+        at = 1 if (self.an.qualname(call.func) or "").startswith("heapq.") else 0
+        items = self.an.ev.iterate(self.an.value(call.args[at], ctx), 0) \
+            if len(call.args) > at else frozenset()
         return bool(items) and all(V.lazy_value(v, strong) for v in items)
 
     def _lazy_keys(self, call: nodes.Call, ctx: Ctx | None, strong: bool) -> bool:
-        """``key=lambda item: ...`` of ``sorted``/``min``/``max`` gives a lazy tensor for the
-        items of the first argument: the keys are compared on the host."""
+        """``key=lambda item: ...`` (or ``key=itemgetter(k)``) of ``sorted``/``min``/``max``
+        (or ``heapq.nlargest``/``nsmallest``) gives a lazy tensor for the items compared:
+        the keys are compared on the host."""
         key = keyword(call, "key")
-        if not isinstance(key, nodes.Lambda) or not call.args or \
-                len(key.args.args or []) != 1:
+        # (``heapq.nlargest(n, items, key=...)``: the items come second)
+        at = 1 if (self.an.qualname(call.func) or "").startswith("heapq.") else 0
+        if len(call.args) <= at:
+            return False
+        ev = self.an.ev
+        if isinstance(key, nodes.Call) and self.an.qualname(key.func) == "operator.itemgetter" \
+                and len(key.args) == 1 and isinstance(key.args[0], nodes.Const) and \
+                type(key.args[0].value) is int:
+            # ``key=itemgetter(0)`` of (lazy score, index) pairs: the scores are compared
+            k = key.args[0].value
+            items = ev.iterate(self.an.value(call.args[at], ctx), 0)
+            return any(v.kind in (Kind.TUPLE, Kind.LIST) and v.elts is not None and
+                       len(v.elts) > k and any(V.lazy_value(x, strong) for x in v.elts[k])
+                       for v in items)
+        if not isinstance(key, nodes.Lambda) or len(key.args.args or []) != 1:
             return False
         from flake8_xla.analysis.flows import CallArgs
-        ev = self.an.ev
-        items = ev.iterate(self.an.value(call.args[0], ctx), 0)
+        items = ev.iterate(self.an.value(call.args[at], ctx), 0)
         depth = ctx.depth + 1 if ctx is not None else 1
         kctx = ev.ctx_for_values(key, CallArgs((items,), (), False, False), ctx, depth, 0)
         return any(V.lazy_value(v, strong) for v in ev.value(key.body, kctx, 0))
