@@ -1705,11 +1705,11 @@ class Evaluator:
         found: list[frozenset[Value]] = []
         sites = self.passing_sites(func)
         found.extend(self._site_values(func, sites, name, d))
+        # what call sites in other modules of the project pass, and the functions a
+        # decorator wraps (``@timed def step(...)``: ``fn`` of ``def timed(fn)``)
         remote = self.link.param_values(self, func, b, d) if self.link is not None else []
-        found.extend(remote)  # what call sites in other modules of the project pass
-        decorated = self._decorated_by(func, name)
-        found.extend(decorated)  # ``@timed def step(...)``: ``fn`` of ``def timed(fn)``
-        remote = remote + decorated
+        remote = [*remote, *self._decorated_by(func, name)]
+        found.extend(remote)
         if not sites and not remote and klass is not None and func.name == "forward" and \
                 self.class_kind(klass) is Kind.MODULE:
             # ``model(ids, labels)``: a module's call runs its forward with those inputs

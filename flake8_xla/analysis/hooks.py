@@ -35,13 +35,9 @@ if TYPE_CHECKING:
     from flake8_xla.analysis.flows import Evaluator
 
 
-
-def _is_partial(ev: Evaluator, call: nodes.Call) -> bool:
-    """``functools.partial(...)`` (or ``partial(...)`` imported from functools)."""
-    f = call.func
-    return (isinstance(f, nodes.Name) and f.name == "partial" or isinstance(
-        f, nodes.Attribute) and f.attrname == "partial") and \
-        ev.qualname(f) == "functools.partial"
+def is_partial(ev: Evaluator, call: nodes.Call) -> bool:
+    """``functools.partial(...)``, however the module spells it."""
+    return ev.qualname(call.func) == "functools.partial"
 
 
 def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]]:
@@ -58,7 +54,7 @@ def callback_sites(ev: Evaluator) -> dict[int, list[tuple[str, nodes.Call, int]]
                 func = None
                 if isinstance(arg, nodes.Call) and arg.args and isinstance(
                         arg.args[0], nodes.Name) and arg.args[0].name in defined and \
-                        _is_partial(ev, arg):
+                        is_partial(ev, arg):
                     # ``collate_fn=partial(pad_batch, pad_id=0)``: ``pad_batch`` is handed
                     arg = arg.args[0]
                 if isinstance(arg, nodes.Lambda):

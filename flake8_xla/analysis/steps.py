@@ -44,7 +44,7 @@ from flake8_xla.analysis.flows import (
     syntax_cache,
     unit_test_spans,
 )
-from flake8_xla.analysis.hooks import is_library_hook
+from flake8_xla.analysis.hooks import is_library_hook, is_partial
 from flake8_xla.analysis.names import callee_name, keyword
 from flake8_xla.analysis.paths import (
     in_failing_branch,
@@ -212,8 +212,7 @@ class Steps:
         for b in self.ev.bindings(call.func):
             value = b.parent.value if isinstance(b, nodes.AssignName) and isinstance(
                 b.parent, nodes.Assign) else None
-            if not isinstance(value, nodes.Call) or \
-                    self.an.qualname(value.func) != "functools.partial":
+            if not isinstance(value, nodes.Call) or not is_partial(self.ev, value):
                 return None
             kw = keyword(value, name)
             if kw is None:

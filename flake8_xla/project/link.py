@@ -606,35 +606,35 @@ class Session:
         function of ``ev``'s module."""
         from flake8_xla.analysis.flows import _decorated_with
 
-        owner = self._by_module.get(id(ev.module))
-        if owner is None or not isinstance(deco.parent, nodes.Module):
+        if not isinstance(deco.parent, nodes.Module):
             return []
-        out: list[nodes.FunctionDef] = []
-        for rel in self._callers(owner[0], [deco.name]):
+        return [f for an in self._spellers(ev, deco.name) for f in _decorated_with(an.ev, deco)]
+
+    def _spellers(self, ev: Evaluator, name: str) -> Iterator[Analyzer]:
+        """The analyzers of the other modules that import ``ev``'s module and spell
+        ``name`` (see :meth:`_callers`)."""
+        owner = self._by_module.get(id(ev.module))
+        if owner is None:
+            return
+        for rel in self._callers(owner[0], [name]):
             an = self.analyzer(rel)
             if an is not None and an.module is not ev.module:
-                out += _decorated_with(an.ev, deco)
-        return out
+                yield an
 
     def handed_as(self, ev: Evaluator, func: nodes.NodeNG, keyword: str) -> bool:
         """Another module of the project (one that imports ``ev``'s module and spells the
         name of ``func``, a top-level function) passes ``func`` as ``keyword=`` of a call,
         itself or bound by ``functools.partial`` (``collate_fn=partial(pad_batch, ...)``)."""
-        from flake8_xla.analysis.hooks import _is_partial
+        from flake8_xla.analysis.hooks import is_partial
 
-        owner = self._by_module.get(id(ev.module))
-        if owner is None or not isinstance(func, nodes.FunctionDef) or \
-                not isinstance(func.parent, nodes.Module):
+        if not isinstance(func, nodes.FunctionDef) or not isinstance(func.parent, nodes.Module):
             return False
-        for rel in self._callers(owner[0], [func.name]):
-            an = self.analyzer(rel)
-            if an is None or an.module is ev.module:
-                continue
+        for an in self._spellers(ev, func.name):
             for kw in an.module_nodes(nodes.Keyword):
                 value = kw.value
                 if kw.arg != keyword:
                     continue
-                if isinstance(value, nodes.Call) and value.args and _is_partial(an.ev, value):
+                if isinstance(value, nodes.Call) and value.args and is_partial(an.ev, value):
                     value = value.args[0]
                 if isinstance(value, (nodes.Name, nodes.Attribute)) and any(
                         v.kind is Kind.FUNCTION and v.node is func for v in an.value(value)):

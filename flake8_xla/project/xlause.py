@@ -184,10 +184,22 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
     return False
 
 
+def tpu_trainer_keyword(arg: str | None, value: object) -> bool:
+    """A framework Trainer's TPU switch, by a keyword's name and constant value (None when
+    it is no constant): Lightning 1.x's ``tpu_cores=...`` (any value), or
+    ``accelerator="tpu"`` (or ``"xla"``), Lightning's XLA accelerator by name."""
+    return arg == LIGHTNING_TPU_CORES or arg == "accelerator" and isinstance(value, str) and \
+        value.lower() in ("tpu", "xla")
+
+
 def _tpu_accelerator(kw: ast.keyword) -> bool:
     """``accelerator="tpu"`` (or ``"xla"``): Lightning's XLA accelerator, by name."""
-    return kw.arg == "accelerator" and isinstance(kw.value, ast.Constant) and isinstance(
-        kw.value.value, str) and kw.value.value.lower() in ("tpu", "xla")
+    return kw.arg == "accelerator" and tpu_trainer_keyword(kw.arg, _constant(kw.value))
+
+
+def _constant(node: ast.expr) -> object:
+    """The value of a constant expression, else None."""
+    return node.value if isinstance(node, ast.Constant) else None
 
 
 def _framework_trainer(call: ast.Call, imports: ImportTable) -> bool:
@@ -223,7 +235,7 @@ def launches_framework_trainer(tree: ast.AST, imports: ImportTable) -> bool:
     as a script is, whether or not it has a main block of its own (a ``finetune()``
     that a command-line entry point reaches)."""
     return any(isinstance(node, ast.Call) and any(
-        k.arg == LIGHTNING_TPU_CORES or _tpu_accelerator(k) for k in node.keywords) and
+        tpu_trainer_keyword(k.arg, _constant(k.value)) for k in node.keywords) and
         _framework_trainer(node, imports) for node in walk(tree))
 
 

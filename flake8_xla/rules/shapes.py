@@ -7,15 +7,7 @@ from typing import ClassVar
 
 from astroid import nodes
 
-from flake8_xla.analysis import (
-    Analyzer,
-    Ctx,
-    Kind,
-    argument,
-    const_str,
-    has_star_kwargs,
-    keyword,
-)
+from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function, is_param_of
 from flake8_xla.analysis.hooks import callback_sites
@@ -24,6 +16,7 @@ from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.analysis.steps import LOOPS
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, may_update, words
+from flake8_xla.project.xlause import tpu_trainer_keyword
 from flake8_xla.rules.base import Rule
 
 TOKENIZER_METHODS = frozenset({"pad", "batch_encode_plus", "encode_plus", "prepare_seq2seq_batch",
@@ -1468,10 +1461,9 @@ def _tpu_trainer(an: Analyzer, expr: nodes.NodeNG) -> bool:
         q = an.qualname(value.func) or ""
         if not (q.startswith(("lightning", "pytorch_lightning")) and q.endswith(".Trainer")):
             continue
-        for kw in value.keywords or ():
-            if kw.arg == "tpu_cores" or kw.arg == "accelerator" and (
-                    const_str(kw.value) or "").lower() in ("tpu", "xla"):
-                return True
+        if any(tpu_trainer_keyword(kw.arg, kw.value.value if isinstance(
+                kw.value, nodes.Const) else None) for kw in value.keywords or ()):
+            return True
     return False
 
 

@@ -215,12 +215,12 @@ a blocking read the corpus calls debatable).
     weak: ClassVar[bool] = False
 
     def _read_after_barrier(self, node: nodes.NodeNG) -> bool:
-        """``xm.mark_step()`` then ``pooled = pooled.cpu()`` (or ``loss.item()``) in the same
-        iteration: a read of a name that no statement rebinds between a barrier that
-        runs before it (in its block, or in a block around it inside the loop or
-        function) and the read. The barrier has executed the graph that computed it, so
+        """``xm.mark_step()`` then ``pooled = pooled.cpu()`` in the same iteration: a read
+        (the rule asks it of copies out) of a name that no statement rebinds between a
+        barrier that runs before it (in its block, or in a block around it inside the loop
+        or function) and the read. The barrier has executed the graph that computed it, so
         the read copies a result and runs no graph of its own (only a read of the name
-        itself, through ``.detach()``/``.data``/``.cpu()``: ``loss.mean().item()``
+        itself, through ``.detach()``/``.data``/``.cpu()``: ``loss.mean().cpu()``
         computes after the barrier)."""
         subject: nodes.NodeNG | None = None
         if isinstance(node, nodes.Call):
@@ -266,15 +266,14 @@ a blocking read the corpus calls debatable).
         steps = self.an.steps
         if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call):
             # (``xm.wait_device_ops()`` waits for what runs, and runs nothing pending)
-            return steps.is_barrier_call(stmt.value) and not (
-                self.an.qualname(stmt.value.func) or "").endswith("wait_device_ops") and not (
-                isinstance(stmt.value.func, nodes.Attribute) and
-                stmt.value.func.attrname == "wait_device_ops")
+            f = stmt.value.func
+            return "wait_device_ops" not in (
+                _callee_name(f), (self.an.qualname(f) or "").rsplit(".", 1)[-1]) and \
+                steps.is_barrier_call(stmt.value)
         if isinstance(stmt, nodes.If) and stmt.body and (
                 xla_truth(stmt.test, self.an.ev) is True or _names_xla(stmt.test)):
             return self._is_barrier_statement(stmt.body[-1])
         return False
-
 
     def _strict(self) -> HostSync:
         """The plain XLA201 rule on the same file (XLA901 leaves its findings to it)."""
@@ -546,12 +545,19 @@ a blocking read the corpus calls debatable).
             return True
         return V.known_bool(self.an.value(flag, ctx)) is False
 
+    def _compared_items(self, call: nodes.Call) -> nodes.NodeNG | None:
+        """The argument whose items a comparing call compares: the first of ``sorted``,
+        ``min`` and ``max``, the second of ``heapq.nlargest(n, items)``; None when the
+        call passes none."""
+        at = 1 if (self.an.qualname(call.func) or "").startswith("heapq.") else 0
+        return call.args[at] if len(call.args) > at else None
+
     def _lazy_items(self, call: nodes.Call, ctx: Ctx | None, strong: bool) -> bool:
         """The items ``sorted(xs)`` compares are lazy tensors themselves (the pairs of
         ``sorted(d.items())`` compare their distinct names first, never their tensors)."""
-        at = 1 if (self.an.qualname(call.func) or "").startswith("heapq.") else 0
-        items = self.an.ev.iterate(self.an.value(call.args[at], ctx), 0) \
-            if len(call.args) > at else frozenset()
+        arg = self._compared_items(call)
+        items = self.an.ev.iterate(self.an.value(arg, ctx), 0) if arg is not None \
+            else frozenset()
         return bool(items) and all(V.lazy_value(v, strong) for v in items)
 
     def _lazy_keys(self, call: nodes.Call, ctx: Ctx | None, strong: bool) -> bool:
@@ -559,9 +565,8 @@ a blocking read the corpus calls debatable).
         (or ``heapq.nlargest``/``nsmallest``) gives a lazy tensor for the items compared:
         the keys are compared on the host."""
         key = keyword(call, "key")
-        # (``heapq.nlargest(n, items, key=...)``: the items come second)
-        at = 1 if (self.an.qualname(call.func) or "").startswith("heapq.") else 0
-        if len(call.args) <= at:
+        arg = self._compared_items(call)
+        if arg is None:
             return False
         ev = self.an.ev
         if isinstance(key, nodes.Call) and self.an.qualname(key.func) == "operator.itemgetter" \
@@ -569,14 +574,14 @@ a blocking read the corpus calls debatable).
                 type(key.args[0].value) is int:
             # ``key=itemgetter(0)`` of (lazy score, index) pairs: the scores are compared
             k = key.args[0].value
-            items = ev.iterate(self.an.value(call.args[at], ctx), 0)
+            items = ev.iterate(self.an.value(arg, ctx), 0)
             return any(v.kind in (Kind.TUPLE, Kind.LIST) and v.elts is not None and
                        len(v.elts) > k and any(V.lazy_value(x, strong) for x in v.elts[k])
                        for v in items)
         if not isinstance(key, nodes.Lambda) or len(key.args.args or []) != 1:
             return False
         from flake8_xla.analysis.flows import CallArgs
-        items = ev.iterate(self.an.value(call.args[at], ctx), 0)
+        items = ev.iterate(self.an.value(arg, ctx), 0)
         depth = ctx.depth + 1 if ctx is not None else 1
         kctx = ev.ctx_for_values(key, CallArgs((items,), (), False, False), ctx, depth, 0)
         return any(V.lazy_value(v, strong) for v in ev.value(key.body, kctx, 0))
