@@ -120,9 +120,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         if steps._inside_forward(loop):
             return False
         collects = reads = False
-        assigned = {n.name for n in steps.body_nodes(loop, into_loops=True)
-                    if isinstance(n, nodes.AssignName)} | {
-            n.name for n in loop.target.nodes_of_class(nodes.AssignName)}
+        assigned: set[str] | None = None  # (the names the loop binds, when first asked)
         for node in steps.body_nodes(loop, into_loops=False):
             if isinstance(node, nodes.Call):
                 if (any(e.sync for e in an.entries(node)) and any(
@@ -136,10 +134,14 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                         node.args and an.holds_lazy(node.args[-1]):
                     collects = True
                 if isinstance(f, nodes.Attribute) and f.attrname in INPLACE_ACCUMULATORS and \
-                        isinstance(f.expr, nodes.Name) and node.args and \
-                        f.expr.name not in assigned and an.is_lazy(f.expr) and \
-                        an.is_lazy(node.args[0]):
-                    return True  # ``total_correct.add_(correct)``: a tensor made before it
+                        isinstance(f.expr, nodes.Name) and node.args:
+                    if assigned is None:
+                        assigned = {n.name for n in steps.body_nodes(loop, into_loops=True)
+                                    if isinstance(n, nodes.AssignName)} | {
+                            n.name for n in loop.target.nodes_of_class(nodes.AssignName)}
+                    if f.expr.name not in assigned and an.is_lazy(f.expr) and \
+                            an.is_lazy(node.args[0]):
+                        return True  # ``total_correct.add_(correct)``: made before the loop
             elif isinstance(node, nodes.AugAssign) and an.is_lazy(node.value):
                 return True  # ``correct += (pred == y).sum()``: state carried on the device
         if self._accumulates_in_objects(loop):
