@@ -4893,3 +4893,169 @@ def test_a_star_import_of_a_project_module_keeps_a_library_name(tmp_path: Path) 
             """,
     })
     assert lint(root / "data.py") == [(7, "XLA101")]
+
+
+def test_an_amp_step_helper_of_another_module_under_the_replicas(tmp_path: Path) -> None:
+    """XLA403 on the ``scaler.step(optimizer)`` of a helper module that the replica
+    function's loop calls: the helper runs the backward pass and the step with no gradient
+    all-reduce between them (a helper that reduces first, or whose caller runs the backward
+    pass, is not reported)."""
+    top = write(tmp_path / "a", {
+        "pyproject.toml": "",
+        "engine.py": """\
+            import torch_xla.core.xla_model as xm
+
+
+            def amp_step(scaler, optimizer, loss):
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+
+
+            def reduced_amp_step(scaler, optimizer, loss):
+                scaler.scale(loss).backward()
+                xm.reduce_gradients(optimizer)
+                scaler.step(optimizer)
+                scaler.update()
+
+
+            def step_only(scaler, optimizer):
+                scaler.step(optimizer)
+                scaler.update()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+            from engine import amp_step, reduced_amp_step, step_only
+
+
+            def _mp_fn(index, model, loader, optimizer):
+                device = torch_xla.device()
+                scaler = torch.amp.GradScaler("xla")
+                for (x,) in pl.MpDeviceLoader(loader, device):
+                    with torch.autocast("xla", dtype=torch.float16):
+                        loss = model(x).mean()
+                    if index % 2:
+                        amp_step(scaler, optimizer, loss)
+                    elif index % 3:
+                        reduced_amp_step(scaler, optimizer, loss)
+                    else:
+                        scaler.scale(loss).backward()
+                        xm.reduce_gradients(optimizer)
+                        step_only(scaler, optimizer)
+
+
+            if __name__ == "__main__":
+                torch_xla.launch(_mp_fn, args=(None, None, None))
+            """,
+    })
+    assert [f for f in lint(top / "engine.py") if f[1] == "XLA403"] == [(6, "XLA403")]
+    assert [f for f in lint(top / "train.py") if f[1] == "XLA403"] == []
+
+
+def test_a_meter_of_another_module_that_every_caller_feeds_lazy_tensors(tmp_path: Path
+                                                                       ) -> None:
+    """A meter class of meters.py whose every ``update`` call passes a tensor on the XLA
+    device holds a lazy sum: ``str(meter)`` in the step runs its ``__str__`` (reported at
+    its f-string) and ``f"{meter.avg:.4f}"`` reads it (reported in the loop). A meter that
+    another module of the XLA code feeds host floats keeps what it stores unknown, as
+    before (its ``str()`` in the step is not reported)."""
+    top = write(tmp_path / "m", {
+        "pyproject.toml": "",
+        "meters.py": """\
+            class AverageMeter:
+                def __init__(self, name):
+                    self.name = name
+                    self.sum = 0.0
+                    self.count = 0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+
+                @property
+                def avg(self):
+                    return self.sum / max(self.count, 1)
+
+                def __str__(self):
+                    return f"{self.name} {self.avg:.4f}"
+
+
+            class HostMeter:
+                def __init__(self):
+                    self.sum = 0.0
+
+                def add(self, val):
+                    self.sum += val
+
+                def __str__(self):
+                    return f"{self.sum:.4f}"
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+            from meters import AverageMeter, HostMeter
+
+
+            def train(loader, log):
+                device = torch_xla.device()
+                model = torch.nn.Linear(4, 1).to(device)
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                meter, host = AverageMeter("loss"), HostMeter()
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    meter.update(loss.detach(), x.size(0))
+                    host.add(loss.detach())
+                    log(str(meter))
+                    log(f"{meter.avg:.4f}")
+                    log(str(host))
+            """,
+        "eval.py": """\
+            import torch_xla.core.xla_model as xm
+
+            from meters import HostMeter
+
+
+            def summarize(values):
+                host = HostMeter()
+                for v in values:
+                    host.add(float(v))
+                xm.master_print(str(host))
+            """,
+    })
+    assert [f for f in lint(top / "meters.py") if f[1] == "XLA201"] == [(16, "XLA201")]
+    assert [f for f in lint(top / "train.py") if f[1] == "XLA201"] == [(21, "XLA201")]
+
+
+def test_the_modules_a_file_imports_have_their_own_analysis_allowance(tmp_path: Path
+                                                                      ) -> None:
+    """Large modules analyzed for questions about callers (an inference GUI, older
+    training scripts that call the checked script) spend the session's allowance of
+    source bytes; the small helper module that the checked file imports, where its step
+    loop's loss function is, is still analyzed after that."""
+    from flake8_xla.project.link import MAX_LINKED_BYTES, Session
+
+    big_body = "\n".join(f"def unused_{i}(x):\n    return x + {i}\n" for i in range(1300))
+    files = {
+        "pyproject.toml": "",
+        "losses.py": "import torch\n\n\ndef disc_loss(a, b):\n    return (a - b).mean()\n",
+        "train.py": "import torch_xla\n\nfrom losses import disc_loss\n",
+    }
+    for i in range(8):
+        files[f"gui_{i}.py"] = f"import train\n\n\n{big_body}\n"
+    top = write(tmp_path / "b", files)
+    ix = index_for(top / "train.py")
+    session = Session(ix, "train.py", "auto")
+    built = [session.analyzer(f"gui_{i}.py") for i in range(8)]
+    assert built[0] is not None and None in built  # the shared allowance is spent
+    assert session.linked_bytes + (top / "losses.py").stat().st_size > MAX_LINKED_BYTES or \
+        session.analyzer("gui_7.py") is None
+    assert session.analyzer("losses.py") is not None

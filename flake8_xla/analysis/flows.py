@@ -45,6 +45,11 @@ from flake8_xla.imports import canonical
 MAX_DEPTH = 40          # nesting of value resolution before giving up ("unknown")
 _NO_CYCLE = 1 << 30
 MAX_CALL_DEPTH = 4      # function contexts followed through calls
+#: Builtins that turn an object into text, and the methods of its class they run, in
+#: the order Python looks for them (``str`` falls back to ``__repr__``).
+_TEXT_METHODS = {"str": ("__str__", "__repr__"), "repr": ("__repr__",),
+                 "print": ("__str__", "__repr__"),
+                 "format": ("__format__", "__str__", "__repr__")}
 MAX_SITES = 8           # call sites joined for a parameter with no context
 #: Evaluation steps per file (memo misses of :meth:`Evaluator.value`): a base plus an
 #: allowance per line of the module; past it every answer is "unknown". The largest need
@@ -1196,6 +1201,35 @@ class Evaluator:
             not any(a is branch for a in b.node_ancestors()) for branch in killers)]
         return kept or binds
 
+    def _dead_none_default(self, b: nodes.NodeNG, ctx: Ctx) -> bool:
+        """``b`` fills in a parameter's default (``if max_length is None: max_length =
+        length.max()``) while the call followed in ``ctx`` passes that parameter a known
+        value that is never None: the branch does not run there (VITS's
+        ``sequence_mask(lengths, x.size(2))``). Only for a parameter that nothing else
+        rebinds before the test."""
+        if not isinstance(b, nodes.AssignName):
+            return False
+        func = ctx.func
+        cur, child = b.parent, b
+        while cur is not None and cur is not func:
+            if isinstance(cur, nodes.If) and child in cur.body:
+                test = cur.test
+                if isinstance(test, nodes.Compare) and len(test.ops) == 1 and \
+                        test.ops[0][0] == "is" and is_none(test.ops[0][1]) and \
+                        isinstance(test.left, nodes.Name) and test.left.name == b.name:
+                    given = ctx.arg(b.name)
+                    if given is None or not given or any(
+                            v.kind is Kind.UNKNOWN or v.kind is Kind.HOST and v.qual == "none"
+                            for v in given):
+                        return False
+                    # (every binding of the name: the parameter, or inside this branch)
+                    return all(isinstance(x, nodes.Arguments) or
+                               isinstance(x, nodes.AssignName) and (
+                                   isinstance(x.parent, nodes.Arguments) or cur.parent_of(x))
+                               for x in self.bindings(test.left))
+            child, cur = cur, cur.parent
+        return False
+
     def _name(self, node: nodes.Name, ctx: Ctx | None, d: int) -> frozenset[Value]:
         q = self.qualname(node)
         binds = self.bindings(node)
@@ -1212,6 +1246,8 @@ class Evaluator:
                                                 off_xla_path(b, self))]
             if on_path:
                 binds = self._overwritten_on_xla_path(node, on_path)
+            if ctx is not None and len(binds) > 1:
+                binds = [b for b in binds if not self._dead_none_default(b, ctx)] or binds
         value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
         if V.any_kind(value, Kind.TENSOR) and self._narrowed_to_host(node):
             value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
@@ -2074,6 +2110,12 @@ class Evaluator:
         out: list[nodes.ClassDef] = []
         for stmt in stmts:
             value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.AnnAssign)) else None
+            if isinstance(stmt, nodes.Tuple) and isinstance(stmt.parent, nodes.Assign) and \
+                    isinstance(stmt.parent.value, nodes.Tuple) and \
+                    len(stmt.parent.value.elts) == len(stmt.elts) and isinstance(node, nodes.Name):
+                # ``meter, timer = AverageMeter(), Timer()``: the value in the same place
+                value = next((v for t, v in zip(stmt.elts, stmt.parent.value.elts)
+                              if isinstance(t, nodes.AssignName) and t.name == node.name), None)
             if isinstance(value, nodes.IfExp) and is_none(value.orelse):
                 value = value.body  # ``ema = ModelEMA(model) if args.ema else None``
             elif isinstance(value, nodes.IfExp) and is_none(value.body):
@@ -3829,6 +3871,27 @@ class Evaluator:
     def _functions_called(self, call: nodes.Call, ctx: Ctx | None
                           ) -> Iterator[tuple[nodes.NodeNG, Ctx | None]]:
         seen: set[int] = set()
+        f = call.func
+        if isinstance(f, nodes.Name) and f.name in _TEXT_METHODS and call.args and \
+                self.qualname(f) == f.name:
+            # ``str(meter)``, ``print(meter)``: the object's ``__str__`` runs (a meter
+            # that formats the loss it holds)
+            for arg in call.args if f.name == "print" else call.args[:1]:
+                for v in self.value(arg, ctx):
+                    if v.kind is not Kind.OBJECT or not isinstance(v.node, nodes.ClassDef):
+                        continue
+                    for dunder in _TEXT_METHODS[f.name]:
+                        method = self.method_of(v.node, dunder)
+                        if method is None or method.root().name == "builtins":
+                            continue  # (``object.__str__`` of astroid's real builtins)
+                        if id(method) not in seen:
+                            seen.add(id(method))
+                            # (the object is ``self``; ``format(x, spec)`` hands the spec
+                            # to ``__format__``)
+                            yield method, self.ctx_for_call(method, call, ctx, 0,
+                                                            frozenset({v}))
+                        break
+            return
         for func, bound in self.callees(call, ctx):
             if id(func) in seen:
                 continue

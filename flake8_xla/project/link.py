@@ -33,9 +33,10 @@ the session:
 Every other module's analyzer is built lazily, from a per-process cache of astroid trees
 (:data:`TREE_CACHE` trees), with fresh memos for each session, so the findings of a file
 never depend on which files the process checked before. At most :data:`MAX_MODULES`
-other modules are analyzed per checked file (:data:`MAX_LINKED_BYTES` of source in
-all, none larger than :data:`MAX_MODULE_BYTES`), :data:`MAX_CALLERS` callers per question,
-in sorted order: bounded and deterministic.
+other modules are analyzed per checked file (:data:`MAX_LINKED_BYTES` of source for
+the modules the file imports, as much again for all others, none larger than
+:data:`MAX_MODULE_BYTES`), :data:`MAX_CALLERS` callers per question, in sorted order:
+bounded and deterministic.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ if TYPE_CHECKING:
 #: cost; the count stays well above what a package's many small modules need (a trainer
 #: package whose ``__init__`` re-exports 30 helpers of a few KB each).
 MAX_MODULES = 48
-#: Source bytes of the other modules analyzed per checked file, at most, and of any one
+#: Source bytes of the other modules analyzed per checked file, at most (once for the
+#: modules it imports, once for the rest), and of any one
 #: of them: a large library module (a 100 KB ``modeling_utils.py``) stays unknown, so
 #: that linting one file never builds and analyses most of its project.
 MAX_LINKED_BYTES = 240_000
@@ -404,6 +406,9 @@ class Session:
         self.built = 0
         #: source bytes of the other modules analyzed so far (see MAX_LINKED_BYTES)
         self.linked_bytes = 0
+        #: the same for the modules the checked file imports (their own allowance)
+        self.direct_bytes = 0
+        self._direct: frozenset[str] | None = None
         #: more than one module is linked: only then can a node belong to another module
         self.multi = False
 
@@ -421,6 +426,12 @@ class Session:
         an.qualname.link = self
         an.qualname.module = an.module
 
+    def _direct_imports(self) -> frozenset[str]:
+        """Index keys of the project modules that the checked file imports itself."""
+        if self._direct is None:
+            self._direct = frozenset(self.index.import_targets(self.rel))
+        return self._direct
+
     def analyzers(self) -> list[Analyzer]:
         """The analyzers this session built or attached (its checked module's among them)."""
         return [a for a in self._by_rel.values() if a is not None]
@@ -433,10 +444,22 @@ class Session:
         if self.built >= MAX_MODULES or self.index.is_library(rel) or not rel.endswith(".py"):
             return None
         size = self.index.files.get(rel, (0, 0))[0]
-        if size > MAX_MODULE_BYTES or self.linked_bytes + size > MAX_LINKED_BYTES:
+        if size > MAX_MODULE_BYTES:
             self._by_rel[rel] = None
             return None
-        self.linked_bytes += size
+        if rel in self._direct_imports():
+            # A module the checked file imports has an allowance of its own: the functions
+            # its step loop calls are there, and questions about other modules (callers,
+            # constructions elsewhere) must not spend it first.
+            if self.direct_bytes + size > MAX_LINKED_BYTES:
+                self._by_rel[rel] = None
+                return None
+            self.direct_bytes += size
+        elif self.linked_bytes + size > MAX_LINKED_BYTES:
+            self._by_rel[rel] = None
+            return None
+        else:
+            self.linked_bytes += size
         self.built += 1
         found = _tree(self.index, rel)
         an = None
@@ -934,6 +957,7 @@ class Session:
         owner = self._by_module.get(id(ev.module))
         exported = self._exported(func)
         found: list[frozenset[Value]] = []
+        per_step: list[frozenset[Value]] = []  # a method's values, unfiltered, per site
         read: list[nodes.Call] | None = None if owner is None else []
         if owner is not None and exported is not None:
             name, bound_self = exported
@@ -1010,7 +1034,9 @@ class Session:
                         # every call site passes at once: only the objects a step runs
                         # with are kept (a loader handed to ``fitter.fit``), never
                         # per-step values (a meter's ``update(value)`` is called with
-                        # tensors at one site and floats at another)
+                        # tensors at one site and floats at another), unless every
+                        # site passes tensors on the XLA device (see below)
+                        per_step.append(value)
                         value = frozenset(v for v in value if _setup_value(v))
                     if value:
                         found.append(value)
@@ -1023,6 +1049,13 @@ class Session:
                     if not method:
                         found.append(UNKNOWN_SET)
                     break
+            if per_step and sites <= MAX_REMOTE_SITES and all(
+                    value and all(v.kind is Kind.TENSOR and v.device == "xla" for v in value)
+                    for value in per_step):
+                # every call of the method passes a tensor on the XLA device
+                # (``meter.update(loss.detach(), n)``, the meter's only use): what it
+                # stores is lazy wherever it is read
+                found += per_step
         self._params[key] = found
         self._sites_read[key] = read
         return found

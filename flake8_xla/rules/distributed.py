@@ -17,7 +17,7 @@ from flake8_xla.analysis import (
 )
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_function, is_param_of, is_super_call
-from flake8_xla.analysis.names import callee_name
+from flake8_xla.analysis.names import callee_name, words_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
 from flake8_xla.rules.base import Rule
@@ -42,6 +42,48 @@ def _single_process(call: nodes.Call) -> bool:
     debug = keyword(call, "debug_single_process")
     return (isinstance(n, nodes.Const) and n.value == 1) or (
         isinstance(debug, nodes.Const) and debug.value is True)
+
+
+#: Words of a count of replicas in a branch test (``world_size``, ``xr.world_size()``,
+#: ``num_replicas``, ``nprocs``, ``len(devices)``, ``num_cores``).
+_REPLICA_COUNT_WORDS = frozenset({"world", "replicas", "nprocs", "devices", "cores"})
+#: ``count OP k`` tests (count on the left) that hold exactly when there is one replica or
+#: none: the branch they guard (True) or the other one (False) runs with a single replica.
+_ONE_REPLICA_TESTS = {("==", 1): True, ("<=", 1): True, ("<", 2): True,
+                      ("!=", 1): False, (">", 1): False, (">=", 2): False}
+_FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def single_replica_branch(node: nodes.NodeNG) -> bool:
+    """``node`` runs only when the replica count is one: it lies in the branch of an
+    ``if``/conditional expression of its function whose test compares a replica count with
+    1 (``if world_size > 1: ... else: <node>``, ``if xr.world_size() == 1: <node>``).
+    A boolean flag (``if args.distributed:``) is not read: its default need not match the
+    launcher's process count."""
+    child, cur = node, node.parent
+    while cur is not None and not isinstance(cur, (*SCOPES, nodes.Module)):
+        if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test:
+            in_body = child in cur.body if isinstance(cur, nodes.If) else child is cur.body
+            single = _one_replica_test(cur.test)
+            if single is not None and single == in_body:
+                return True
+        child, cur = cur, cur.parent
+    return False
+
+
+def _one_replica_test(test: nodes.NodeNG) -> bool | None:
+    """For ``count OP k`` (either way round), whether the test holds (True) or fails
+    (False) exactly when there is a single replica; None for any other test."""
+    if not isinstance(test, nodes.Compare) or len(test.ops) != 1:
+        return None
+    op, right = test.ops[0]
+    left = test.left
+    if isinstance(left, nodes.Const) and not isinstance(right, nodes.Const):
+        left, right, op = right, left, _FLIPPED.get(op, op)
+    if not isinstance(right, nodes.Const) or type(right.value) is not int or \
+            not words_of(left) & _REPLICA_COUNT_WORDS:
+        return None
+    return _ONE_REPLICA_TESTS.get((op, right.value))
 
 
 #: importing modules asked whether they launch the replicas that run a module's code
@@ -793,12 +835,16 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
-        return facts.has_loop and "step" in facts.call_attrs and launches(facts)
+        # (a loop of a launching script, or a helper that runs backward and the scaler's
+        # step for another module's step loop)
+        return "step" in facts.call_attrs and (
+            facts.has_loop and launches(facts) or "backward" in facts.call_attrs)
 
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None or not is_multi_replica(an) or wraps_model(an):
             return
+        yield from self._helper_steps(an)
         for loop in an.rule_nodes((nodes.For, nodes.While)):
             if an.off_xla_path(loop):
                 continue
@@ -813,6 +859,34 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
                 syncfree_step = keyword(call, "found_inf") is not None
                 if scaler_step or syncfree_step:
                     yield self.finding(call)
+
+    def _helper_steps(self, an: Analyzer) -> Iterator[Finding]:
+        """``scaler.step(optimizer)`` in a function of this module that another module's
+        step loop calls (``amp_backward_step(scaler, opt, loss)`` from the replica
+        function of ``train.py``), with the scaler that caller passes. Only a helper that
+        also runs the backward pass itself: a gradient all-reduce between the two must
+        then be in it, not in the caller's loop."""
+        link = an.ev.link
+        if link is None:
+            return
+        seen: set[int] = set()
+        for func, fctx, _ in link.step_roots(an):
+            if not isinstance(func, nodes.FunctionDef) or an.off_xla_path(func):
+                continue
+            calls = list(an.steps.calls_in(func, fctx, into_loops=False))
+            if not any(c.root() is an.module and
+                       an.steps.update_kind(c, cx) == "backward" for c, cx in calls):
+                continue
+            for call, ctx in calls:
+                f = call.func
+                if id(call) in seen or call.root() is not an.module or \
+                        not (isinstance(f, nodes.Attribute) and f.attrname == "step") or \
+                        len(call.args) != 1 or not any(
+                            v.kind is Kind.SCALER for v in an.value(f.expr, ctx)) or \
+                        reduces_gradients(an, func, call):
+                    continue
+                seen.add(id(call))
+                yield self.finding(call)
 
 
 class TorchSaveXla(Rule):
@@ -1159,6 +1233,8 @@ cost time, not correctness), and so is a dataset built from the replica's global
                 if has_star_kwargs(node) or keyword(node, "sampler") is not None and \
                         not unsharded or here and an.off_xla_path(node):
                     continue  # (``else: DataLoader(ds, shuffle=True)`` of a GPU run)
+                if single_replica_branch(node):
+                    continue  # (``if world_size > 1: <sharded> else: DataLoader(ds)``)
                 home = an if here else (an.link.analyzer_of(node) if an.link else None)
                 if home is not None and _sharded_by_ordinal(home, node):
                     continue  # ``dataset(files[xm.get_ordinal()])``: one shard per replica
@@ -1538,7 +1614,9 @@ args = TrainingArguments("out", per_device_train_batch_size=8)
 args = TrainingArguments("out", per_device_train_batch_size=8,
                          optim="adamw_torch_xla", dataloader_num_workers=4)
 ```
-Reported only for explicit `TrainingArguments(...)` calls in XLA code.
+Reported only for explicit `TrainingArguments(...)` calls in XLA code, and only when
+the optimizer is the fused AdamW (the worker count alone is throughput advice, named
+beside it).
 """
     source = (("https://huggingface.co/docs/transformers/main_classes/trainer#transformers."
               "TrainingArguments"),)
@@ -1564,12 +1642,15 @@ Reported only for explicit `TrainingArguments(...)` calls in XLA code.
                 problems.append("optim is not set (the default is the fused AdamW)")
             elif const_str(optim) == "adamw_torch_fused":
                 problems.append("optim='adamw_torch_fused'")
+            if not problems:
+                # (the loader workers alone are throughput advice, not an XLA hazard:
+                # reported only beside the optimizer that fails)
+                continue
             if workers is None:
                 problems.append("dataloader_num_workers is not set (defaults to 0)")
             elif isinstance(workers, nodes.Const) and workers.value == 0:
                 problems.append("dataloader_num_workers=0")
-            if problems:
-                yield self.finding(call, what=" and ".join(problems))
+            yield self.finding(call, what=" and ".join(problems))
 
 
 class MissingMpFn(Rule):

@@ -33,6 +33,21 @@ TRAINING_ARGUMENTS = frozenset({"transformers.TrainingArguments",
                                 "transformers.Seq2SeqTrainingArguments"})
 
 
+def _pads_to_max_length(an, call: nodes.Call) -> bool:
+    """A tokenizer call that pads every text to one length: ``padding='max_length'`` (or
+    ``PaddingStrategy.MAX_LENGTH``) on every path, truncating longer texts to it."""
+    pad = keyword(call, "padding")
+    trunc = keyword(call, "truncation")
+    if pad is None or trunc is None or has_star_kwargs(call):
+        return False
+    vs = an.value(pad)
+    return bool(vs) and all(v.kind is Kind.HOST and v.text == "max_length" or
+                            v.kind is Kind.REF and (v.qual or "").endswith(
+                                "PaddingStrategy.MAX_LENGTH") for v in vs) and \
+        not any(v.kind is Kind.HOST and v.text in ("False", "do_not_truncate")
+                for v in an.value(trunc))
+
+
 def _strategy_is_dynamic(vs: frozenset[V.Value]) -> bool:
     """The padding strategy may be 'longest' (``True``, ``'longest'``, LONGEST)."""
     for v in vs:
@@ -481,9 +496,12 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             f = call.func
             if isinstance(f, nodes.Attribute) and f.attrname == "pad" and \
                     not has_star_kwargs(call) and any(
-                        v.kind is Kind.TOKENIZER for v in an.value(f.expr)) and \
-                    keyword(call, "max_length") is None:
-                return call, "tokenizer.pad() at its default padding=True"
+                        v.kind is Kind.TOKENIZER for v in an.value(f.expr)):
+                # (``max_length=`` alone changes nothing: padding=True is LONGEST, and
+                # transformers' _get_padding_truncation_strategies ignores max_length)
+                return call, "tokenizer.pad() at its default padding=True" + (
+                    "" if keyword(call, "max_length") is None else
+                    " (max_length= is ignored unless padding='max_length')")
             return None
         if _strategy_is_dynamic(an.value(pad)) and not self._repads(call.frame()) and \
                 not self._per_example(call):
@@ -753,9 +771,31 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
             pad = call.args[1]
         if _bounded(an, keyword(call, "pad_to_multiple_of")):
             return False
+        if (pad is None or _strategy_is_dynamic(an.value(pad))) and self._items_one_length(call):
+            return False  # every item already has the length the batch would pad to
         if pad is None:
             return True
         return _strategy_is_dynamic(an.value(pad))
+
+    def _items_one_length(self, collator: nodes.Call) -> bool:
+        """The dataset items reach ``collator`` all of one length: they are tokenized in
+        functions handed to a dataset's ``.map(...)`` (Hugging Face ``datasets``), in the
+        collator's own function (else anywhere in the module), and every tokenizer call
+        there pads to ``padding='max_length'`` with truncation (``tokenizer(texts,
+        truncation=True, max_length=384, padding="max_length")``), so padding to the
+        longest item pads nothing and the batch shape is fixed. False when there is no such
+        function, or one of them tokenizes another way."""
+        an = self.an
+        mapped: list[tuple[nodes.NodeNG, nodes.NodeNG]] = [
+            (func, call.frame()) for func in an.module_nodes(nodes.FunctionDef)
+            for _, call, pos in callback_sites(an.ev).get(id(func), [])
+            if pos == 0 and isinstance(call.func, nodes.Attribute) and
+            call.func.attrname == "map"]
+        here = [func for func, frame in mapped if frame is collator.frame()]
+        funcs = here or [func for func, _ in mapped]
+        calls = [c for func in funcs for c in func.nodes_of_class(nodes.Call)
+                 if self._is_tokenizer_call(c, an.qualname(c.func) or "")]
+        return bool(calls) and all(_pads_to_max_length(an, c) for c in calls)
 
     def _sized_by_longest(self, call: nodes.Call) -> nodes.Call | None:
         """The ``max(len(s) for s in seqs)`` that gives a size argument of the factory the

@@ -99,6 +99,19 @@ def _rebinds_item(target: nodes.Subscript) -> bool:
     return False
 
 
+def _only_on_failure(node: nodes.NodeNG) -> bool:
+    """``node`` is evaluated only when its statement fails: in the message of an ``assert``
+    (``assert not torch.is_complex(y), f"y is complex: {y}"``: Python builds the message
+    only when the test is false) or in a ``raise`` statement."""
+    try:
+        stmt = node.statement()
+    except Exception:  # noqa: BLE001 - a node outside any statement: evaluated as written
+        return False
+    if isinstance(stmt, nodes.Assert):
+        return stmt.fail is not None and (node is stmt.fail or stmt.fail.parent_of(node))
+    return isinstance(stmt, nodes.Raise)
+
+
 class HostSync(Rule):
     """XLA201: a lazy XLA tensor read on the host inside a step loop.
 
@@ -119,6 +132,11 @@ class HostSync(Rule):
     FIX_STEP = "log it inside xm.add_step_closure(...) or read it once after the loop"
     FIX_PARAM = ("reduce on the device first (e.g. torch.stack([...]).tolist() once) instead "
                  "of one read per parameter")
+    RENDEZVOUS = ("host sync {where}: {what} runs torch_xla.sync(), which executes the "
+                  "pending graph mid-step, and reads the replicas' payload sizes on the host "
+                  "every call, even for a Python number; {fix}")
+    FIX_RENDEZVOUS = ("reduce on the device with xm.all_reduce and read the result in "
+                      "xm.add_step_closure(...), or call mesh_reduce once after the loop")
     FIX_INTO_CPU = ("keep the accumulator on the XLA device (torch.zeros(n, device=...)) and "
                     "move it to the CPU once after the loop")
     explanation = """\
@@ -185,7 +203,7 @@ a blocking read the corpus calls debatable).
         reported: set[tuple[int, int]] = set()
         for node, ctx, per_param in steps.step_region():
             found = self._sync_kind(node, ctx, per_param)
-            if found is None:
+            if found is None or _only_on_failure(node):
                 continue
             if self.weak and HostSync._sync_kind(self._strict(), node, ctx, per_param):
                 continue  # XLA201's finding
@@ -210,7 +228,11 @@ a blocking read the corpus calls debatable).
                 if caller is not None:
                     # the step is another module's: name it (issue 11, item 4)
                     where += f" of {caller}"
-                yield self.finding(node, what=what, where=where, fix=fix)
+                if fix is self.FIX_RENDEZVOUS:
+                    yield self.finding_text(node, f"{self.code} " + self.RENDEZVOUS.format(
+                        where=where, what=what, fix=fix))
+                else:
+                    yield self.finding(node, what=what, where=where, fix=fix)
 
     weak: ClassVar[bool] = False
 
@@ -382,6 +404,13 @@ a blocking read the corpus calls debatable).
                 return None  # syntax first: only calls that may read a value on the host
             entries = an.entries(node, ctx)
             syncs = {e.sync for e in entries if e.sync}
+            if not per_param and any(e.does("rendezvous") for e in entries) and \
+                    not self._writes_checkpoint(node):
+                # ``xm.mesh_reduce('loss', loss.item(), np.mean)`` per step: the
+                # rendezvous cuts the graph (torch_xla.sync()) and reads the payload sizes
+                # on the host every call, even for a Python number
+                return f"{func.as_string()[:30]}()", \
+                    self.FIX_RENDEZVOUS
             if isinstance(func, nodes.Attribute):
                 name = func.attrname
                 receiver_lazy = lazy(func.expr, ctx)

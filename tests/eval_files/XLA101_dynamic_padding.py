@@ -19,6 +19,9 @@ def encode(tokenizer, texts, use_tpu, args):
     c = tokenizer.batch_encode_plus(texts, padding=PaddingStrategy.LONGEST)  # error: XLA101
     d = tokenizer.pad(texts, padding="longest")  # error: XLA101
     e = tokenizer.encode_plus(texts[0], padding=True)  # error: XLA101
+    # pad()'s default padding=True pads to the longest: max_length= alone is ignored
+    tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+    e2 = tok.pad(texts, max_length=128, return_tensors="pt")  # error: XLA101
     # Traps: static or absent padding.
     f = tokenizer(texts, padding="max_length", max_length=128, truncation=True)
     g = tokenizer(texts, padding=False)
@@ -30,7 +33,7 @@ def encode(tokenizer, texts, use_tpu, args):
     # No XLA branch: the default path pads dynamically.
     mode = "max_length" if args.pad_to_max_length else "longest"
     k = tokenizer(texts, padding=mode)  # error: XLA101
-    return a, b, c, d, e, f, g, h, i, j, k
+    return a, b, c, d, e, e2, f, g, h, i, j, k
 
 
 def collators(tokenizer, model, fp16):
