@@ -5059,3 +5059,76 @@ def test_the_modules_a_file_imports_have_their_own_analysis_allowance(tmp_path: 
     assert session.linked_bytes + (top / "losses.py").stat().st_size > MAX_LINKED_BYTES or \
         session.analyzer("gui_7.py") is None
     assert session.analyzer("losses.py") is not None
+
+
+def test_an_optimizer_inherited_from_a_base_class_of_another_module(tmp_path: Path) -> None:
+    """XLA402: the XLA trainer of xla_trainer.py steps, through its GradScaler, the
+    optimizer that its base class (trainer.py) builds with a static method called through
+    the class (``BaseTrainer.get_optimizer(...)``); reported at the scaler's step, naming
+    where the optimizer is built. A helper of another module handed the optimizer as a
+    parameter is reported at its step too, not at its ``def`` line."""
+    top = write(tmp_path / "t", {
+        "pyproject.toml": "",
+        "trainer.py": """\
+            import torch
+
+
+            class BaseTrainer:
+                def __init__(self, model, lr):
+                    self.model = model
+                    self.optimizer = BaseTrainer.get_optimizer(model.parameters(), lr)
+
+                @staticmethod
+                def get_optimizer(params, lr):
+                    return torch.optim.Adam(params, lr=lr)
+            """,
+        "xla_trainer.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from trainer import BaseTrainer
+
+
+            class XLATrainer(BaseTrainer):
+                def __init__(self, model, lr):
+                    super().__init__(model.to(torch_xla.device()), lr)
+                    self.scaler = torch.amp.GradScaler("xla")
+
+                def fit(self, loader):
+                    for (x,) in pl.MpDeviceLoader(loader, torch_xla.device()):
+                        with torch.autocast("xla", dtype=torch.float16):
+                            loss = self.model(x).mean()
+                        self.scaler.scale(loss).backward()
+                        self.scaler.step(self.optimizer)
+                        self.scaler.update()
+            """,
+        "amp_step.py": """\
+            def amp_step(scaler, optimizer, loss):
+                scaler.scale(loss).backward()
+                scaler.step(optimizer)
+                scaler.update()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+
+            from amp_step import amp_step
+
+
+            def main(model, loader):
+                device = torch_xla.device()
+                model = model.to(device)
+                optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+                scaler = torch.amp.GradScaler("xla")
+                for (x,) in pl.MpDeviceLoader(loader, device):
+                    with torch.autocast("xla", dtype=torch.float16):
+                        loss = model(x).mean()
+                    amp_step(scaler, optimizer, loss)
+            """,
+    })
+    found = [m for m in messages(top / "xla_trainer.py") if m.startswith("XLA402")]
+    assert [f for f in lint(top / "xla_trainer.py") if f[1] == "XLA402"] == [(18, "XLA402")]
+    assert "torch.optim.Adam (built at trainer.py:11)" in found[0], found
+    assert [f for f in lint(top / "amp_step.py") if f[1] == "XLA402"] == [(3, "XLA402")]

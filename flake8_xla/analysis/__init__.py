@@ -169,6 +169,25 @@ class Analyzer:
         return [call for call in self.calls_named("DataLoader")
                 if any(v.kind is Kind.LOADER and v.has("plain") for v in self.value(call))]
 
+    def star_keywords(self, call: nodes.Call) -> dict[str, frozenset[Value]] | None:
+        """What the ``**kwargs`` of ``call`` pass, by keyword, when each is a dict whose
+        every key is known (``TrainingArguments(output_dir=d, **TRAIN_KW)`` with
+        ``TRAIN_KW = dict(bf16=True, ...)``); an empty dict for a call without any; None
+        when one may hold other keys."""
+        out: dict[str, frozenset[Value]] = {}
+        for k in call.keywords or ():
+            if k.arg is not None:
+                continue
+            vs = self.value(k.value)
+            if len(vs) != 1:
+                return None
+            (v,) = tuple(vs)
+            if v.kind is not Kind.DICT or v.items is None or v.elem is not None:
+                return None
+            for key, item in v.items:
+                out[key] = item
+        return out
+
     def calls_named(self, name: str) -> list[nodes.Call]:
         """Every call in the module whose callee is ``name`` or ``<obj>.name``."""
         return self.ev.calls_named(name)

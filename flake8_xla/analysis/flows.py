@@ -807,6 +807,9 @@ class Evaluator:
         self._shared = shared
         self._sites: dict[int, list[tuple[nodes.Call, bool]]] | None = None
         self._member_memo: dict[tuple[int, str], frozenset[Value]] = {}
+        #: class_attrs with the attributes of base classes of other project modules
+        self._with_foreign_bases: dict[int, dict[str, list[tuple[nodes.NodeNG,
+                                                                 nodes.NodeNG]]]] = {}
         self._obj_attrs: dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]] | None = \
             None
         self._mutations: dict[int, list[nodes.NodeNG]] | None = None
@@ -2085,6 +2088,12 @@ class Evaluator:
                     method = self.method_of(v.node, func.attrname)
                     if method is not None:
                         out.append((method, not is_staticmethod(method)))
+                elif isinstance(v.node, nodes.ClassDef) and v.kind is Kind.CLASS:
+                    # ``Trainer.get_optimizer(params, flags)`` through the class: a static
+                    # method (or a plain one handed its instance explicitly) binds nothing
+                    method = self.method_of(v.node, func.attrname)
+                    if method is not None and not is_classmethod(method):
+                        out.append((method, False))
         return out
 
     def _constructed_classes(self, node: nodes.NodeNG) -> list[nodes.ClassDef]:
@@ -2461,7 +2470,41 @@ class Evaluator:
                             for k, v in self.class_attrs(b).items():
                                 table.setdefault(k, []).extend(v)
             tables[key] = table
-        return table
+        if self.link is None or not klass.bases:
+            return table
+        return self._foreign_base_attrs(klass, table)
+
+    def _foreign_base_attrs(self, klass: nodes.ClassDef, table: dict[str, list[tuple[
+            nodes.NodeNG, nodes.NodeNG]]]) -> dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]:
+        """``table`` (the class's own attributes and those of its bases in its module)
+        with the attributes that base classes of other project modules set
+        (``self.optimizer = ...`` in the ``__init__`` of ``UNet3DTrainer``, read in its
+        subclass ``XLATrainer`` of ``xla_trainer.py``), as those modules' evaluators
+        list them. Per session (the link resolves the bases), memoised."""
+        found = self._with_foreign_bases.get(id(klass))
+        if found is not None:
+            return found
+        self._with_foreign_bases[id(klass)] = table  # in progress: a cycle adds nothing
+        merged = table
+        for base in klass.bases:
+            if not isinstance(base, (nodes.Name, nodes.Attribute)) or any(
+                    isinstance(b, nodes.ClassDef) for b in (
+                        self.bindings(base) if isinstance(base, nodes.Name) else ())):
+                continue
+            for v in self.value(base):
+                if v.kind is not Kind.CLASS or not isinstance(v.node, nodes.ClassDef) or \
+                        v.node.root() is self.module:
+                    continue
+                owner = self.link.evaluator_of(v.node)
+                if owner is None:
+                    continue
+                for name, targets in owner.class_attrs(v.node).items():
+                    if merged is table:
+                        merged = {k: list(t) for k, t in table.items()}
+                    merged.setdefault(name, []).extend(
+                        t for t in targets if t not in merged[name])
+        self._with_foreign_bases[id(klass)] = merged
+        return merged
 
     def _object_attrs(self) -> dict[tuple[int, str], list[tuple[nodes.NodeNG, nodes.NodeNG]]]:
         """``obj.attr = v`` assignments keyed by the binding of ``obj`` (not ``self``)."""
@@ -3472,6 +3515,12 @@ class Evaluator:
                 return self._unknown_call(call, ctx, d)
         if k is Kind.FUNCTION and name in ("__call__",):
             return self._call_of(v, call, ctx, d)
+        if k is Kind.CLASS and isinstance(v.node, nodes.ClassDef):
+            method = self.method_of(v.node, name)
+            if method is not None and not is_classmethod(method):
+                # ``UNet3DTrainer.get_optimizer(params, flags)``: a static method through
+                # its class (or a plain one handed its instance explicitly)
+                return self.call_function(method, call, ctx, d)
         if k is Kind.CLASS and name in CLASS_CONSTRUCTORS and isinstance(v.node, nodes.ClassDef) \
                 and self.method_of(v.node, name) is None and \
                 self.class_kind(v.node) is Kind.MODULE:

@@ -943,6 +943,12 @@ def off_xla_path(node: nodes.NodeNG, ev: Evaluator | None = None,
     expressions by default). A function whose every call site in the module is off the
     XLA path is off it too (``else: self._save_checkpoint_cuda()``). Memoised per node.
     """
+    if ev is not None and ev.link is not None and node.root() is not ev.module:
+        # a node of another module of the project (a scaler built by the script that
+        # calls this helper): its own module's evaluator knows its paths and call sites
+        owner = ev.link.evaluator_of(node)
+        if owner is not None and owner is not ev:
+            return off_xla_path(node, owner, kinds)
     memo = getattr(ev, "_off_path", None) if ev is not None else None
     key = (id(node), kinds)
     if memo is not None and key in memo:

@@ -586,6 +586,12 @@ class Steps:
             if any(inner is not loop and steps.is_own_step(inner)
                    for inner in holder.nodes_of_class(LOOPS)):
                 return True
+            if holder is loop and any(
+                    self.loader_kind(self.ev.value(comp.iter)) in ("xla", "managed")
+                    for comp in loop.nodes_of_class(nodes.Comprehension, skip_klass=SCOPES)):
+                # ``losses = [step(x, y) for x, y in pl.MpDeviceLoader(loader, dev)]``:
+                # the comprehension is the step loop, each item a step
+                return True
         return False
 
     def is_own_step(self, loop: nodes.NodeNG) -> bool:
@@ -892,6 +898,12 @@ class Steps:
                     self._kind = "step"
                 added = self._collect_new(region, body, loop)
                 self._mark(self._kind, added)
+                if self._kind == "barrier" and self._drives_only(loop):
+                    # ``for prompts in data: samples = sampler.sample(...)`` whose sampler
+                    # runs a step loop of its own: an iteration is a whole generation,
+                    # and what it copies out is its result, as in a loop over models
+                    self.model_loop_nodes |= added
+                    self.data_step_nodes -= added
             for func in self.an.module_nodes(nodes.FunctionDef):
                 if self.is_compiled(func) and not off_xla_path(func, self.ev) and not any(
                         self._iterates_data(lp) or self.is_training_loop(lp)
@@ -1037,6 +1049,14 @@ class Steps:
             self.forward_nodes |= added
         if kind != "model":
             self.data_step_nodes |= added
+
+    def _drives_only(self, loop: nodes.NodeNG) -> bool:
+        """A loop whose step barriers all run inside step loops of its own that its
+        iterations drive (a sampler's denoising loop per prompt or batch of prompts): it
+        runs no barrier of its own."""
+        return self._memo_q("drives_steps", loop, self._drives_own_steps) and \
+            not any(self.is_barrier_call(c, cx)
+                    for c, cx in self.calls_in(loop, into_loops=False))
 
     def only_in_model_loops(self, node: nodes.NodeNG) -> bool:
         """``node`` runs per iteration of loops over models or settings only, never per

@@ -233,11 +233,35 @@ Not reported: bfloat16 autocast without a GradScaler, a scaler that is switched 
                 # finding goes where its value enters this file, naming the constructor)
                 where = (self._class_site(opt.node, q) if opt.node.root() is an.module
                          else opt.node) if isinstance(opt.node, nodes.Call) else call
+                fix = self.FIX_29 if new_api else self.FIX_OLD
+                if where.root() is not an.module and self._enters_badly(where):
+                    # (an optimizer of another module that reaches this file through a
+                    # parameter or an inherited attribute: reported at the scaler's step,
+                    # naming where it is built)
+                    built = self.ctx.project_session.where(where) \
+                        if self.ctx.project_session is not None else None
+                    what = f"{q} (built at {built})" if built else q
+                    key = (call.lineno, call.col_offset)
+                    if key not in seen and not an.off_xla_path(call):
+                        seen.add(key)
+                        yield self.finding(call, what=what, fix=fix)
+                    continue
                 key = (where.lineno, where.col_offset)
                 if key not in seen and not an.off_xla_path(where):
                     seen.add(key)
-                    yield self.finding(where, what=q, fix=self.FIX_29 if new_api else
-                                       self.FIX_OLD)
+                    yield self.finding(where, what=q, fix=fix)
+
+    def _enters_badly(self, node: nodes.NodeNG) -> bool:
+        """A finding at ``node`` (of another module) has no line of this file to go to, or
+        only a parameter's (the ``def`` line of a helper handed the optimizer)."""
+        placed = self._place(node)
+        if placed is False:
+            return True
+        if not placed:
+            return False
+        anchor = placed[0]
+        return isinstance(anchor, (nodes.Arguments, nodes.FunctionDef)) or isinstance(
+            anchor, nodes.AssignName) and isinstance(anchor.parent, nodes.Arguments)
 
     def _no_xla_scaler(self) -> bool:
         """The targeted torch_xla has no ``torch_xla.amp.GradScaler`` (API facts: 2.9 on)."""

@@ -1633,22 +1633,28 @@ beside it).
             if (an.qualname(call.func) or "") not in (
                     "transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments"):
                 continue
-            if any(k.arg is None for k in call.keywords or ()):
-                continue  # **kwargs: the settings may be in there
+            unpacked = an.star_keywords(call)
+            if unpacked is None:
+                continue  # **kwargs that may hold any setting
             optim = keyword(call, "optim")
             workers = keyword(call, "dataloader_num_workers")
+            optim_texts = {v.text for v in an.value(optim)} if optim is not None else (
+                {v.text for v in unpacked["optim"]} if "optim" in unpacked else None)
+            worker_texts = {v.text for v in an.value(workers)} if workers is not None \
+                else ({v.text for v in unpacked["dataloader_num_workers"]}
+                      if "dataloader_num_workers" in unpacked else None)
             problems = []
-            if optim is None:
+            if optim_texts is None:
                 problems.append("optim is not set (the default is the fused AdamW)")
-            elif const_str(optim) == "adamw_torch_fused":
+            elif optim_texts == {"adamw_torch_fused"}:
                 problems.append("optim='adamw_torch_fused'")
             if not problems:
                 # (the loader workers alone are throughput advice, not an XLA hazard:
                 # reported only beside the optimizer that fails)
                 continue
-            if workers is None:
+            if worker_texts is None:
                 problems.append("dataloader_num_workers is not set (defaults to 0)")
-            elif isinstance(workers, nodes.Const) and workers.value == 0:
+            elif worker_texts == {"0"}:
                 problems.append("dataloader_num_workers=0")
             yield self.finding(call, what=" and ".join(problems))
 

@@ -931,10 +931,16 @@ reported: `.batched` keeps each worker's short final batch unless given `partial
         for call in an.rule_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if q in TRAINING_ARGUMENTS:
-                if has_star_kwargs(call):
-                    continue
+                unpacked = an.star_keywords(call)
+                if unpacked is None:
+                    continue  # **kwargs that may hold any setting
                 drop = keyword(call, "dataloader_drop_last")
-                if drop is None or (isinstance(drop, nodes.Const) and drop.value is False):
+                if drop is not None:
+                    ragged = isinstance(drop, nodes.Const) and drop.value is False
+                else:  # (unset, or unpacked from a dict of known settings)
+                    ragged = {v.text for v in unpacked.get(
+                        "dataloader_drop_last", V.host("bool", "False"))} == {"False"}
+                if ragged:
                     yield self.finding(call, what=f"{q.rsplit('.', 1)[-1]} without "
                                                   "dataloader_drop_last=True",
                                        fix=self.FIX_TRAINER)
