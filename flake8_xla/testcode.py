@@ -17,7 +17,9 @@ class counts as a whole: its ``setUp``, ``setUpClass`` and helper methods run on
 the runner. A function that its own module calls with arguments or hands on (``def
 test(model, loader)`` run by the script's ``main()``, ``xmp.spawn(test_fn)``) is the
 module's code, not a test; so is a ``Tester`` class with an ``__init__``, and
-``test.py``'s functions. A training script that happens to live in ``test/``
+``test.py``'s functions. In a file no runner collects, a module-level ``test_*``
+function that takes no argument and that its module never names is run by hand, and
+counts as a unit test too. A training script that happens to live in ``test/``
 (``test_train_mp_mnist.py``) has no collected functions outside its ``TestCase``, and
 its training code is checked.
 """
@@ -105,7 +107,7 @@ def unit_test_spans(tree: ast.Module, filename: str) -> tuple[Span, ...]:
     Empty when ``filename`` is not a test file name. Never raises for the checked code's
     sake (a node without an end line is skipped)."""
     if not is_test_file(filename):
-        return ()
+        return _hand_run_tests(tree)
     pytest_file = _pytest_file(filename)
     cases: set[str] = set()
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
@@ -122,6 +124,26 @@ def unit_test_spans(tree: ast.Module, filename: str) -> tuple[Span, ...]:
     found: list[ast.stmt] = [f for f in functions if f.name not in used] + classes
     return tuple(sorted((min([f.lineno, *(d.lineno for d in f.decorator_list)]),
                          f.end_lineno) for f in found if f.end_lineno is not None))
+
+
+def _hand_run_tests(tree: ast.Module) -> tuple[Span, ...]:
+    """In a file no runner collects, the module-level ``test_*`` functions that take no
+    argument and that the module's own code never names (``def test_double_gradients():``
+    beside a training script's code, run by hand): checks on the host that no training
+    step runs."""
+    functions = [stmt for stmt in tree.body if isinstance(stmt, _FUNCS) and
+                 stmt.name.startswith("test_") and not _takes_arguments(stmt)]
+    if not functions:
+        return ()
+    used = _used_names(tree, {id(f) for f in functions})
+    return tuple(sorted((min([f.lineno, *(d.lineno for d in f.decorator_list)]),
+                         f.end_lineno) for f in functions
+                        if f.name not in used and f.end_lineno is not None))
+
+
+def _takes_arguments(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    a = func.args
+    return bool(a.posonlyargs or a.args or a.kwonlyargs or a.vararg or a.kwarg)
 
 
 def in_spans(line: int, spans: tuple[Span, ...]) -> bool:

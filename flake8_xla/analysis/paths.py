@@ -180,6 +180,9 @@ def _may_name_device_hw(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
     if named:
         return True
     try:
+        if isinstance(subject, nodes.Attribute) and (base := ev.value(subject.expr)) and all(
+                v.kind is Kind.HOST and v.qual == "namespace" for v in base):
+            return False  # ``args.accelerator == "GPU"``: a command-line setting
         vs = ev.value(subject)
     except Exception:  # noqa: BLE001 - unknown
         return True
@@ -675,13 +678,23 @@ def _rebinds_after(func: nodes.NodeNG, name: str, line: int) -> bool:
         for n in func.nodes_of_class(nodes.AssignName))
 
 
+#: The memo entry of a test whose truth is being computed.
+_PENDING = object()
+
+
 def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:
     """True/False when ``test`` holds/fails on the XLA path, None when it is not known."""
     memo = getattr(ev, "_truth", None) if ev is not None else None
     if memo is not None and id(test) in memo:
-        return memo[id(test)]
+        found = memo[id(test)]
+        if found is _PENDING:
+            # in progress: a test that its own callers' paths ask about (unknown for now;
+            # what is derived from this answer must not be memoised, see _branch_off_xla)
+            ev._truth_cycle = True  # type: ignore[union-attr]
+            return None
+        return found
     if memo is not None:
-        memo[id(test)] = None  # in progress: a test that its own callers' paths ask about
+        memo[id(test)] = _PENDING
     truth = _base_truth(test, ev)
     if truth is None and ev is not None:
         truth = _forbidden_truth(test, ev)
@@ -955,9 +968,18 @@ def off_xla_path(node: nodes.NodeNG, ev: Evaluator | None = None,
         return memo[key]
     if memo is not None:
         memo[key] = False  # in progress: recursion through call sites
+    outer_cycle = getattr(ev, "_truth_cycle", False)
+    if ev is not None:
+        ev._truth_cycle = False  # type: ignore[attr-defined]
     result = _off_xla_path(node, ev, kinds)
+    cycle = getattr(ev, "_truth_cycle", False)
+    if ev is not None:
+        ev._truth_cycle = outer_cycle or cycle  # type: ignore[attr-defined]
     if memo is not None:
-        memo[key] = result
+        if cycle and not result:
+            del memo[key]  # (an answer that read a truth still in progress: asked again)
+        else:
+            memo[key] = result
     return result
 
 
@@ -1127,6 +1149,9 @@ def _branch_off_xla(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type,
     chain: list[nodes.NodeNG] = []
     cur: nodes.NodeNG | None = node
     result = False
+    outer_cycle = getattr(ev, "_truth_cycle", False)
+    if ev is not None:
+        ev._truth_cycle = False  # type: ignore[attr-defined]
     while cur is not None and not isinstance(cur, nodes.Module):
         key = (id(cur), kinds)
         if memo is not None and key in memo:
@@ -1137,7 +1162,10 @@ def _branch_off_xla(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type,
             result = True
             break
         cur = cur.parent
-    if memo is not None:
+    cycle = getattr(ev, "_truth_cycle", False)
+    if ev is not None:
+        ev._truth_cycle = outer_cycle or cycle  # type: ignore[attr-defined]
+    if memo is not None and not cycle:
         # every node on the walked chain below a node that is off the path is off it too
         for n in chain:
             memo[(id(n), kinds)] = result

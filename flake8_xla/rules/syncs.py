@@ -488,7 +488,9 @@ a blocking read the corpus calls debatable).
                 return f"{func.as_string()[:30]}(key=...) comparing tensors", fix
             if "prog_bar" in syncs and self._prog_bar(node) and any(
                     holds(a, ctx) for a in args):
-                return f"{func.as_string()[:30]}(..., prog_bar=True) of a tensor", fix
+                flag = "prog_bar" if isinstance(bar := keyword(node, "prog_bar"), nodes.Const) \
+                    and bar.value is True else "sync_dist"
+                return f"{func.as_string()[:30]}(..., {flag}=True) of a tensor", fix
             return None
         if per_param:
             return None
@@ -624,13 +626,16 @@ a blocking read the corpus calls debatable).
 
     @staticmethod
     def _prog_bar(call: nodes.Call) -> bool:
-        """``self.log(..., prog_bar=True)`` that shows the value at each step. Lightning
-        logs at the step only with ``on_step=True``, its default in ``training_step``
-        alone (``validation_step``/``test_step`` default to the epoch: the value is
-        accumulated on the device and read at the epoch's end; Lightning
-        ``core/module.py`` ``log()``, "Logging" guide's table of hook defaults)."""
-        flag = keyword(call, "prog_bar")
-        if not (isinstance(flag, nodes.Const) and flag.value is True):
+        """``self.log(..., prog_bar=True)`` that shows the value at each step, or
+        ``sync_dist=True`` that reduces it across the replicas at each step (on XLA,
+        Lightning's ``XLAStrategy.reduce`` is ``xm.mesh_reduce``: a rendezvous and a copy
+        to the host; ``pytorch/strategies/xla.py``). Lightning logs at the step only with
+        ``on_step=True``, its default in ``training_step`` alone (``validation_step``/
+        ``test_step`` default to the epoch: the value is accumulated on the device and
+        read at the epoch's end; Lightning ``core/module.py`` ``log()``, "Logging" guide's
+        table of hook defaults)."""
+        if not any(isinstance(flag := keyword(call, name), nodes.Const) and flag.value is True
+                   for name in ("prog_bar", "sync_dist")):
             return False
         on_step = keyword(call, "on_step")
         if on_step is not None:

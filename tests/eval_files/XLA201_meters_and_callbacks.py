@@ -52,12 +52,16 @@ class Module(lp.LightningModule):
         # Traps: logged without the progress bar, or shown at the epoch's end only.
         self.log("other", loss)
         self.log("epoch_loss", loss, prog_bar=True, on_step=False, on_epoch=True)
+        self.log("epoch_synced", loss, sync_dist=True, on_step=False, on_epoch=True)
+        # sync_dist=True at each step: XLAStrategy.reduce is xm.mesh_reduce
+        self.log("synced_loss", loss, sync_dist=True)  # error: XLA201
         return loss
 
     def validation_step(self, batch, batch_idx):
         loss = self.layer(batch).sum()
         self.log("val_loss", loss, prog_bar=True)  # (Lightning logs it per epoch here)
         self.log("val_step_loss", loss, prog_bar=True, on_step=True)  # error: XLA201
+        self.log("val_synced", loss, sync_dist=True)  # (reduced once per epoch here)
 
 
 def ignite_training(model, optimizer, loader):
