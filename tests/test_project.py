@@ -5132,3 +5132,53 @@ def test_an_optimizer_inherited_from_a_base_class_of_another_module(tmp_path: Pa
     assert [f for f in lint(top / "xla_trainer.py") if f[1] == "XLA402"] == [(18, "XLA402")]
     assert "torch.optim.Adam (built at trainer.py:11)" in found[0], found
     assert [f for f in lint(top / "amp_step.py") if f[1] == "XLA402"] == [(3, "XLA402")]
+
+
+def test_a_datamodule_handed_to_a_tpu_trainer_of_another_module(tmp_path: Path) -> None:
+    """XLA102: ``trainer.fit(model, datamodule)`` of a Lightning Trainer on the TPU
+    (run.py) runs the loaders that the datamodule's ``train_dataloader()`` and
+    ``val_dataloader()`` return (data.py); a loader that ``limit_val_batches`` cuts
+    before its last batch is not ragged."""
+    top = write(tmp_path / "l", {
+        "pyproject.toml": "",
+        "data.py": """\
+            import pytorch_lightning as pl
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+
+            class QueryData(pl.LightningDataModule):
+                def setup(self, stage=None):
+                    self.train = TensorDataset(torch.randn(1000, 8))
+
+                def train_dataloader(self):
+                    return DataLoader(self.train, batch_size=64, shuffle=True)
+
+                def val_dataloader(self):
+                    return DataLoader(self.train, batch_size=64)
+            """,
+        "run.py": """\
+            import pytorch_lightning as pl
+
+            from data import QueryData
+            from model import Net
+
+            if __name__ == "__main__":
+                trainer = pl.Trainer(tpu_cores=8, max_epochs=3, limit_val_batches=0.1)
+                trainer.fit(Net(), QueryData())
+            """,
+        "model.py": """\
+            import pytorch_lightning as pl
+            import torch
+
+
+            class Net(pl.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.layer = torch.nn.Linear(8, 1)
+
+                def training_step(self, batch, batch_idx):
+                    return self.layer(batch[0]).sum()
+            """,
+    })
+    assert [f for f in lint(top / "data.py") if f[1] == "XLA102"] == [(11, "XLA102")]

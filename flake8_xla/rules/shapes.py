@@ -1031,12 +1031,32 @@ reported: `.batched` keeps each worker's short final batch unless given `partial
             # ``trainer.fit(model, train_loader, val_loader)`` of a Lightning Trainer on
             # the TPU (``Trainer(tpu_cores=8)``, ``accelerator="tpu"``): Lightning runs its
             # steps over those loaders on the XLA device
-            if isinstance(call.func, nodes.Attribute) and _tpu_trainer(an, call.func.expr):
-                handed = list(call.args[1:]) + [k.value for k in call.keywords or () if k.arg in (
-                    "train_dataloaders", "val_dataloaders", "train_dataloader",
-                    "val_dataloader")]
-                for arg in handed:
+            trainer = _tpu_trainer_call(an, call.func.expr) \
+                if isinstance(call.func, nodes.Attribute) else None
+            if trainer is not None:
+                # (a loader cut by ``limit_train_batches``/``limit_val_batches`` stops
+                # before its ragged last batch)
+                limited = {kind for kind in ("train", "val")
+                           if keyword(trainer, f"limit_{kind}_batches") is not None}
+                handed = [(arg, "train" if i == 1 else "val")
+                          for i, arg in enumerate(call.args) if i >= 1] + [
+                    (k.value, "train" if k.arg.startswith("train") else "val")
+                    for k in call.keywords or () if k.arg in (
+                        "train_dataloaders", "val_dataloaders", "train_dataloader",
+                        "val_dataloader")]
+                for arg, kind in handed:
+                    if kind in limited:
+                        continue
                     for inner in self._plain_inside(an.value(arg), 0):
+                        yield inner, call
+                # (a LightningDataModule, or the LightningModule itself, whose
+                # ``train_dataloader()``/``val_dataloader()`` Lightning calls)
+                holders = list(call.args[:2]) + [k.value for k in call.keywords or ()
+                                                 if k.arg in ("model", "datamodule")]
+                hooks = tuple(h for h in _LOADER_HOOKS if h.split("_")[0] not in limited)
+                for arg in holders:
+                    for inner in self._plain_inside(_hook_loaders(an, an.value(arg), hooks),
+                                                    0):
                         yield inner, call
         for call in an.module_nodes(nodes.Call):
             func = call.func
@@ -1163,11 +1183,13 @@ def _in_step_loop(an: Analyzer, node: nodes.NodeNG) -> bool:
 def _loader_rank(facts: FileFacts) -> int | None:
     """How likely a module is to hold a step loop over a loader, or to wrap one in an XLA
     loader (what :meth:`RaggedLastBatch._loaders_reaching` looks for): 0 for a ``for``
-    loop with an update, a barrier or something named as a loader, or a call whose name
-    has ``loader`` in it; 1 for any other ``for`` loop (its step may be a function of
-    another module); None for a module without either."""
+    loop with an update, a barrier or something named as a loader, a call whose name
+    has ``loader`` in it, or a Trainer's ``fit``; 1 for any other ``for`` loop (its step
+    may be a function of another module); None for a module without either."""
     if any("loader" in name.lower() for name in facts.called_names | facts.call_attrs):
         return 0
+    if "fit" in facts.call_attrs and "Trainer" in facts.idents:
+        return 0  # ``trainer.fit(model, datamodule)`` of a Lightning Trainer
     if not facts.has_for:
         return None
     if may_update(facts) or facts.ident_contains("loader") or \
@@ -1493,12 +1515,41 @@ Not reported:
         return False
 
 
+#: The hooks of a LightningModule or LightningDataModule that return the loaders a
+#: Trainer's ``fit`` runs (Lightning ``core/hooks.py`` ``DataHooks``).
+_LOADER_HOOKS = ("train_dataloader", "val_dataloader")
+
+
+def _hook_loaders(an: Analyzer, vs: frozenset[V.Value],
+                  hooks: tuple[str, ...] = _LOADER_HOOKS) -> frozenset[V.Value]:
+    """What the loader ``hooks`` of the project objects in ``vs`` return (a datamodule's
+    ``train_dataloader()``), each evaluated by its class's own module."""
+    out: list[frozenset[V.Value]] = []
+    for v in vs:
+        if v.kind not in (Kind.OBJECT, Kind.MODULE) or not isinstance(v.node, nodes.ClassDef):
+            continue
+        home = an.ev if v.node.root() is an.module else (
+            an.link.evaluator_of(v.node) if an.link is not None else None)
+        if home is None:
+            continue
+        for name in hooks:
+            method = home.method_of(v.node, name)
+            if method is not None and method.root() is v.node.root():
+                out.append(home.returns(method, home.bind_self(method, v, None), 0))
+    return V.join(*out) if out else frozenset()
+
+
 def _tpu_trainer(an: Analyzer, expr: nodes.NodeNG) -> bool:
     """``expr`` names a Lightning ``Trainer`` built for the TPU on the XLA path:
     ``pl.Trainer(tpu_cores=8, ...)`` or ``Trainer(accelerator="tpu")`` (Lightning
     ``trainer/trainer.py``, ``accelerators/xla.py``)."""
+    return _tpu_trainer_call(an, expr) is not None
+
+
+def _tpu_trainer_call(an: Analyzer, expr: nodes.NodeNG) -> nodes.Call | None:
+    """The ``Trainer(...)`` call that builds the TPU trainer ``expr`` names, or None."""
     if not isinstance(expr, nodes.Name):
-        return False
+        return None
     for b in an.ev.bindings(expr):
         value = b.parent.value if isinstance(b, nodes.AssignName) and isinstance(
             b.parent, nodes.Assign) else None
@@ -1509,8 +1560,8 @@ def _tpu_trainer(an: Analyzer, expr: nodes.NodeNG) -> bool:
             continue
         if any(tpu_trainer_keyword(kw.arg, kw.value.value if isinstance(
                 kw.value, nodes.Const) else None) for kw in value.keywords or ()):
-            return True
-    return False
+            return value
+    return None
 
 
 def _slice_bound(parts: Iterable[nodes.NodeNG], test: Callable[[nodes.NodeNG], bool]) -> bool:
