@@ -33,8 +33,13 @@ LIGHTNING_BATCH_HOOKS = frozenset({"on_train_batch_end", "on_validation_batch_en
 #: evaluation step ``_prediction_step`` before 3.1 as well).
 HF_TRAINER_HOOKS = frozenset({"compute_loss", "training_step", "prediction_step",
                               "_training_step", "_prediction_step"})
+#: The Trainer's logging hook, called after every optimizer step with the running loss
+#: (``tr_loss``, a lazy tensor): transformers ``trainer.py`` runs ``xm.mark_step()`` in
+#: its own version before reading it; an override reads it mid-step unless it does too.
+HF_TRAINER_LOG_HOOKS = frozenset({"_maybe_log_save_evaluate"})
 #: Methods a framework calls once per step.
-FRAMEWORK_STEP_HOOKS = LIGHTNING_STEP_HOOKS | LIGHTNING_BATCH_HOOKS | HF_TRAINER_HOOKS
+FRAMEWORK_STEP_HOOKS = LIGHTNING_STEP_HOOKS | LIGHTNING_BATCH_HOOKS | HF_TRAINER_HOOKS | \
+    HF_TRAINER_LOG_HOOKS
 
 _MAX_STRING = 80  # longer string literals are prose, never a device or a strategy
 FORWARD_NAMES = frozenset({"forward", "_forward"})

@@ -29,7 +29,12 @@ from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import MODULE_BASES, is_staticmethod, is_super_call
 from flake8_xla.analysis.names import words_of_text
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, one
-from flake8_xla.filefacts import HF_TRAINER_HOOKS, LIGHTNING_BATCH_HOOKS, LIGHTNING_STEP_HOOKS
+from flake8_xla.filefacts import (
+    HF_TRAINER_HOOKS,
+    HF_TRAINER_LOG_HOOKS,
+    LIGHTNING_BATCH_HOOKS,
+    LIGHTNING_STEP_HOOKS,
+)
 
 if TYPE_CHECKING:
     from flake8_xla.analysis.flows import Evaluator
@@ -344,6 +349,8 @@ def _method_param(ev: Evaluator, klass: nodes.ClassDef, func: nodes.FunctionDef,
             return one(Kind.MODULE)
         if idx == 2:
             return one(Kind.DICT, items=(), elem=V.tensor(None))
+    if trainer and func.name in HF_TRAINER_LOG_HOOKS and idx == 1:
+        return V.tensor(None)  # ``tr_loss``, the running loss on the device
     if dataset and func.name == "__getitem__" and idx == 1:
         return V.host("int")
     return None

@@ -860,7 +860,7 @@ class Steps:
                     fn.name in hooks.LIGHTNING_STEP_HOOKS | hooks.LIGHTNING_BATCH_HOOKS:
                 return True
             if any(b.startswith("transformers.") and b.endswith("Trainer") for b in bases) and \
-                    fn.name in hooks.HF_TRAINER_HOOKS:
+                    fn.name in hooks.HF_TRAINER_HOOKS | hooks.HF_TRAINER_LOG_HOOKS:
                 return True
         for kw, call, pos in hooks.callback_sites(self.ev).get(id(fn), []):
             if pos == 0 and self.an.qualname(call.func) == "ignite.engine.Engine":
