@@ -5182,3 +5182,55 @@ def test_a_datamodule_handed_to_a_tpu_trainer_of_another_module(tmp_path: Path) 
             """,
     })
     assert [f for f in lint(top / "data.py") if f[1] == "XLA102"] == [(11, "XLA102")]
+
+
+def test_an_xla_module_imported_under_try_in_another_module(tmp_path: Path) -> None:
+    """``from utils import xm`` where utils.py binds ``xm`` under ``try:`` (None when
+    torch_xla is missing): ``if xm is None:`` is the branch of a machine without
+    torch_xla, off the XLA path, as it is for the module's own import."""
+    top = write(tmp_path / "x", {
+        "pyproject.toml": "",
+        "utils.py": """\
+            try:
+                import torch_xla
+                import torch_xla.core.xla_model as xm
+                import torch_xla.distributed.parallel_loader as pl
+            except ImportError:
+                torch_xla = xm = pl = None
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla  # noqa: F401
+
+            from utils import xm
+            from steps import optimizer_step, wrap_loader
+
+
+            def train(model, loader, optimizer, device):
+                for step, (x, y) in enumerate(wrap_loader(loader, device)):
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    loss.backward()
+                    optimizer_step(optimizer)
+                    if xm is None and step % 100 == 0:
+                        print(loss.item())
+                    if step % 100 == 0:
+                        print(loss.item())
+            """,
+        "steps.py": """\
+            from utils import pl, xm
+
+
+            def wrap_loader(loader, device):
+                if pl is not None:
+                    return pl.MpDeviceLoader(loader, device)
+                return loader
+
+
+            def optimizer_step(optimizer):
+                if xm is not None:
+                    xm.optimizer_step(optimizer)
+                else:
+                    optimizer.step()
+            """,
+    })
+    assert [f for f in lint(top / "train.py") if f[1] == "XLA201"] == [(16, "XLA201")]

@@ -513,7 +513,16 @@ def _imported_xla_module(subject: nodes.NodeNG, ev: Evaluator) -> bool:
         q = next((name if isinstance(b, nodes.Import) else f"{b.modname}.{name}"
                   for b in imports for name, alias in b.names
                   if (alias or name.split(".", 1)[0]) == subject.name), "")
-    return q.split(".", 1)[0] == "torch_xla"
+    if q.split(".", 1)[0] == "torch_xla":
+        return True
+    if ev.link is None:
+        return False
+    # ``from utils import xm`` where utils.py binds it under ``try:`` (None when the import
+    # fails): the value the project link follows there
+    vs = ev.value(subject)
+    return any(v.kind is Kind.REF and (v.qual or "").startswith("torch_xla") for v in vs) and \
+        all(v.kind is Kind.REF and (v.qual or "").startswith("torch_xla") or
+            v.kind is Kind.HOST and v.qual == "none" for v in vs)
 
 
 def _returns_xla_module(call: nodes.Call, ev: Evaluator) -> bool:

@@ -17,6 +17,7 @@ from flake8_xla.analysis import (
 )
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_function, is_param_of, is_super_call
+from flake8_xla.analysis.hooks import is_partial
 from flake8_xla.analysis.names import callee_name, words_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
@@ -1558,6 +1559,11 @@ xmp.spawn(_mp_fn)
             return
         for call in launcher_calls(an):
             fn = call.args[0] if call.args else keyword(call, "fn")
+            if isinstance(fn, nodes.Call) and is_partial(an.ev, fn):
+                found_partial = self._partial_without_index(an, fn, call)
+                if found_partial is not None:
+                    yield self.finding(fn, what=found_partial)
+                continue
             found = {(id(v.node), v.bound is not None): (v.node, v.bound is not None)
                      for v in an.value(fn) if v.kind is Kind.FUNCTION and
                      isinstance(v.node, (nodes.FunctionDef, nodes.Lambda))} \
@@ -1578,6 +1584,36 @@ xmp.spawn(_mp_fn)
                         f"{name} takes {len(params)} argument(s) but gets the process "
                         f"index plus {n_extra} from args=")
                 yield self.finding(fn, what=what)
+
+
+    @staticmethod
+    def _partial_without_index(an: Analyzer, fn: nodes.Call, call: nodes.Call) -> str | None:
+        """``torch_xla.launch(functools.partial(train, cfg))``: what the partial leaves of
+        the function's positional parameters must take the process index (then the
+        launcher's ``args=``); the message when it cannot, else None (also when the
+        function or the bound arguments are not known)."""
+        if not fn.args or any(isinstance(a, nodes.Starred) for a in fn.args) or \
+                any(k.arg is None for k in fn.keywords or ()):
+            return None
+        found = {id(v.node): v.node for v in an.value(fn.args[0])
+                 if v.kind is Kind.FUNCTION and isinstance(v.node, nodes.FunctionDef)
+                 and v.bound is None}
+        if len(found) != 1:
+            return None
+        target = next(iter(found.values()))
+        if target.args.vararg is not None:
+            return None
+        extra = keyword(call, "args")
+        if extra is not None and not isinstance(extra, nodes.Tuple):
+            return None
+        n_extra = len(extra.elts) if extra is not None else 0
+        params = target.args.posonlyargs + target.args.args
+        left = params[len(fn.args) - 1:]
+        by_keyword = {k.arg for k in fn.keywords or ()}
+        if len(left) < 1 + n_extra or left[0].name in by_keyword:
+            return (f"functools.partial({target.name}, ...) leaves no parameter for the "
+                    f"process index")
+        return None
 
 
 class TrainerXlaSettings(Rule):
