@@ -5234,3 +5234,50 @@ def test_an_xla_module_imported_under_try_in_another_module(tmp_path: Path) -> N
             """,
     })
     assert [f for f in lint(top / "train.py") if f[1] == "XLA201"] == [(16, "XLA201")]
+
+
+def test_a_base_method_that_every_subclass_overrides_never_runs(tmp_path: Path) -> None:
+    """XLA501: the ``device`` property of a GPU base trainer that the project never builds
+    itself, and that its only subclass (the XLA trainer, in another module) overrides,
+    never runs; one that the override reaches through ``super()`` does."""
+    top = write(tmp_path / "s", {
+        "pyproject.toml": "",
+        "base.py": """\
+            import torch
+
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model.to(self.device)
+
+                @property
+                def device(self):
+                    return torch.device("cuda", 0)
+
+                def cuda_device(self):
+                    return torch.device("cuda")
+            """,
+        "xla_trainer.py": """\
+            import torch_xla
+
+            from base import Trainer
+
+
+            class XLATrainer(Trainer):
+                @property
+                def device(self):
+                    return torch_xla.device()
+
+                def cuda_device(self):
+                    return super().cuda_device()
+            """,
+        "main.py": """\
+            import torch
+
+            from xla_trainer import XLATrainer
+
+            if __name__ == "__main__":
+                XLATrainer(torch.nn.Linear(2, 2))
+            """,
+    })
+    assert [f for f in lint(top / "base.py") if f[1] == "XLA501"] == [(13, "XLA501")]

@@ -1012,6 +1012,53 @@ def _off_xla_path(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, .
     return memo[key]
 
 
+def _overridden_everywhere(func: nodes.NodeNG, ev: Evaluator) -> bool:
+    """``func`` is a method of a base class that the project never builds itself, and
+    every subclass of it overrides ``func`` with a body of its own (a GPU trainer's
+    ``device`` property returning ``torch.device("cuda", rank)``, which its only
+    subclass, the XLA trainer, replaces): no instance ever runs it."""
+    from flake8_xla.analysis.flows import own_hook
+
+    klass = func.parent
+    if ev.link is None or not isinstance(func, nodes.FunctionDef) or \
+            not isinstance(klass, nodes.ClassDef) or not isinstance(klass.parent, nodes.Module) \
+            or func.name.startswith("__"):
+        return False
+    if any(isinstance(c.func, nodes.Name) and c.func.name == klass.name
+           for c in ev.calls_named(klass.name)):
+        return False  # built here
+    if ev.link.constructions(ev, klass) != []:
+        return False  # built in another module, or not known
+    subs = ev.link.subclasses(ev, klass)
+    if not subs:
+        return False
+    for sub in subs:
+        override = own_hook(sub, func.name)
+        if override is None or any(
+                a.attrname == func.name and (
+                    isinstance(a.expr, nodes.Call) and isinstance(a.expr.func, nodes.Name)
+                    and a.expr.func.name == "super" or
+                    isinstance(a.expr, nodes.Name) and a.expr.name == klass.name)
+                for a in override.nodes_of_class(nodes.Attribute)):
+            return False  # inherited, or run by the override (``super().device``)
+    # (a hierarchy the project builds through its subclasses: a class that nothing
+    # builds here may be a library's, built by its users)
+    return any(_built_in_project(sub, ev) for sub in subs)
+
+
+def _built_in_project(klass: nodes.ClassDef, ev: Evaluator) -> bool:
+    """Some module of the project calls ``klass`` by name to build an instance."""
+    home = ev if klass.root() is ev.module else (
+        ev.link.evaluator_of(klass) if ev.link is not None else None)
+    if home is None:
+        return False
+    if any(isinstance(c.func, nodes.Name) and c.func.name == klass.name
+           for c in home.calls_named(klass.name)):
+        return True
+    return bool(ev.link.constructions(home, klass)) if ev.link is not None and \
+        isinstance(klass.parent, nodes.Module) else False
+
+
 def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]) -> bool:
     """Every call site of ``func`` in the module is off the XLA path (and nothing else
     is handed ``func`` to call it)."""
@@ -1019,6 +1066,8 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
 
     if _class_built_off_xla(func, ev) or id(func) in ev.dead_nested():
         return True  # (a nested function that nothing refers to never runs)
+    if _overridden_everywhere(func, ev):
+        return True
     sites = ev.call_sites(func)
     every_handing = callback_sites(ev).get(id(func), [])
     handed = [h for h in every_handing if not _runs_only_off_xla(h, ev, kinds)]

@@ -1113,6 +1113,23 @@ class Session:
                     found.append((method, sub))
         return found
 
+    def subclasses(self, ev: Evaluator, klass: nodes.ClassDef) -> list[nodes.ClassDef] | None:
+        """Every project class derived from ``klass`` (a top-level class of ``ev``'s
+        module): its module's and those of the modules that name it; None when one of
+        those cannot be analyzed."""
+        owner = self._by_module.get(id(ev.module))
+        if owner is None or not isinstance(klass.parent, nodes.Module):
+            return None
+        found = list(ev.subclasses(klass))
+        for caller in self._callers(owner[0], (klass.name,)):
+            if caller == owner[0]:
+                continue
+            an = self.analyzer(caller)
+            if an is None:
+                return None
+            found += [sub for sub in an.ev.subclasses(klass) if sub not in found]
+        return found
+
     @staticmethod
     def _exported(func: nodes.NodeNG) -> tuple[str, bool] | None:
         """The module-level name callers use for ``func`` (its class's, for a method), and
