@@ -121,7 +121,13 @@ def unit_test_spans(tree: ast.Module, filename: str) -> tuple[Span, ...]:
     if not functions and not classes:
         return ()
     used = _used_names(tree, {id(f) for f in functions}) if functions else set()
-    found: list[ast.stmt] = [f for f in functions if f.name not in used] + classes
+    return _spans([f for f in functions if f.name not in used] + classes)
+
+
+def _spans(found: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]
+           ) -> tuple[Span, ...]:
+    """``(first line, last line)`` of each definition, decorators included, in source
+    order (one without an end line is skipped)."""
     return tuple(sorted((min([f.lineno, *(d.lineno for d in f.decorator_list)]),
                          f.end_lineno) for f in found if f.end_lineno is not None))
 
@@ -136,9 +142,7 @@ def _hand_run_tests(tree: ast.Module) -> tuple[Span, ...]:
     if not functions:
         return ()
     used = _used_names(tree, {id(f) for f in functions})
-    return tuple(sorted((min([f.lineno, *(d.lineno for d in f.decorator_list)]),
-                         f.end_lineno) for f in functions
-                        if f.name not in used and f.end_lineno is not None))
+    return _spans([f for f in functions if f.name not in used])
 
 
 def _takes_arguments(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -2163,6 +2163,13 @@ class Evaluator:
             self._methods = names
         return names
 
+    def home_of(self, node: nodes.NodeNG) -> Evaluator | None:
+        """The Evaluator of the module that holds ``node``: this one for a node of its own
+        module, else the project link's for another module (None when none is linked)."""
+        if node.root() is self.module:
+            return self
+        return self.link.evaluator_of(node) if self.link is not None else None
+
     def method_of(self, klass: nodes.ClassDef, name: str, depth: int = 0
                   ) -> nodes.FunctionDef | None:
         """Method ``name`` of a module class or of its bases: the module's own, and with the
@@ -2822,7 +2829,7 @@ class Evaluator:
         self._param_memo[key] = EMPTY  # in progress: a cycle adds nothing
         evs: list[Evaluator] = [self]
         if self.link is not None:
-            home = self.link.evaluator_of(klass) if klass.root() is not self.module else self
+            home = self.home_of(klass)
             if home is not None and home is not self:
                 evs.append(home)
             if home is not None and isinstance(klass.parent, nodes.Module):
@@ -3893,8 +3900,7 @@ class Evaluator:
             for v in self.value(node.expr, ctx):
                 if v.kind is Kind.CLASS or not isinstance(v.node, nodes.ClassDef):
                     continue
-                home = self if v.node.root() is self.module else (
-                    self.link.evaluator_of(v.node) if self.link is not None else None)
+                home = self.home_of(v.node)
                 method = home.method_of(v.node, node.attrname) if home is not None else None
                 if method is None or not _is_property(method) or any(
                         f is method for f, _ in found):

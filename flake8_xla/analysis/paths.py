@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from astroid import nodes
@@ -440,9 +441,7 @@ def _predicate_truth(call: nodes.Call, ev: Evaluator, depth: int) -> bool | None
                                          isinstance(s.value, nodes.Const))]
     if len(body) != 1 or not isinstance(body[0], nodes.Return) or body[0].value is None:
         return None
-    owner: Evaluator | None = ev
-    if func.root() is not ev.module:
-        owner = ev.link.evaluator_of(func) if ev.link is not None else None
+    owner = ev.home_of(func)
     if owner is None:
         return None
     return _base_truth(body[0].value, owner, depth + 1)
@@ -689,6 +688,24 @@ def _rebinds_after(func: nodes.NodeNG, name: str, line: int) -> bool:
 
 #: The memo entry of a test whose truth is being computed.
 _PENDING = object()
+
+
+@contextmanager
+def _truth_cycles(ev: Evaluator | None) -> Iterator[list[bool]]:
+    """Watch for answers that :func:`xla_truth` gives about a test still being computed
+    (unknown for now): the yielded list holds, after the block, whether one was read in
+    it, so that what the block derived is not memoised; the flag of an enclosing watch
+    keeps it too."""
+    outer = getattr(ev, "_truth_cycle", False)
+    if ev is not None:
+        ev._truth_cycle = False  # type: ignore[attr-defined]
+    seen = [False]
+    try:
+        yield seen
+    finally:
+        seen[0] = getattr(ev, "_truth_cycle", False)
+        if ev is not None:
+            ev._truth_cycle = outer or seen[0]  # type: ignore[attr-defined]
 
 
 def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:
@@ -977,15 +994,10 @@ def off_xla_path(node: nodes.NodeNG, ev: Evaluator | None = None,
         return memo[key]
     if memo is not None:
         memo[key] = False  # in progress: recursion through call sites
-    outer_cycle = getattr(ev, "_truth_cycle", False)
-    if ev is not None:
-        ev._truth_cycle = False  # type: ignore[attr-defined]
-    result = _off_xla_path(node, ev, kinds)
-    cycle = getattr(ev, "_truth_cycle", False)
-    if ev is not None:
-        ev._truth_cycle = outer_cycle or cycle  # type: ignore[attr-defined]
+    with _truth_cycles(ev) as cycle:
+        result = _off_xla_path(node, ev, kinds)
     if memo is not None:
-        if cycle and not result:
+        if cycle[0] and not result:
             del memo[key]  # (an answer that read a truth still in progress: asked again)
         else:
             memo[key] = result
@@ -1024,8 +1036,7 @@ def _overridden_everywhere(func: nodes.NodeNG, ev: Evaluator) -> bool:
             not isinstance(klass, nodes.ClassDef) or not isinstance(klass.parent, nodes.Module) \
             or func.name.startswith("__"):
         return False
-    if any(isinstance(c.func, nodes.Name) and c.func.name == klass.name
-           for c in ev.calls_named(klass.name)):
+    if _built_by_name(klass, ev):
         return False  # built here
     if ev.link.constructions(ev, klass) != []:
         return False  # built in another module, or not known
@@ -1046,14 +1057,18 @@ def _overridden_everywhere(func: nodes.NodeNG, ev: Evaluator) -> bool:
     return any(_built_in_project(sub, ev) for sub in subs)
 
 
+def _built_by_name(klass: nodes.ClassDef, ev: Evaluator) -> bool:
+    """``ev``'s module calls ``klass`` by its bare name (``Trainer(...)``)."""
+    return any(isinstance(c.func, nodes.Name) and c.func.name == klass.name
+               for c in ev.calls_named(klass.name))
+
+
 def _built_in_project(klass: nodes.ClassDef, ev: Evaluator) -> bool:
     """Some module of the project calls ``klass`` by name to build an instance."""
-    home = ev if klass.root() is ev.module else (
-        ev.link.evaluator_of(klass) if ev.link is not None else None)
+    home = ev.home_of(klass)
     if home is None:
         return False
-    if any(isinstance(c.func, nodes.Name) and c.func.name == klass.name
-           for c in home.calls_named(klass.name)):
+    if _built_by_name(klass, home):
         return True
     return bool(ev.link.constructions(home, klass)) if ev.link is not None and \
         isinstance(klass.parent, nodes.Module) else False
@@ -1207,23 +1222,18 @@ def _branch_off_xla(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type,
     chain: list[nodes.NodeNG] = []
     cur: nodes.NodeNG | None = node
     result = False
-    outer_cycle = getattr(ev, "_truth_cycle", False)
-    if ev is not None:
-        ev._truth_cycle = False  # type: ignore[attr-defined]
-    while cur is not None and not isinstance(cur, nodes.Module):
-        key = (id(cur), kinds)
-        if memo is not None and key in memo:
-            result = memo[key]
-            break
-        chain.append(cur)
-        if _own_branch_off(cur, ev, kinds):
-            result = True
-            break
-        cur = cur.parent
-    cycle = getattr(ev, "_truth_cycle", False)
-    if ev is not None:
-        ev._truth_cycle = outer_cycle or cycle  # type: ignore[attr-defined]
-    if memo is not None and not cycle:
+    with _truth_cycles(ev) as cycle:
+        while cur is not None and not isinstance(cur, nodes.Module):
+            key = (id(cur), kinds)
+            if memo is not None and key in memo:
+                result = memo[key]
+                break
+            chain.append(cur)
+            if _own_branch_off(cur, ev, kinds):
+                result = True
+                break
+            cur = cur.parent
+    if memo is not None and not cycle[0]:
         # every node on the walked chain below a node that is off the path is off it too
         for n in chain:
             memo[(id(n), kinds)] = result

@@ -1101,17 +1101,22 @@ class Session:
             return []
         from flake8_xla.analysis.flows import own_hook
         found: list[tuple[nodes.FunctionDef, nodes.ClassDef]] = []
-        for caller in self._callers(owner[0], (klass.name,)):
-            if caller == owner[0]:
-                continue
-            an = self.analyzer(caller)
-            if an is None:
-                continue
-            for sub in an.ev.subclasses(klass):
+        for subs in self._subclasses_elsewhere(owner[0], klass):
+            for sub in subs or ():
                 method = own_hook(sub, name)
                 if method is not None and (method, sub) not in found:
                     found.append((method, sub))
         return found
+
+    def _subclasses_elsewhere(self, rel: str, klass: nodes.ClassDef
+                              ) -> Iterator[list[nodes.ClassDef] | None]:
+        """Per module of the project (other than ``rel``, ``klass``'s own) that names
+        ``klass``: its classes derived from it, or None when it cannot be analyzed."""
+        for caller in self._callers(rel, (klass.name,)):
+            if caller == rel:
+                continue
+            an = self.analyzer(caller)
+            yield an.ev.subclasses(klass) if an is not None else None
 
     def subclasses(self, ev: Evaluator, klass: nodes.ClassDef) -> list[nodes.ClassDef] | None:
         """Every project class derived from ``klass`` (a top-level class of ``ev``'s
@@ -1121,13 +1126,10 @@ class Session:
         if owner is None or not isinstance(klass.parent, nodes.Module):
             return None
         found = list(ev.subclasses(klass))
-        for caller in self._callers(owner[0], (klass.name,)):
-            if caller == owner[0]:
-                continue
-            an = self.analyzer(caller)
-            if an is None:
+        for subs in self._subclasses_elsewhere(owner[0], klass):
+            if subs is None:
                 return None
-            found += [sub for sub in an.ev.subclasses(klass) if sub not in found]
+            found += [sub for sub in subs if sub not in found]
         return found
 
     @staticmethod

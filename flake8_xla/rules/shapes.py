@@ -1528,8 +1528,7 @@ def _hook_loaders(an: Analyzer, vs: frozenset[V.Value],
     for v in vs:
         if v.kind not in (Kind.OBJECT, Kind.MODULE) or not isinstance(v.node, nodes.ClassDef):
             continue
-        home = an.ev if v.node.root() is an.module else (
-            an.link.evaluator_of(v.node) if an.link is not None else None)
+        home = an.ev.home_of(v.node)
         if home is None:
             continue
         for name in hooks:
