@@ -5281,3 +5281,141 @@ def test_a_base_method_that_every_subclass_overrides_never_runs(tmp_path: Path) 
             """,
     })
     assert [f for f in lint(top / "base.py") if f[1] == "XLA501"] == [(13, "XLA501")]
+
+
+def test_a_webdataset_pipeline_built_in_another_module(tmp_path: Path) -> None:
+    """XLA102: ``DataLoader(pipeline, batch_size=None)`` over the pipeline a factory of
+    data.py returns, batched there by ``.batched(bs)`` with its ``partial=True`` default
+    (each worker's short final batch); the factory's ``partial=False`` pipeline is not."""
+    top = write(tmp_path / "x", {
+        "pyproject.toml": "",
+        "data.py": """\
+            import webdataset as wds
+
+
+            def make_pipeline(urls, batch_size):
+                return (wds.WebDataset(urls, shardshuffle=100).shuffle(5000)
+                        .decode("pil").to_tuple("jpg", "cls").batched(batch_size))
+
+
+            def make_whole_pipeline(urls, batch_size):
+                return wds.WebDataset(urls).to_tuple("jpg", "cls").batched(
+                    batch_size, partial=False)
+            """,
+        "train.py": """\
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from data import make_pipeline, make_whole_pipeline
+
+
+            def train(model, opt, urls):
+                device = torch_xla.device()
+                pipeline = make_whole_pipeline(urls, 128)
+                loader = DataLoader(make_pipeline(urls, 128), batch_size=None)
+                other = DataLoader(pipeline, batch_size=None)
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    model(x, y).backward()
+                    xm.optimizer_step(opt)
+                for x, y in pl.MpDeviceLoader(other, device):
+                    model(x, y).backward()
+                    xm.optimizer_step(opt)
+            """,
+    })
+    assert [f for f in lint(top / "train.py") if f[1] == "XLA102"] == [(12, "XLA102")]
+
+
+def test_a_model_split_across_replicas_in_another_module(tmp_path: Path) -> None:
+    """XLA502: a model of model.py whose stages pass the hidden states on with
+    ``xm.collective_permute`` (pipeline parallel: each replica owns other layers) leaves
+    the plain ``optimizer.step()`` of train.py unreported; the same script over a
+    data-parallel model is reported."""
+    train = """\
+        import torch
+        import torch_xla
+        import torch_xla.distributed.xla_multiprocessing as xmp
+
+        from model import Net
+
+
+        def _mp_fn(index, batches):
+            device = torch_xla.device()
+            model = Net(512).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for batch in batches:
+                model(batch.to(device)).pow(2).mean().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+                torch_xla.sync()
+
+
+        if __name__ == "__main__":
+            xmp.spawn(_mp_fn, args=([],))
+        """
+    staged = write(tmp_path / "pipe", {
+        "pyproject.toml": "",
+        "train.py": train,
+        "model.py": """\
+            import torch
+            import torch_xla.core.xla_model as xm
+            import torch_xla.runtime as xr
+
+
+            class Net(torch.nn.Module):
+                def __init__(self, width):
+                    super().__init__()
+                    self.stage = torch.nn.Linear(width, width)
+
+                def forward(self, hidden):
+                    n = xr.world_size()
+                    hidden = self.stage(hidden)
+                    return xm.collective_permute(hidden, [[i, (i + 1) % n] for i in range(n)])
+            """,
+    })
+    plain = write(tmp_path / "dp", {
+        "pyproject.toml": "",
+        "train.py": train,
+        "model.py": """\
+            import torch
+
+
+            class Net(torch.nn.Module):
+                def __init__(self, width):
+                    super().__init__()
+                    self.stage = torch.nn.Linear(width, width)
+
+                def forward(self, hidden):
+                    return self.stage(hidden)
+            """,
+    })
+    assert [f for f in lint(staged / "train.py") if f[1] == "XLA502"] == []
+    assert [f for f in lint(plain / "train.py") if f[1] == "XLA502"] == [(14, "XLA502")]
+
+
+def test_the_importers_of_a_library_package_reach_what_its_init_re_exports(
+        tmp_path: Path) -> None:
+    """A library-like tree (diffusers, transformers): a package ``__init__`` re-exports
+    its many modules, and most modules import the package. The importers of a re-exported
+    module are those of the package too (sorted, never the module itself), and the
+    question of which modules beside an importer call a method is answered once per
+    module and methods (it is asked for each parameter of each method: with thousands of
+    importers, a quadratic or repeated walk took minutes on diffusers)."""
+    files = {"pyproject.toml": "",
+             "lib/__init__.py": "".join(f"from .m{i} import f{i}\n" for i in range(30))}
+    for i in range(30):
+        files[f"lib/m{i}.py"] = f"from lib import f{(i + 1) % 30}\n\n\ndef f{i}():\n    pass\n"
+    for j in range(40):
+        files[f"app/u{j}.py"] = "import lib\nfrom lib.m3 import f3\n\nlib.f1().run()\n"
+    top = write(tmp_path / "lib_tree", files)
+    ix = ProjectIndex(find_root(top / "app/u0.py"))
+    ix.scan()
+    importers = ix._reverse(True)["lib/m7.py"]
+    assert importers == sorted(importers) and "lib/m7.py" not in importers
+    assert {f"app/u{j}.py" for j in range(40)} <= set(importers)
+    assert {"lib/__init__.py", "lib/m0.py", "lib/m29.py"} <= set(importers)
+    first = ix.method_callers("lib/m5.py", ["run"], every_module=True)
+    assert ix.method_callers("lib/m5.py", ["run"], every_module=True) is first
+    assert ix.method_callers("lib/m5.py", ("run",), every_module=True) is first
+    assert first == sorted(first) and "lib/m5.py" not in first

@@ -747,3 +747,30 @@ def test_value_sets_iterate_in_the_same_order_in_every_process() -> None:
         assert proc.returncode == 0, proc.stderr
         outs.add(proc.stdout)
     assert len(outs) == 1, outs
+
+
+def test_deeply_nested_values_keep_a_bounded_depth() -> None:
+    """A tuple grown around a loop (``t = t + (x,)``) nests values inside values. Equal
+    values built apart are compared part by part, and a part that several positions share
+    is compared once per position, so the cost doubles with each level: diffusers'
+    ``attention_processor.py`` (5,679 lines) took minutes. Past ``MAX_NEST`` levels the
+    innermost parts are unknown, so such a comparison stays cheap."""
+    from flake8_xla.analysis import values as V
+
+    def grown(levels: int) -> V.Value:
+        v = V.Value(V.Kind.TENSOR, device="xla")
+        for _ in range(levels):
+            part = frozenset({v})
+            v = V.Value(V.Kind.TUPLE, elts=(part, part))
+        return v
+
+    a, b = grown(60), grown(60)
+    assert a.nest <= V.MAX_NEST and b.nest <= V.MAX_NEST
+    assert a is not b and a == b and hash(a) == hash(b)
+    inner = a
+    while inner.elts is not None:
+        inner = next(iter(inner.elts[0]))
+    assert inner.kind is V.Kind.UNKNOWN
+    shallow = grown(3)
+    innermost = next(iter(next(iter(next(iter(shallow.elts[0])).elts[0])).elts[0]))
+    assert shallow.nest == 4 and innermost == V.Value(V.Kind.TENSOR, device="xla")

@@ -27,7 +27,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import MODULE_BASES, is_staticmethod, is_super_call
-from flake8_xla.analysis.names import words_of_text
+from flake8_xla.analysis.names import keyword, words_of_text
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, one
 from flake8_xla.filefacts import (
     HF_TRAINER_HOOKS,
@@ -285,7 +285,27 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
                 return _ignite_batches(ev, call, d)
         if callee == "torch_xla.core.xla_model.add_step_closure" and pos == 0:
             return UNKNOWN_SET
+        if pos == 0 and any(e.does("launch") for e in ev.call_entries(call)):
+            return _launched_param(ev, call, idx, d)
     return None
+
+
+def _launched_param(ev: Evaluator, call: nodes.Call, idx: int, d: int
+                    ) -> frozenset[Value] | None:
+    """Parameter ``idx`` of the function ``xmp.spawn(fn, args=(...))`` or
+    ``torch_xla.launch(fn, args=(...))`` starts: each process calls ``fn(index, *args)``
+    (torch_xla ``torch_xla.py`` ``launch``, ``distributed/xla_multiprocessing.py``), so
+    the first is the process index and the others the ``args`` tuple's items (None, so
+    the call sites decide, when the tuple is not written out)."""
+    if idx == 0:
+        return V.host("int")
+    packed = keyword(call, "args")
+    if packed is None and len(call.args) > 1:
+        packed = call.args[1]
+    if not isinstance(packed, (nodes.Tuple, nodes.List)) or any(
+            isinstance(e, nodes.Starred) for e in packed.elts) or idx > len(packed.elts):
+        return None
+    return ev.value(packed.elts[idx - 1], None, d)
 
 
 #: Words of a model's private methods that run at set-up or checkpoint time, not per step
@@ -331,6 +351,15 @@ def is_library_hook(ev: Evaluator, func: nodes.NodeNG) -> bool:
     return ev.link is None or not ev.link.method_called_elsewhere(func)
 
 
+def is_lightning_callback(bases: list[str]) -> bool:
+    """``bases`` (qualified names, see :func:`_bases`) hold Lightning's ``Callback`` or one
+    of its callbacks (``lightning/pytorch/callbacks/callback.py``): the Trainer calls its
+    ``on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)`` after every
+    training batch."""
+    return any(b.startswith(("lightning.", "pytorch_lightning.")) and (
+        b.endswith(".Callback") or ".callbacks." in b) for b in bases)
+
+
 def _method_param(ev: Evaluator, klass: nodes.ClassDef, func: nodes.FunctionDef, idx: int,
                   d: int) -> frozenset[Value] | None:
     bases = _bases(ev, klass)
@@ -343,6 +372,12 @@ def _method_param(ev: Evaluator, klass: nodes.ClassDef, func: nodes.FunctionDef,
         if idx >= 2:
             return V.host("int")
     if lightning and func.name in LIGHTNING_BATCH_HOOKS and idx >= 1:
+        return V.host("int") if idx == len(func.args.args) - 1 else V.tensor(None)
+    if is_lightning_callback(bases) and func.name in LIGHTNING_BATCH_HOOKS and idx >= 2:
+        # ``on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx)``: the
+        # module, then the step's outputs and batch (on the device), then the index
+        if idx == 2:
+            return one(Kind.MODULE)
         return V.host("int") if idx == len(func.args.args) - 1 else V.tensor(None)
     if trainer and func.name in HF_TRAINER_HOOKS:
         if idx == 1:

@@ -158,6 +158,8 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     ds = ev.value(dataset, ctx, d) if dataset is not None else UNKNOWN_SET
     # (``self.train_ds = None`` in ``__init__``, the dataset in ``setup()``)
     ds = frozenset(v for v in ds if not (v.kind is Kind.HOST and v.qual == "none")) or ds
+    if dataset is not None and _python_iterator(ev, dataset):
+        flags.add("iterable")  # ``DataLoader(map(tokenize, rows), ...)``: no length known
     if any(v.kind is Kind.DATASET and v.has("iterable") for v in ds):
         flags.add("iterable")
         if all(v.kind is Kind.DATASET and isinstance(v.node, nodes.ClassDef) and
@@ -329,18 +331,27 @@ def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
     return batch
 
 
-def _partial_wds_batches(ev: Evaluator, node: nodes.NodeNG) -> bool:
-    """``ds.batched(bs)`` of a webdataset pipeline (``wds.WebDataset(urls).shuffle(...)``):
-    its ``partial=True`` default yields each worker's short final batch (webdataset
-    ``filters.py`` ``batched``); ``partial=False`` drops it."""
+def _partial_wds_batches(ev: Evaluator, node: nodes.NodeNG, depth: int = 0) -> bool:
+    """``ds.batched(bs)`` of a webdataset pipeline (``wds.WebDataset(urls).shuffle(...)``),
+    or a ``wds.DataPipeline(...)`` with a ``wds.batched(bs)`` stage: its ``partial=True``
+    default yields each worker's short final batch (webdataset ``filters.py``
+    ``batched``); ``partial=False`` drops it. Followed through names assigned once and
+    through the returns of a project function that builds the pipeline
+    (``make_train_pipeline(urls, bs)``, in this module or another)."""
     for _ in range(3):
         if isinstance(node, nodes.Name):
             node = _assigned_value(ev, node)
-    if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and
-            node.func.attrname == "batched"):
+    if not isinstance(node, nodes.Call):
         return False
-    flag = keyword(node, "partial")
-    if flag is not None and not (isinstance(flag, nodes.Const) and flag.value is True):
+    if (ev.qualname(node.func) or "").startswith("webdataset."):
+        # ``wds.DataPipeline(wds.SimpleShardList(urls), ..., wds.batched(bs))``
+        return any(isinstance(arg, nodes.Call) and _keeps_partial(arg) and
+                   ev.qualname(arg.func) in WDS_BATCHED for arg in node.args)
+    if not (isinstance(node.func, nodes.Attribute) and node.func.attrname == "batched"):
+        return depth < 2 and any(
+            _partial_wds_batches(home, ret.value, depth + 1)
+            for home, ret in _returns_of_called(ev, node) if ret.value is not None)
+    if not _keeps_partial(node):
         return False
     cur: nodes.NodeNG = node.func.expr
     for _ in range(12):
@@ -355,6 +366,49 @@ def _partial_wds_batches(ev: Evaluator, node: nodes.NodeNG) -> bool:
         else:
             return False
     return False
+
+
+#: builtins and itertools functions that return a one-pass iterator (no ``len``)
+PY_ITERATORS = frozenset({"map", "filter", "zip", "iter", "reversed", "enumerate",
+                          "itertools.chain", "itertools.islice", "itertools.cycle",
+                          "itertools.repeat", "itertools.starmap"})
+
+
+def _python_iterator(ev: Evaluator, node: nodes.NodeNG) -> bool:
+    """``node`` (or what its only assignment binds) is a generator expression or a call of
+    a builtin that returns an iterator (``map(fn, rows)``): a stream of unknown length
+    rather than a dataset, whose loader has no known last batch."""
+    for _ in range(3):
+        if isinstance(node, nodes.Name):
+            node = _assigned_value(ev, node)
+    if isinstance(node, nodes.GeneratorExp):
+        return True
+    return isinstance(node, nodes.Call) and ev.qualname(node.func) in PY_ITERATORS
+
+
+#: webdataset's batching stage of a ``DataPipeline`` (``wds.batched(bs)``)
+WDS_BATCHED = frozenset({"webdataset.batched", "webdataset.filters.batched"})
+
+
+def _keeps_partial(call: nodes.Call) -> bool:
+    """A webdataset ``batched(...)`` call that keeps its ``partial=True`` default."""
+    flag = keyword(call, "partial")
+    return flag is None or (isinstance(flag, nodes.Const) and flag.value is True)
+
+
+def _returns_of_called(ev: Evaluator, call: nodes.Call
+                       ) -> list[tuple[Evaluator, nodes.Return]]:
+    """The return statements of the project functions ``call`` runs, each with the
+    Evaluator of its module (empty when none is known)."""
+    found: list[tuple[Evaluator, nodes.Return]] = []
+    try:
+        for func, _ in ev.functions_called(call, None):
+            home = ev.home_of(func)
+            if home is not None and isinstance(func, nodes.FunctionDef):
+                found.extend((home, ret) for ret in home.own_nodes(func, nodes.Return))
+    except Exception:  # noqa: BLE001 - unknown: nothing followed
+        return []
+    return found
 
 
 def _assigned_value(ev: Evaluator, name: nodes.Name) -> nodes.NodeNG | None:
@@ -469,10 +523,16 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
     text = None
     if sizes:
         train = keyword(call, "train")
+        named = keyword(call, "split")  # ``ImageNet(root, split="val")``
         split = None
-        if train is None and len(call.args) >= 2:
-            train = call.args[1]
-        if train is None:
+        if train is None and named is None and len(call.args) >= 2:
+            if const_str(call.args[1]) is not None:
+                named = call.args[1]
+            else:
+                train = call.args[1]
+        if named is not None:
+            split = V.single_text(ev.value(named, ctx, d))
+        elif train is None:
             split = "train"
         else:
             is_train = V.known_bool(ev.value(train, ctx, d))

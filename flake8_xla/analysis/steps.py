@@ -123,6 +123,37 @@ def _handed_to_a_dataset(ev: Evaluator, expr: nodes.NodeNG) -> bool:
     return Kind.DATASET in kinds or named and Kind.MODULE not in kinds
 
 
+def end_of_data_handler(handler: nodes.ExceptHandler) -> bool:
+    """``except StopIteration:`` (only that exception) of a ``try`` whose body calls
+    ``next(...)``: ``batch = next(it)`` found the data exhausted, so the handler runs once
+    per pass over the data (an epoch's end), not once per step (syntax only)."""
+    caught = handler.type
+    names = caught.elts if isinstance(caught, nodes.Tuple) else [caught]
+    if not names or not all(isinstance(n, nodes.Name) and n.name == "StopIteration"
+                            for n in names):
+        return False
+    body = handler.parent.body if isinstance(handler.parent, nodes.Try) else []
+    return any(isinstance(c.func, nodes.Name) and c.func.name == "next"
+               for stmt in body for c in stmt.nodes_of_class(nodes.Call))
+
+
+def set_once_branch(branch: nodes.If) -> bool:
+    """``if not hasattr(self, "n"): self.n = t.item()``: the body sets the attribute
+    that the test asks for, so it runs on the first call only (a value cached on the
+    object), not once per step (syntax only)."""
+    test = branch.test
+    if not (isinstance(test, nodes.UnaryOp) and test.op == "not" and
+            isinstance(test.operand, nodes.Call) and
+            isinstance(test.operand.func, nodes.Name) and test.operand.func.name == "hasattr"
+            and len(test.operand.args) == 2 and isinstance(test.operand.args[1], nodes.Const)
+            and isinstance(test.operand.args[1].value, str)):
+        return False
+    owner, name = test.operand.args[0].as_string(), test.operand.args[1].value
+    return any(isinstance(t, nodes.AssignAttr) and t.attrname == name and
+               t.expr.as_string() == owner
+               for stmt in branch.body for t in stmt.nodes_of_class(nodes.AssignAttr))
+
+
 class Steps:
     """Step-loop questions about one module, memoised."""
 
@@ -355,13 +386,25 @@ class Steps:
 
     def walk_shallow(self, node: nodes.NodeNG, *, into_loops: bool = True
                      ) -> Iterator[nodes.NodeNG]:
-        """Descendants of ``node`` that run when it runs: skips nested defs, lambdas, classes."""
-        stack = list(reversed(list(node.get_children())))
+        """Descendants of ``node`` that run when it runs: skips nested defs, lambdas,
+        classes, ``except StopIteration:`` handlers (:func:`end_of_data_handler`: they
+        run once per pass over the data, when ``next(it)`` finds it exhausted) and the
+        bodies of ``if not hasattr(self, "n"): self.n = ...`` (:func:`set_once_branch`:
+        the first call only)."""
+        stack = list(reversed([node.test, *node.orelse] if isinstance(node, nodes.If) and
+                              set_once_branch(node) else list(node.get_children())))
         while stack:
             child = stack.pop()
             if isinstance(child, SCOPES):
                 continue
             if not into_loops and isinstance(child, LOOPS):
+                continue
+            if isinstance(child, nodes.ExceptHandler) and end_of_data_handler(child):
+                continue
+            if isinstance(child, nodes.If) and set_once_branch(child):
+                # (its test and else still run every time; its body once)
+                yield child
+                stack.extend(reversed([child.test, *child.orelse]))
                 continue
             yield child
             stack.extend(reversed(list(child.get_children())))
@@ -859,6 +902,8 @@ class Steps:
             if any(b.endswith("LightningModule") for b in bases) and \
                     fn.name in hooks.LIGHTNING_STEP_HOOKS | hooks.LIGHTNING_BATCH_HOOKS:
                 return True
+            if hooks.is_lightning_callback(bases) and fn.name in hooks.LIGHTNING_BATCH_HOOKS:
+                return True  # a Callback's per-batch hook, run by the Trainer each step
             if any(b.startswith("transformers.") and b.endswith("Trainer") for b in bases) and \
                     fn.name in hooks.HF_TRAINER_HOOKS | hooks.HF_TRAINER_LOG_HOOKS:
                 return True

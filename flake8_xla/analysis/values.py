@@ -26,6 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MAX_SET = 12  # more members than this: the value is unknown
+#: values nested deeper than this (a tuple of lists of dicts ...): the innermost parts are
+#: unknown. Equal values built apart are compared part by part, and a part shared by
+#: several positions is compared once per position: past a few levels that cost doubles
+#: with each level (a tuple grown by ``t = t + (x,)`` around a loop, in a 5,000-line
+#: module, took minutes to compare).
+MAX_NEST = 8
 
 
 class Kind(str, enum.Enum):
@@ -88,6 +94,30 @@ class Value:
     flags: frozenset[str] = frozenset()
     bound: frozenset[Value] | None = None
     node_id: int = 0
+
+    def __post_init__(self) -> None:
+        parts: list[frozenset[Value]] = []
+        if self.elts is not None:
+            parts.extend(self.elts)
+        if self.items is not None:
+            parts.extend(vs for _, vs in self.items)
+        if self.elem is not None:
+            parts.append(self.elem)
+        if self.bound is not None:
+            parts.append(self.bound)
+        nest = 1 + max((v.nest for vs in parts for v in vs), default=0)
+        if nest > MAX_NEST:
+            unknown = frozenset({Value(Kind.UNKNOWN)})
+            if self.elts is not None:
+                object.__setattr__(self, "elts", tuple(unknown for _ in self.elts))
+            if self.items is not None:
+                object.__setattr__(self, "items", tuple((k, unknown) for k, _ in self.items))
+            if self.elem is not None:
+                object.__setattr__(self, "elem", unknown)
+            if self.bound is not None:
+                object.__setattr__(self, "bound", unknown)
+            nest = 2
+        object.__setattr__(self, "nest", nest)
 
     def with_(self, **changes: Any) -> Value:
         """A copy with ``changes`` (``node`` keeps its identity key)."""

@@ -187,6 +187,8 @@ class ProjectIndex:
         self._saved_targets = 0
         self._library: dict[str, bool] = {}
         self._reverse_maps: dict[str, dict[str, list[str]]] = {}
+        self._method_callers: dict[tuple[str, frozenset[str], bool], list[str]] = {}
+        self._sibling_memo: dict[tuple[str, bool], list[str]] = {}
         self._lasts: dict[tuple[str, bool], frozenset[str]] = {}
         self._hints: dict[str, list[str]] | None = None
         self._xla_def_memo: dict[str, frozenset[str]] = {}
@@ -895,22 +897,45 @@ class ProjectIndex:
         the class through a re-export), that call an attribute named one of ``methods``
         (``gen_model.generate(...)``). XLA code only, or with ``every_module`` any module;
         sorted, without ``rel``'s importers (see :meth:`callers`)."""
-        table = self._reverse(every_module)
-        importers = table.get(rel, [])
-        wanted = set(methods)
-        out: set[str] = set()
+        wanted = frozenset(methods)
+        key = (rel, wanted, every_module)
+        found = self._method_callers.get(key)
+        if found is not None:
+            return found
         xla = None if every_module else self.xla_code()
-        # (and the modules importing those: ``main.py`` builds the ``DataEncoder`` that
-        # ``data.py`` re-exports from ``encoder.py`` and hands it to ``train.py``)
-        parents = list(importers) + sorted({p for m in importers for p in table.get(m, ())
-                                            if p != rel and p not in importers})
-        for parent in parents:
-            for m in self.import_targets(parent):
-                if m == rel or m in out or m in importers or (xla is not None and m not in xla):
-                    continue
-                if self.calls_attr(m, wanted):
-                    out.add(m)
-        return sorted(out)
+        out: set[str] = set()
+        importers = set(self._reverse(every_module).get(rel, ()))
+        for m in self._siblings(rel, every_module):
+            if m not in out and m not in importers and (xla is None or m in xla) and \
+                    self.calls_attr(m, wanted):
+                out.add(m)
+        found = self._method_callers[key] = sorted(out)
+        return found
+
+    def _siblings(self, rel: str, every_module: bool) -> list[str]:
+        """The modules that the importers of ``rel`` import (besides ``rel``), and the
+        modules that the importers of those importers import (see
+        :meth:`method_callers`), in a fixed order; memoised (a module that most of a large
+        library imports, such as its ``utils``, has thousands of importers)."""
+        key = (rel, every_module)
+        found = self._sibling_memo.get(key)
+        if found is None:
+            table = self._reverse(every_module)
+            importers = table.get(rel, [])
+            known = set(importers)
+            # (and the modules importing those: ``main.py`` builds the ``DataEncoder`` that
+            # ``data.py`` re-exports from ``encoder.py`` and hands it to ``train.py``)
+            parents = list(importers) + sorted({p for m in importers for p in table.get(m, ())
+                                                if p != rel and p not in known})
+            seen: set[str] = set()
+            found = []
+            for parent in parents:
+                for m in self.import_targets(parent):
+                    if m != rel and m not in seen:
+                        seen.add(m)
+                        found.append(m)
+            self._sibling_memo[key] = found
+        return found
 
     def neighbours(self, rel: str, *, every_module: bool = False) -> list[str]:
         """The project modules ``rel`` imports or calls into, then those that import it
@@ -954,6 +979,17 @@ class ProjectIndex:
                 return False
         return True
 
+    def spelled_elsewhere(self, rel: str, name: str) -> bool:
+        """Another module of the project that imports ``rel`` spells ``name`` (or imports
+        ``*`` from it), or one cannot tell (no summary): it may call what ``rel`` defines
+        under that name. Syntax facts only."""
+        for m in self._reverse(True).get(rel, ()):
+            other = self.summary(m)
+            if m != rel and (other is None or name in self._last_names(m) or any(
+                    "*" in names for _, _, names in other.imports)):
+                return True
+        return False
+
     def used_only_off_xla(self, rel: str, name: str) -> bool:
         """``name``, a top-level definition of ``rel``, is used only by modules that are not
         XLA code: no module that is XLA code and imports ``rel`` spells ``name`` (nor
@@ -990,29 +1026,31 @@ class ProjectIndex:
         key = "all" if every_module else "xla"
         found = self._reverse_maps.get(key)
         if found is None:
-            found = {}
+            sets: dict[str, set[str]] = {}
             among = self.files if every_module else self.xla_code()
             for m in sorted(among):
                 for t in self.import_targets(m):
-                    found.setdefault(t, []).append(m)
+                    sets.setdefault(t, set()).add(m)
             # ``from models import Net`` with ``models/__init__.py`` re-exporting
             # ``from .net import Net``: the importers of a package reach the modules its
             # ``__init__`` imports (through nested packages too)
             for _ in range(4):
                 grew = False
-                for init in sorted(t for t in found if t.endswith("__init__.py")):
+                for init in sorted(t for t in sets if t.endswith("__init__.py")):
                     for t in self.import_targets(init):
                         if t == init:
                             continue
-                        into = found.setdefault(t, [])
-                        for m in found[init]:
-                            if m != t and m not in into:
-                                into.append(m)
-                                grew = True
+                        into = sets.setdefault(t, set())
+                        before = len(into)
+                        had = t in into
+                        into.update(sets[init])
+                        if not had:
+                            into.discard(t)
+                        if len(into) != before:
+                            grew = True
                 if not grew:
                     break
-            for importers in found.values():
-                importers.sort()
+            found = {t: sorted(importers) for t, importers in sets.items()}
             self._reverse_maps[key] = found
             self.flush()
             if len(self._targets) > self._saved_targets:

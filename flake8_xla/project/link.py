@@ -671,6 +671,15 @@ class Session:
         rel = self._top_level_home(ev, func)
         return rel is not None and self.index.used_nowhere(rel, func.name)
 
+    def named_elsewhere(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
+        """Another module of the project may call ``func``, a function or method of
+        ``ev``'s module: a module that imports it spells its name (True when its module
+        is not known)."""
+        owner = self._by_module.get(id(ev.module))
+        if owner is None or not isinstance(func, nodes.FunctionDef):
+            return True
+        return self.index.spelled_elsewhere(owner[0], func.name)
+
     def called_only_off_path(self, ev: Evaluator, func: nodes.NodeNG,
                              branch_only: bool = False) -> bool:
         """Every call of ``func`` (a top-level function, or a top-level class or its

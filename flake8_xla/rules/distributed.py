@@ -25,6 +25,11 @@ from flake8_xla.rules.base import Rule
 
 WRAPPERS = ("DistributedDataParallel", "FullyShardedDataParallel", "XlaFullyShardedDataParallel",
             "ZeroRedundancyOptimizer", "FSDP", "DDP", "SpmdFullyShardedDataParallel")
+#: torch_xla collectives that move activations between replicas: a model split across
+#: them (pipeline or tensor parallel, ``xm.collective_permute`` of the hidden states to
+#: the next stage), whose replicas own different parameters, so a plain
+#: ``optimizer.step()`` has nothing to all-reduce (data-parallel code never calls these)
+MODEL_PARALLEL = ("collective_permute", "all_to_all")
 MANAGED = ("accelerate", "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed",
            "ignite")
 
@@ -386,7 +391,8 @@ def _other_optimizer(an: Analyzer, call: nodes.Call, stepped: str | None,
 
 
 def wraps_model(an: Analyzer) -> bool:
-    """A DDP/FSDP/ZeRO wrapper or a framework that all-reduces gradients itself: in the
+    """A DDP/FSDP/ZeRO wrapper or a framework that all-reduces gradients itself, or a
+    model split across the replicas (:data:`MODEL_PARALLEL`): in the
     module, or called by a module of the project that the module's check reaches (the XLA
     program that imports a loop's module, and the helpers it imports: ``model =
     apply_fsdp(model)`` in ``main.py`` whose ``FSDP(module)`` sits in ``dist_utils.py``,
@@ -396,8 +402,9 @@ def wraps_model(an: Analyzer) -> bool:
     for call in an.module_nodes(nodes.Call):
         if an.does(call, "wraps_gradients"):
             return True
-        name = (an.qualname(call.func) or source_key(call.func) or "").rsplit(".", 1)[-1]
-        if name in WRAPPERS:
+        q = an.qualname(call.func) or ""
+        name = (q or source_key(call.func) or "").rsplit(".", 1)[-1]
+        if name in WRAPPERS or (q.startswith("torch_xla.") and name in MODEL_PARALLEL):
             return True
     return _project_wraps(an)
 
@@ -413,8 +420,9 @@ def _project_wraps(an: Analyzer) -> bool:
     if rel not in memo:
         index = link.index
         memo[rel] = any(
-            facts is not None and any(w in facts.called_names or w in facts.call_attrs
-                                      for w in WRAPPERS)
+            facts is not None and (any(w in facts.called_names or w in facts.call_attrs
+                                       for w in WRAPPERS) or
+                                   any(w in facts.call_attrs for w in MODEL_PARALLEL))
             for other in index.reach(rel, every_module=link.target == "all") or ()
             if other != rel for facts in (index.facts(other),))
     return memo[rel]
@@ -589,7 +597,9 @@ torch_xla.launch(_mp_fn)
 ```python
     xm.optimizer_step(optimizer)
 ```
-Not reported under DDP, FSDP, ZeRO, accelerate, Lightning or DeepSpeed, after
+Not reported under DDP, FSDP, ZeRO, accelerate, Lightning or DeepSpeed, for a model
+split across the replicas (`xm.collective_permute` or `xm.all_to_all` in the project's
+model code: pipeline or tensor parallel, each replica owning other parameters), after
 `xm.reduce_gradients(optimizer)` or a manual `xm.all_reduce`, in single-process
 scripts, nor for an optimizer of the project's own class whose `step` wraps another
 optimizer or calls collectives or project helpers (neuronx-distributed's

@@ -10,7 +10,7 @@ from astroid import nodes
 from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function, is_param_of
-from flake8_xla.analysis.hooks import callback_sites
+from flake8_xla.analysis.hooks import callback_sites, is_partial
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.analysis.steps import LOOPS
@@ -363,6 +363,55 @@ def _bound_names(call: nodes.Call) -> set[str]:
     return {t.name for target in stmt.targets for t in target.nodes_of_class(nodes.AssignName)}
 
 
+def runs_once(an: Analyzer, node: nodes.NodeNG, depth: int = 0) -> bool:
+    """``node`` runs once per run of the program (per process): in no loop or
+    comprehension of its function, and that function runs once too: called only from such
+    places (up to three calls up, to module level) and handed, if at all, only to a
+    launcher (``xmp.spawn``, ``torch_xla.launch``) or to a ``functools.partial`` of a
+    module function that runs one; and no other module of the project may call it
+    (:meth:`~flake8_xla.project.link.Session.named_elsewhere`). A function with no known
+    caller, a callback (a collate function, a ``dataset.map`` function), a lambda, or a
+    dunder method other than ``__init__`` (``__getitem__``, ``__call__``) is not known to
+    run once."""
+    frame = node.frame()
+    cur = node.parent
+    while cur is not None and cur is not frame:
+        if isinstance(cur, (*LOOPS, nodes.Comprehension)):
+            return False
+        cur = cur.parent
+    if isinstance(frame, nodes.Module):
+        return True
+    if not isinstance(frame, nodes.FunctionDef) or depth >= 3 or (
+            frame.name.startswith("__") and frame.name != "__init__"):
+        return False
+    ev = an.ev
+    sites = [site for site, _ in ev.call_sites(frame)]
+    handed = callback_sites(ev).get(id(frame), [])
+    if not sites and not handed or (ev.link is not None and ev.link.named_elsewhere(ev, frame)):
+        return False
+    for _, call, pos in handed:
+        # (a launcher runs the program's processes: it is never called per batch)
+        if not (_launches(an, call) or (pos >= 1 and is_partial(ev, call) and
+                                        _runs_launcher(an, call.args[0]))):
+            return False
+    return all(runs_once(an, site, depth + 1) for site in sites)
+
+
+def _launches(an: Analyzer, call: nodes.Call) -> bool:
+    """``call`` starts processes that run a function once each (``xmp.spawn(fn)``)."""
+    return any(e.does("launch") for e in an.ev.call_entries(call))
+
+
+def _runs_launcher(an: Analyzer, func: nodes.NodeNG) -> bool:
+    """``func`` names a module function whose own body calls a launcher
+    (``run_parallel(fn, args)`` that runs ``xmp.spawn(fn, ...)``)."""
+    if not isinstance(func, nodes.Name):
+        return False
+    return any(isinstance(b, nodes.FunctionDef) and any(
+        _launches(an, c) for c in an.ev.own_nodes(b, nodes.Call))
+        for b in an.ev.bindings(func))
+
+
 class DynamicPadding(Rule):
     """XLA101: padding to the longest sequence of each batch, or batches of varying length.
 
@@ -422,7 +471,10 @@ collator = DataCollatorWithPadding(tokenizer, padding="max_length", max_length=1
 A conditional whose XLA branch picks a static strategy
 (`"max_length" if use_tpu else "longest"`) is not reported, nor is a
 `pad_to_multiple_of` that is never None and at least 64 (the 8 or 16 that suit GPU
-tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
+tensor cores still leave one graph per multiple: 64 of them up to 512 tokens), nor
+`padding=True` in a call that runs once over a whole split
+(`train_encodings = tokenizer(train_texts, truncation=True, padding=True)` outside any
+loop, in code that runs once per process: every row gets the one longest length).
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -504,7 +556,7 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens).
                     " (max_length= is ignored unless padding='max_length')")
             return None
         if _strategy_is_dynamic(an.value(pad)) and not self._repads(call.frame()) and \
-                not self._per_example(call):
+                not self._per_example(call) and not runs_once(an, call):
             return pad, f"padding={pad.as_string()[:40]}"
         return None
 
@@ -910,8 +962,13 @@ script is configured: `--test_bs` with `default=200` for CIFAR-10's 10,000 test 
 a sampler with a constant `num_samples` that the batch size divides or that is too large
 to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`), or a multiple of
 the loader's own batch size (`num_samples=eval_batches * batch_size`). A loader with
-`batch_size=None` over a webdataset pipeline that batches itself (`ds.batched(bs)`) is
-reported: `.batched` keeps each worker's short final batch unless given `partial=False`.
+`batch_size=None` over a webdataset pipeline that batches itself (`ds.batched(bs)`, also
+in a project function that returns the pipeline, or a `wds.batched(bs)` stage of a
+`wds.DataPipeline`) is reported: `.batched` keeps each worker's short final batch unless
+given `partial=False`. A loader over a Python iterator (`map(tokenize, rows)`, a
+generator expression) has no known last batch and is not reported; neither are
+`TrainingArguments` that no Trainer gets (every use reads a setting for the script's own
+loaders, which are checked where they are built).
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -932,7 +989,7 @@ reported: `.batched` keeps each worker's short final batch unless given `partial
             q = an.qualname(call.func) or ""
             if q in TRAINING_ARGUMENTS:
                 unpacked = an.star_keywords(call)
-                if unpacked is None:
+                if unpacked is None or self._settings_only(call):
                     continue  # **kwargs that may hold any setting
                 drop = keyword(call, "dataloader_drop_last")
                 if drop is not None:
@@ -965,6 +1022,22 @@ reported: `.batched` keeps each worker's short final batch unless given `partial
                     what = f"this DataLoader, which {self._site_text(site)} at {far},"
                 fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
                 yield self.finding(origin.node, fix=fix, what=what)
+
+    def _settings_only(self, call: nodes.Call) -> bool:
+        """``args = Seq2SeqTrainingArguments(..., per_device_train_batch_size=1)`` whose
+        every use reads a setting or calls a method of it (``args.seed``,
+        ``batch_size=args.per_device_...``, ``args.get_warmup_steps(n)``), never hands the
+        object itself on: no Trainer gets it, so no Trainer builds a loader from it (the script's own
+        DataLoaders are checked where they are built)."""
+        stmt = call.parent
+        if not (isinstance(stmt, nodes.Assign) and stmt.value is call and
+                len(stmt.targets) == 1 and isinstance(stmt.targets[0], nodes.AssignName)):
+            return False
+        name = stmt.targets[0].name
+        scope = stmt.scope()
+        uses = [n for n in self.an.ev.name_uses(name) if n.scope() is scope]
+        return bool(uses) and all(isinstance(n.parent, nodes.Attribute) and
+                                  n.parent.expr is n for n in uses)
 
     @staticmethod
     def _site_text(site) -> str:

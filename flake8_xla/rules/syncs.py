@@ -15,7 +15,7 @@ from flake8_xla.analysis.apimodel import model
 from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function, iterates_keys_of
 from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.paths import xla_truth
-from flake8_xla.analysis.steps import LOOPS
+from flake8_xla.analysis.steps import LOOPS, Steps
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
@@ -112,6 +112,49 @@ def _only_on_failure(node: nodes.NodeNG) -> bool:
     return isinstance(stmt, nodes.Raise)
 
 
+#: torch_xla's rendezvous calls: each runs torch_xla.sync() before it gathers
+#: (``xla_rendezvous`` in torch_xla/core/xla_model.py, 2.9)
+RENDEZVOUS_CALLS = frozenset({"torch_xla.core.xla_model.rendezvous",
+                              "torch_xla.core.xla_model.xla_rendezvous",
+                              "torch_xla.core.xla_model.mesh_reduce"})
+
+
+def _helper_barrier(steps: Steps, call: nodes.Call, depth: int = 0) -> bool:
+    """``flush()``, a project function (of this module or another) whose body runs a
+    barrier as one of its own statements (``torch_xla.sync()``), or calls such a helper in
+    turn: calling it cuts the graph as the barrier does."""
+    try:
+        called = list(steps.ev.functions_called(call, None))
+    except Exception:  # noqa: BLE001 - unknown: no barrier
+        return False
+    for func, _ in called:
+        own = steps.steps_for(func)
+        if own is None or not isinstance(func, nodes.FunctionDef):
+            continue
+        for stmt in func.body:
+            if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call) and \
+                    _callee_name(stmt.value.func) != "wait_device_ops" and (
+                        own.is_barrier_call(stmt.value) or
+                        depth < 1 and _helper_barrier(own, stmt.value, depth + 1)):
+                return True
+    return False
+
+
+def _in_periodic_branch(node: nodes.NodeNG) -> bool:
+    """``node`` runs in the body of an ``if`` whose test takes a remainder (``if step %
+    log_every == 0:``): a branch taken every N iterations of the loop around it (syntax
+    only; the search stops at the enclosing loop or function)."""
+    cur = node
+    while cur.parent is not None and not isinstance(cur, (nodes.FunctionDef, *LOOPS)):
+        parent = cur.parent
+        if isinstance(parent, nodes.If) and cur is not parent.test and any(
+                b.op == "%" for b in parent.test.nodes_of_class(nodes.BinOp)) and any(
+                s is cur for s in parent.body):
+            return True
+        cur = parent
+    return False
+
+
 class HostSync(Rule):
     """XLA201: a lazy XLA tensor read on the host inside a step loop.
 
@@ -181,9 +224,15 @@ only on the steps whose numbers went wrong; its test is still read every step), 
 the XLA path, CPU tensors and Python numbers, `log.debug(...)` in a module that
 sets its logging level above DEBUG (logging drops the record before it formats it), and
 a copy out (`.cpu()`, `.numpy()`, `.to('cpu')`) of a name computed before a barrier that
-runs earlier in the same step (`xm.mark_step()` then `pooled = pooled.cpu()`: the
-barrier executed the graph, so the copy runs none; a `.item()` there is still reported,
-a blocking read the corpus calls debatable).
+runs earlier in the same step (`xm.mark_step()` then `pooled = pooled.cpu()`, or a
+project helper whose body runs the barrier, `flush()`: the barrier executed the graph, so
+the copy runs none; a `.item()` there is still reported, a blocking read the corpus calls
+debatable), code that runs once per pass over the data (an `except StopIteration:`
+handler of `next(it)`) or on the first step only (`if not hasattr(self, "n"): self.n =
+t.item()`), and `xm.mesh_reduce` of a Python number in a branch taken every N steps,
+right after a barrier or an `xm.rendezvous` (nothing is pending on the device). A
+Lightning `Callback`'s per-batch hooks (`on_train_batch_end(trainer, pl_module, outputs,
+batch, batch_idx)`) run in the step, with its outputs and batch on the device.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -235,6 +284,40 @@ a blocking read the corpus calls debatable).
                     yield self.finding(node, what=what, where=where, fix=fix)
 
     weak: ClassVar[bool] = False
+
+    def _periodic_host_reduce(self, call: nodes.Call, ctx: Ctx | None) -> bool:
+        """``xm.rendezvous("log")`` then ``xm.mesh_reduce("loss", avg_loss, np.mean)`` of
+        a Python number, in a branch taken every N steps (``if (step + 1) %
+        args.logging_steps == 0:``): the barrier or rendezvous before it has run the
+        pending graph, so its own torch_xla.sync() executes nothing, and it copies nothing
+        from the device (a read right after an explicit sync). Per step, of a tensor (a
+        copy of pending device data), or with nothing synced before it, it is reported."""
+        data = call.args[1] if len(call.args) > 1 else keyword(call, "data")
+        if data is None or not _in_periodic_branch(call) or not self._synced_before(call):
+            return False
+        vs = self.an.value(data, ctx)
+        return bool(vs) and V.is_host_only(vs)
+
+    def _synced_before(self, node: nodes.NodeNG) -> bool:
+        """A statement before ``node``'s, in its block or a block around it inside its
+        loop or function, is a barrier (:meth:`_is_barrier_statement`) or a rendezvous
+        (``xm.rendezvous``/``xm.xla_rendezvous``/``xm.mesh_reduce``, each of which runs
+        torch_xla.sync() first: torch_xla/core/xla_model.py)."""
+        cur = node.statement()
+        while cur.parent is not None and not isinstance(
+                cur, (nodes.FunctionDef, nodes.Module, *LOOPS)):
+            block = next((b for b in (getattr(cur.parent, f, None) for f in (
+                "body", "orelse", "finalbody")) if isinstance(b, list) and
+                any(s is cur for s in b)), None)
+            for before in block[:next(i for i, s in enumerate(block) if s is cur)] \
+                    if block is not None else ():
+                if self._is_barrier_statement(before) or (
+                        isinstance(before, (nodes.Expr, nodes.Assign)) and
+                        isinstance(before.value, nodes.Call) and
+                        self.an.qualname(before.value.func) in RENDEZVOUS_CALLS):
+                    return True
+            cur = cur.parent
+        return False
 
     def _read_after_barrier(self, node: nodes.NodeNG) -> bool:
         """``xm.mark_step()`` then ``pooled = pooled.cpu()`` in the same iteration: a read
@@ -289,9 +372,10 @@ a blocking read the corpus calls debatable).
         if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Call):
             # (``xm.wait_device_ops()`` waits for what runs, and runs nothing pending)
             f = stmt.value.func
-            return "wait_device_ops" not in (
-                _callee_name(f), (self.an.qualname(f) or "").rsplit(".", 1)[-1]) and \
-                steps.is_barrier_call(stmt.value)
+            if "wait_device_ops" in (_callee_name(f),
+                                     (self.an.qualname(f) or "").rsplit(".", 1)[-1]):
+                return False
+            return steps.is_barrier_call(stmt.value) or _helper_barrier(steps, stmt.value)
         if isinstance(stmt, nodes.If) and stmt.body and (
                 xla_truth(stmt.test, self.an.ev) is True or _names_xla(stmt.test)):
             return self._is_barrier_statement(stmt.body[-1])
@@ -405,7 +489,8 @@ a blocking read the corpus calls debatable).
             entries = an.entries(node, ctx)
             syncs = {e.sync for e in entries if e.sync}
             if not per_param and any(e.does("rendezvous") for e in entries) and \
-                    not self._writes_checkpoint(node):
+                    not self._writes_checkpoint(node) and \
+                    not self._periodic_host_reduce(node, ctx):
                 # ``xm.mesh_reduce('loss', loss.item(), np.mean)`` per step: the
                 # rendezvous cuts the graph (torch_xla.sync()) and reads the payload sizes
                 # on the host every call, even for a Python number

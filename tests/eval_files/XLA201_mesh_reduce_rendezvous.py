@@ -30,6 +30,13 @@ def run(index):
         if step % 10 == 0:
             total = xm.mesh_reduce("seen", seen, sum)  # error: XLA201
             xm.master_print(f"step {step}: {total} samples")
+        if (step + 1) % 50 == 0:
+            # Trap: every 50 steps, right after a rendezvous (which ran torch_xla.sync()):
+            # a Python number reduced with nothing pending on the device.
+            xm.rendezvous("log")
+            avg = xm.mesh_reduce("seen_avg", seen / (step + 1), np.mean)
+            xm.master_print(avg)
+        xm.mesh_reduce("seen_every_step", seen, sum)  # error: XLA201
     # Trap: once, after the loop.
     total = xm.mesh_reduce("seen_final", seen, np.sum)
     xm.master_print(total)
