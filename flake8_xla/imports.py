@@ -140,8 +140,10 @@ class ImportTable:
                     self.modules.add(canonical(module))
                 for alias in node.names:
                     if alias.name == "*":
-                        if node.level == 0:
-                            self.star_modules.append(canonical(module))
+                        # (a relative one as spelled, ``.networks``: the project link
+                        # resolves it from the importing module)
+                        self.star_modules.append(canonical(module) if node.level == 0
+                                                 else module)
                         continue
                     full = canonical(f"{module}.{alias.name}" if module else alias.name)
                     self.names[alias.asname or alias.name] = full

@@ -5419,3 +5419,74 @@ def test_the_importers_of_a_library_package_reach_what_its_init_re_exports(
     assert ix.method_callers("lib/m5.py", ["run"], every_module=True) is first
     assert ix.method_callers("lib/m5.py", ("run",), every_module=True) is first
     assert first == sorted(first) and "lib/m5.py" not in first
+
+
+def test_a_model_class_re_exported_by_a_relative_star_import(tmp_path: Path) -> None:
+    """``models/__init__.py`` does ``from .networks import *`` and its ``create_model``
+    returns ``g.eval()`` on one path and ``(g, d)`` on the other. ``g, d =
+    create_model(cfg)`` unpacks the tuple (the single model cannot be unpacked: that path
+    raises), so ``d`` is the ``Discriminator`` module of networks.py, whose ``c_dim`` is a
+    Python int: ``if d.c_dim > 0:`` in the step reads no tensor (no XLA103), while a real
+    tensor test there is reported."""
+    top = write(tmp_path / "gan", {
+        "pyproject.toml": "",
+        "models/__init__.py": """\
+            from .networks import *
+
+
+            def create_model(cfg, device=None, eval_only=False):
+                g = Generator(cfg.z_dim).to(device)
+                if eval_only:
+                    return g.eval()
+                d = Discriminator(cfg.c_dim).to(device)
+                return g, d
+            """,
+        "models/networks.py": """\
+            import torch
+            from torch import nn
+
+
+            class Generator(nn.Module):
+                def __init__(self, z_dim):
+                    super().__init__()
+                    self.z_dim = z_dim
+                    self.net = nn.Linear(z_dim, 64)
+
+                def forward(self, z):
+                    return self.net(z)
+
+
+            class Discriminator(nn.Module):
+                def __init__(self, c_dim):
+                    super().__init__()
+                    self.c_dim = c_dim
+                    self.net = nn.Linear(64, 1)
+
+                def forward(self, x):
+                    return self.net(x)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            from models import create_model
+
+
+            def train(cfg, loader):
+                device = torch_xla.device()
+                g, d = create_model(cfg, device=device)
+                opt = torch.optim.Adam(d.parameters())
+                for real in loader:
+                    real = real.to(device)
+                    score = d(g(torch.randn(real.shape[0], g.z_dim, device=device)))
+                    if d.c_dim > 0:
+                        score = score * 2
+                    if score.mean() > 0:
+                        score = score - 1
+                    score.sum().backward()
+                    xm.optimizer_step(opt)
+                    torch_xla.sync()
+            """,
+    })
+    assert [f for f in lint(top / "train.py") if f[1] == "XLA103"] == [(17, "XLA103")]

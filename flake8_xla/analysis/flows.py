@@ -785,6 +785,23 @@ def _host_only(vs: frozenset[Value], depth: int = 0) -> bool:
     return True
 
 
+#: Containers among torch's modules: iterating one yields its submodules.
+_ITERABLE_MODULES = ("Sequential", "ModuleList", "ModuleDict", "ParameterList",
+                     "ParameterDict")
+
+
+def _never_unpacked(v: Value) -> bool:
+    """``v`` is of a kind that Python cannot unpack into names (``a, b = v`` raises): a
+    module that is no container, an optimizer, a scheduler, a scaler, a device, a
+    function or class, a number, a bool or None."""
+    if v.kind is Kind.MODULE:
+        return not (v.qual or "").endswith(_ITERABLE_MODULES)
+    if v.kind is Kind.HOST:
+        return v.qual in ("int", "float", "bool", "none")
+    return v.kind in (Kind.OPTIMIZER, Kind.SCHEDULER, Kind.SCALER, Kind.DEVICE,
+                      Kind.FUNCTION, Kind.CLASS)
+
+
 class Evaluator:
     """Abstract values of one astroid module's expressions (memoised, budgeted)."""
 
@@ -1537,7 +1554,14 @@ class Evaluator:
         return value
 
     def element(self, vs: frozenset[Value], index: int, d: int) -> frozenset[Value]:
-        """Element ``index`` of a value being unpacked."""
+        """Element ``index`` of a value being unpacked.
+
+        Beside a tuple or list of known items, a value that Python cannot unpack (a
+        model, an optimizer, a number: ``g, d = create_model(cfg)`` where the function
+        returns ``g.eval()`` on another path) raises there, so the unpacking runs only
+        with the tuple: that value adds nothing."""
+        if any(v.kind in (Kind.TUPLE, Kind.LIST) and v.elts is not None for v in vs):
+            vs = frozenset(v for v in vs if not _never_unpacked(v))
         out = []
         for v in vs:
             if v.kind in (Kind.TUPLE, Kind.LIST) and v.elts is not None:

@@ -281,7 +281,8 @@ class QualNames:
                         if found is not None:
                             return found
                 return None  # a free name some star import may bind: unknown
-            if all(a.root().name == "builtins" for a in assigns):
+            if (assigns or node.name in _BUILTIN_NAMES) and all(
+                    a.root().name == "builtins" for a in assigns):
                 return node.name  # an unshadowed builtin (astroid's stub or unknown)
             return None
         if isinstance(node, nodes.Attribute):

@@ -556,7 +556,13 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 return self._read_what(func), fix
             for e in entries:
                 flag = keyword(node, e.sync_kw) if e.sync_kw else None
-                if flag is not None and not self._false(flag, ctx) \
+                if e.sync_kw and flag is None and any(k.arg is None for k in node.keywords or ()):
+                    # ``clip_grad_norm_(params, **CLIP_KW)`` with ``CLIP_KW =
+                    # dict(max_norm=1.0, error_if_nonfinite=True)``
+                    unpacked = an.star_keywords(node) or {}
+                    on = unpacked.get(e.sync_kw)
+                    flag = node if on is not None and V.known_bool(on) is True else None
+                if flag is not None and (flag is node or not self._false(flag, ctx)) \
                         and any(holds(a, ctx) or any(
                         V.device_params(v) for v in an.value(a, ctx)) for a in args):
                     return f"{func.as_string()[:30]}({e.sync_kw}=...)", fix
