@@ -1254,6 +1254,9 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
             return True
         if truth is None and in_else and isinstance(cur, nodes.If) and _else_unreachable(cur, ev):
             return True
+    if isinstance(cur, nodes.If) and child is not cur.test and _imports_cuda_only(
+            cur.body if child in cur.body else cur.orelse):
+        return True
     if isinstance(cur, nodes.Dict) and _non_xla_entry(cur, child):
         return True
     if isinstance(cur, nodes.ClassDef) and _non_xla_class(cur):
@@ -1267,6 +1270,29 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
     if isinstance(cur, nodes.BoolOp) and cur.op == "and" and child is not cur.values[0]:
         idx = next(i for i, v in enumerate(cur.values) if v is child)
         if any(xla_truth(v, ev) is False for v in cur.values[:idx]):
+            return True
+    return False
+
+
+#: Packages that exist only for NVIDIA GPUs (each needs CUDA to install or to import):
+#: TensorRT and its torch bridge, PyCUDA, CuPy and NVIDIA DALI. (Not apex: its AMP is
+#: what an ``--fp16`` flag of a ported GPU script still reaches on a TPU, see XLA401.)
+CUDA_ONLY_PACKAGES = ("torch2trt", "tensorrt", "torch_tensorrt", "pycuda", "cupy",
+                      "nvidia.dali")
+
+
+def _imports_cuda_only(block: list[nodes.NodeNG]) -> bool:
+    """A statement of ``block`` imports a CUDA-only package (``if trt_file is not None:
+    from torch2trt import TRTModule``): the branch cannot run on an XLA host, so it is not
+    the XLA path (syntax only)."""
+    for stmt in block:
+        if isinstance(stmt, nodes.ImportFrom):
+            names = [stmt.modname] if not stmt.level else []
+        elif isinstance(stmt, nodes.Import):
+            names = [name for name, _ in stmt.names]
+        else:
+            continue
+        if any(n == p or n.startswith(p + ".") for n in names for p in CUDA_ONLY_PACKAGES):
             return True
     return False
 

@@ -214,7 +214,9 @@ XLA device, or is only printed or logged (unless another module imports it), and
 default (`device: str = "cuda"` in a dataclass) is reported like an assignment. Nor are
 the methods of a class written for CUDA (`class CudaBackend(Backend)`) beside a class of
 the same base written for the XLA device (`class XlaBackend(Backend)`): the XLA run
-builds the XLA one.
+builds the XLA one. Nor is a branch that imports a package only NVIDIA GPUs have (`if
+trt_file: from torch2trt import TRTModule`; TensorRT, PyCUDA, CuPy, DALI): it cannot run
+on an XLA host.
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
     versions = "all"
