@@ -969,6 +969,10 @@ given `partial=False`. A loader over a Python iterator (`map(tokenize, rows)`, a
 generator expression) has no known last batch and is not reported; neither are
 `TrainingArguments` that no Trainer gets (every use reads a setting for the script's own
 loaders, which are checked where they are built).
+
+Batches cut by hand are reported too, at the slice: `for begin in range(0, len(ids), bs):
+batch = ids[begin:begin + bs]` in a step loop ends with a shorter slice unless the length
+is a known multiple of `bs` or the range stops at the last whole slice.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -979,12 +983,19 @@ loaders, which are checked where they are built).
     def precondition(cls, facts: FileFacts) -> bool:
         return "TrainingArguments" in facts.idents or "Seq2SeqTrainingArguments" in \
             facts.idents or facts.ident_contains("dataloader") or "auto_dataloader" in \
-            facts.idents
+            facts.idents or ("range" in facts.called_names and may_have_step_region(facts))
+
+    SLICED = ("ragged last batch: {what} over range(0, N, {step}) leaves a shorter final "
+              "slice whenever N is no multiple of {step}, a new input shape for which XLA "
+              "compiles the whole step graph again; stop at the last whole slice "
+              "(range(0, N - N % {step}, {step})) or pad the last slice to {step}")
 
     def check(self) -> Iterator[Finding]:
         an = self.an
         if an is None:
             return
+        if not self.flag_only:
+            yield from self._sliced_batches()
         for call in an.rule_nodes(nodes.Call):
             q = an.qualname(call.func) or ""
             if q in TRAINING_ARGUMENTS:
@@ -1022,6 +1033,59 @@ loaders, which are checked where they are built).
                     what = f"this DataLoader, which {self._site_text(site)} at {far},"
                 fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
                 yield self.finding(origin.node, fix=fix, what=what)
+
+    def _sliced_batches(self) -> Iterator[Finding]:
+        """``for begin in range(0, len(ids), bs): batch = ids[begin:begin + bs]`` in a step
+        loop: batches cut by hand, the last one short unless the length is a known
+        multiple of the step (or the range stops at the last whole slice: a stop that
+        subtracts the step or floors by it)."""
+        an = self.an
+        for loop in an.rule_nodes(nodes.For):
+            it = loop.iter
+            if not (isinstance(it, nodes.Call) and len(it.args) == 3 and not it.keywords and
+                    an.is_builtin(it.func, "range") and
+                    isinstance(loop.target, nodes.AssignName)):
+                continue
+            _, stop, step = it.args
+            spelled = step.as_string()
+            stops = [stop.as_string()]
+            if isinstance(stop, nodes.Name):
+                # ``whole = n - n % bs`` then ``range(0, whole, bs)``
+                stops += [b.parent.value.as_string() for b in an.ev.bindings(stop)
+                          if isinstance(b, nodes.AssignName) and
+                          isinstance(b.parent, nodes.Assign)]
+            if isinstance(step, nodes.Const) or any(spelled in t for t in stops):
+                continue  # (a literal step: a fixed stride, not a batch size variable)
+            cut = self._first_slice(loop, loop.target.name, spelled)
+            if cut is None or not an.steps.is_step_loop(loop) or an.off_xla_path(loop):
+                continue
+            n = V.single_text(an.value(stop))
+            size = V.single_text(an.value(step))
+            if n is not None and size is not None and n.isdigit() and size.isdigit() and \
+                    int(size) > 0 and int(n) % int(size) == 0:
+                continue
+            yield Finding(cut.lineno, cut.col_offset, self.code, f"{self.code} " +
+                          self.SLICED.format(what=f"slicing {cut.as_string()[:40]}",
+                                             step=spelled[:30]))
+
+    @staticmethod
+    def _first_slice(loop: nodes.For, var: str, step: str) -> nodes.Subscript | None:
+        """The first ``x[var:var + step]`` of the loop's body (also through ``end = var +
+        step`` then ``x[var:end]``)."""
+        ends = {f"{var} + {step}", f"{step} + {var}"}
+        for stmt in loop.body:
+            for node in stmt.nodes_of_class((nodes.Assign, nodes.Subscript)):
+                if isinstance(node, nodes.Assign) and len(node.targets) == 1 and \
+                        isinstance(node.targets[0], nodes.AssignName) and \
+                        node.value.as_string() in ends:
+                    ends.add(node.targets[0].name)
+                elif isinstance(node, nodes.Subscript) and isinstance(node.slice, nodes.Slice):
+                    lower, upper = node.slice.lower, node.slice.upper
+                    if isinstance(lower, nodes.Name) and lower.name == var and \
+                            upper is not None and upper.as_string() in ends and \
+                            node.slice.step is None:
+                        return node
+        return None
 
     def _settings_only(self, call: nodes.Call) -> bool:
         """``args = Seq2SeqTrainingArguments(..., per_device_train_batch_size=1)`` whose
