@@ -724,6 +724,14 @@ def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:
     truth = _base_truth(test, ev)
     if truth is None and ev is not None:
         truth = _forbidden_truth(test, ev)
+        if truth is None and getattr(ev, "_forbidden_busy", False):
+            # asked while the forbidden flags are being collected (they read truths of
+            # their own): the answer may change once they are known, so neither it nor
+            # what is derived from it is memoised (see _branch_off_xla)
+            ev._truth_cycle = True  # type: ignore[attr-defined]
+            if memo is not None:
+                del memo[id(test)]
+            return None
     if memo is not None:
         memo[id(test)] = truth
     return truth
@@ -834,6 +842,16 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
     if cached is not None:
         return cached
     ev._forbidden = frozenset()  # type: ignore[attr-defined]  # in progress: no recursion
+    ev._forbidden_busy = True  # type: ignore[attr-defined]
+    try:
+        result = _collect_forbidden(ev)
+    finally:
+        ev._forbidden_busy = False  # type: ignore[attr-defined]
+    ev._forbidden = result  # type: ignore[attr-defined]
+    return result
+
+
+def _collect_forbidden(ev: Evaluator) -> frozenset[str]:
     out: set[str] = set()
     for node in ev.module_nodes((nodes.If, nodes.Assert)):
         test = node.test
@@ -886,9 +904,7 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
                         key = source_key(v)
                         if key:
                             out.add(key)
-    result = frozenset(out)
-    ev._forbidden = result  # type: ignore[attr-defined]
-    return result
+    return frozenset(out)
 
 
 def _in_main_flow(node: nodes.If, ev: Evaluator) -> bool:
