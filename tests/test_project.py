@@ -5490,3 +5490,60 @@ def test_a_model_class_re_exported_by_a_relative_star_import(tmp_path: Path) -> 
             """,
     })
     assert [f for f in lint(top / "train.py") if f[1] == "XLA103"] == [(17, "XLA103")]
+
+
+def test_a_whole_split_padded_once_by_a_helper_of_another_module(tmp_path: Path) -> None:
+    """XLA101: data.py's ``build_dataset`` pads the whole split with ``padding=True`` in
+    one tokenizer call; train.py calls it once per process, before the step loop (from
+    the ``torch_xla.launch`` entry point): one length for every row, not reported. The
+    same helper called per batch in the loop is reported."""
+    data = """\
+        import torch
+        from torch.utils.data import TensorDataset
+        from transformers import AutoTokenizer
+
+
+        def build_dataset(texts, labels, name="bert-base-uncased"):
+            tok = AutoTokenizer.from_pretrained(name)
+            enc = tok(texts, truncation=True, max_length=128, padding=True,
+                      return_tensors="pt")
+            return TensorDataset(enc["input_ids"], torch.tensor(labels))
+        """
+    train = """\
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.parallel_loader as pl
+        from torch.utils.data import DataLoader
+
+        from data import build_dataset
+
+
+        def _mp_fn(index, texts, labels, model):
+            device = torch_xla.device()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            {body}
+
+
+        if __name__ == "__main__":
+            torch_xla.launch(_mp_fn, args=([], [], None))
+        """
+    once = write(tmp_path / "once", {
+        "pyproject.toml": "", "data.py": data,
+        "train.py": train.format(body="""ds = build_dataset(texts, labels)
+            loader = DataLoader(ds, batch_size=8, drop_last=True)
+            for ids, y in pl.MpDeviceLoader(loader, device):
+                model(ids, labels=y).loss.backward()
+                xm.optimizer_step(opt)"""),
+    })
+    per_batch = write(tmp_path / "per_batch", {
+        "pyproject.toml": "", "data.py": data,
+        "train.py": train.format(body="""for start in range(0, 1024, 8):
+                ds = build_dataset(texts[start:start + 8], labels[start:start + 8])
+                ids, y = ds.tensors
+                model(ids.to(device), labels=y.to(device)).loss.backward()
+                xm.optimizer_step(opt)
+                torch_xla.sync()"""),
+    })
+    assert [f for f in lint(once / "data.py") if f[1] == "XLA101"] == []
+    assert [f for f in lint(per_batch / "data.py") if f[1] == "XLA101"] == [(8, "XLA101")]

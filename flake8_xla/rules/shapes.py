@@ -368,8 +368,9 @@ def runs_once(an: Analyzer, node: nodes.NodeNG, depth: int = 0) -> bool:
     comprehension of its function, and that function runs once too: called only from such
     places (up to three calls up, to module level) and handed, if at all, only to a
     launcher (``xmp.spawn``, ``torch_xla.launch``) or to a ``functools.partial`` of a
-    module function that runs one; and no other module of the project may call it
-    (:meth:`~flake8_xla.project.link.Session.named_elsewhere`). A function with no known
+    module function that runs one; and where another module of the project names it
+    (:meth:`~flake8_xla.project.link.Session.named_elsewhere`), each of its calls there runs
+    once too (:func:`_remote_calls_by_name`). A function with no known
     caller, a callback (a collate function, a ``dataset.map`` function), a lambda, or a
     dunder method other than ``__init__`` (``__getitem__``, ``__call__``) is not known to
     run once."""
@@ -385,16 +386,46 @@ def runs_once(an: Analyzer, node: nodes.NodeNG, depth: int = 0) -> bool:
             frame.name.startswith("__") and frame.name != "__init__"):
         return False
     ev = an.ev
-    sites = [site for site, _ in ev.call_sites(frame)]
+    sites = [(an, site) for site, _ in ev.call_sites(frame)]
     handed = callback_sites(ev).get(id(frame), [])
-    if not sites and not handed or (ev.link is not None and ev.link.named_elsewhere(ev, frame)):
+    if ev.link is not None and ev.link.named_elsewhere(ev, frame):
+        remote = _remote_calls_by_name(an, frame)
+        if remote is None:
+            return False
+        sites += remote
+    if not sites and not handed:
         return False
     for _, call, pos in handed:
         # (a launcher runs the program's processes: it is never called per batch)
         if not (_launches(an, call) or (pos >= 1 and is_partial(ev, call) and
                                         _runs_launcher(an, call.args[0]))):
             return False
-    return all(runs_once(an, site, depth + 1) for site in sites)
+    return all(runs_once(home, site, depth + 1) for home, site in sites)
+
+
+def _remote_calls_by_name(an: Analyzer, func: nodes.FunctionDef
+                          ) -> list[tuple[Analyzer, nodes.Call]] | None:
+    """The calls of a top-level function ``func`` in the other modules of the project that
+    spell its name (``build_dataset(...)`` after ``from data import build_dataset``), each
+    with its module's analyzer; None when one of those modules cannot be analysed, when
+    the name is handed on rather than called there, or for a method."""
+    link = an.ev.link
+    owner = link.rel_of(an) if link is not None else None
+    if owner is None or not isinstance(func.parent, nodes.Module):
+        return None
+    found: list[tuple[Analyzer, nodes.Call]] = []
+    for rel in link.index.callers(owner, [func.name], every_module=True):
+        other = link.analyzer(rel)
+        if other is None:
+            return None
+        spelled = [n for n in other.module_nodes((nodes.Name, nodes.Attribute))
+                   if getattr(n, "name", getattr(n, "attrname", None)) == func.name]
+        for n in spelled:
+            if isinstance(n.parent, nodes.Call) and n.parent.func is n:
+                found.append((other, n.parent))
+            elif not isinstance(n.parent, nodes.Attribute):
+                return None  # (handed on, stored or returned: its calls are not known)
+    return found
 
 
 def _launches(an: Analyzer, call: nodes.Call) -> bool:
