@@ -5547,3 +5547,39 @@ def test_a_whole_split_padded_once_by_a_helper_of_another_module(tmp_path: Path)
     })
     assert [f for f in lint(once / "data.py") if f[1] == "XLA101"] == []
     assert [f for f in lint(per_batch / "data.py") if f[1] == "XLA101"] == [(8, "XLA101")]
+
+
+def test_a_module_that_needs_a_cuda_only_package_is_not_the_xla_path(tmp_path: Path
+                                                                       ) -> None:
+    """XLA501: dali_loader.py imports NVIDIA DALI at its top, so it cannot even be
+    imported on an XLA host: its ``.cuda()`` never runs there, nor does the branch of
+    train.py that imports it (``if args.dali: from dali_loader import ...``); the
+    ``.cuda()`` outside that branch is reported."""
+    top = write(tmp_path / "dali", {
+        "pyproject.toml": "",
+        "dali_loader.py": """\
+            from nvidia.dali.plugin.pytorch import DALIClassificationIterator
+
+
+            def unpack(batch):
+                return batch[0]["data"], batch[0]["label"].long().cuda()
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+
+
+            def main(args, model, loader):
+                device = torch_xla.device()
+                if args.dali:
+                    from dali_loader import unpack
+                    model = model.cuda()
+                warm = torch.zeros(1).cuda()
+                for batch in loader:
+                    model(batch.to(device))
+                    torch_xla.sync()
+                return warm
+            """,
+    })
+    assert [f for f in lint(top / "train.py") if f[1] == "XLA501"] == [(10, "XLA501")]
+    assert [f for f in lint(top / "dali_loader.py") if f[1] == "XLA501"] == []

@@ -1021,6 +1021,8 @@ def off_xla_path(node: nodes.NodeNG, ev: Evaluator | None = None,
 
 
 def _off_xla_path(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, ...]) -> bool:
+    if _imports_cuda_only(node.root().body):
+        return True  # (a module that needs a CUDA-only package to import: see there)
     if _branch_off_xla(node, ev, kinds):
         return True
     if ev is not None and ev.link is not None and _in_main_block(node) and \
@@ -1271,7 +1273,7 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
         if truth is None and in_else and isinstance(cur, nodes.If) and _else_unreachable(cur, ev):
             return True
     if isinstance(cur, nodes.If) and child is not cur.test and _imports_cuda_only(
-            cur.body if child in cur.body else cur.orelse):
+            cur.body if child in cur.body else cur.orelse, ev):
         return True
     if isinstance(cur, nodes.Dict) and _non_xla_entry(cur, child):
         return True
@@ -1297,10 +1299,12 @@ CUDA_ONLY_PACKAGES = ("torch2trt", "tensorrt", "torch_tensorrt", "pycuda", "cupy
                       "nvidia.dali")
 
 
-def _imports_cuda_only(block: list[nodes.NodeNG]) -> bool:
+def _imports_cuda_only(block: list[nodes.NodeNG], ev: Evaluator | None = None) -> bool:
     """A statement of ``block`` imports a CUDA-only package (``if trt_file is not None:
-    from torch2trt import TRTModule``): the branch cannot run on an XLA host, so it is not
-    the XLA path (syntax only)."""
+    from torch2trt import TRTModule``), or (with ``ev``'s project link) a project module
+    whose own top-level statements do (``from dali_loader import make_loader``): the
+    branch, or a module whose body does so, cannot run on an XLA host, so it is not the
+    XLA path."""
     for stmt in block:
         if isinstance(stmt, nodes.ImportFrom):
             names = [stmt.modname] if not stmt.level else []
@@ -1309,6 +1313,28 @@ def _imports_cuda_only(block: list[nodes.NodeNG]) -> bool:
         else:
             continue
         if any(n == p or n.startswith(p + ".") for n in names for p in CUDA_ONLY_PACKAGES):
+            return True
+        if ev is not None and ev.link is not None and _project_module_needs_cuda(stmt, ev):
+            return True
+    return False
+
+
+def _project_module_needs_cuda(stmt: nodes.NodeNG, ev: Evaluator) -> bool:
+    """``stmt`` imports a project module whose top-level statements import a CUDA-only
+    package (syntax of that module, through the project link's analyzer)."""
+    link = ev.link
+    owner = link.module_rel(ev.module)
+    if owner is None:
+        return False
+    if isinstance(stmt, nodes.ImportFrom):
+        targets = [link.index.resolve(owner, stmt.modname, stmt.level or 0)]
+    else:
+        targets = [link.index.resolve(owner, name, 0) for name, _ in stmt.names]
+    for rel in targets:
+        if rel is None or not rel.endswith(".py"):
+            continue
+        other = link.analyzer(rel)
+        if other is not None and _imports_cuda_only(other.module.body):
             return True
     return False
 

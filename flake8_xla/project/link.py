@@ -671,6 +671,11 @@ class Session:
         rel = self._top_level_home(ev, func)
         return rel is not None and self.index.used_nowhere(rel, func.name)
 
+    def module_rel(self, module: nodes.Module) -> str | None:
+        """The index key of a module tree this session analyses, else None."""
+        owner = self._by_module.get(id(module))
+        return owner[0] if owner is not None else None
+
     def named_elsewhere(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
         """Another module of the project may call ``func``, a function or method of
         ``ev``'s module: a module that imports it spells its name (True when its module

@@ -215,8 +215,9 @@ default (`device: str = "cuda"` in a dataclass) is reported like an assignment. 
 the methods of a class written for CUDA (`class CudaBackend(Backend)`) beside a class of
 the same base written for the XLA device (`class XlaBackend(Backend)`): the XLA run
 builds the XLA one. Nor is a branch that imports a package only NVIDIA GPUs have (`if
-trt_file: from torch2trt import TRTModule`; TensorRT, PyCUDA, CuPy, DALI): it cannot run
-on an XLA host.
+trt_file: from torch2trt import TRTModule`; TensorRT, PyCUDA, CuPy, DALI), or a project
+module whose own top-level imports need one (and the branch that imports that module): it
+cannot run on an XLA host.
 """
     source = ("https://docs.pytorch.org/xla/master/learn/pytorch-on-xla-devices.html",)
     versions = "all"
