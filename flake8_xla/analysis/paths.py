@@ -724,14 +724,6 @@ def xla_truth(test: nodes.NodeNG, ev: Evaluator | None = None) -> bool | None:
     truth = _base_truth(test, ev)
     if truth is None and ev is not None:
         truth = _forbidden_truth(test, ev)
-        if truth is None and getattr(ev, "_forbidden_busy", False):
-            # asked while the forbidden flags are being collected (they read truths of
-            # their own): the answer may change once they are known, so neither it nor
-            # what is derived from it is memoised (see _branch_off_xla)
-            ev._truth_cycle = True  # type: ignore[attr-defined]
-            if memo is not None:
-                del memo[id(test)]
-            return None
     if memo is not None:
         memo[id(test)] = truth
     return truth
@@ -842,12 +834,21 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
     if cached is not None:
         return cached
     ev._forbidden = frozenset()  # type: ignore[attr-defined]  # in progress: no recursion
-    ev._forbidden_busy = True  # type: ignore[attr-defined]
-    try:
-        result = _collect_forbidden(ev)
-    finally:
-        ev._forbidden_busy = False  # type: ignore[attr-defined]
+    result = _collect_forbidden(ev)
     ev._forbidden = result  # type: ignore[attr-defined]
+    if result:
+        # Truths answered while the flags were collected (the flags read truths of their
+        # own) took none of them: forget what may depend on them, to be asked again now.
+        truths = getattr(ev, "_truth", None)
+        if truths is not None:
+            for key in [k for k, v in truths.items() if v is None]:
+                del truths[key]
+        # (not the off-path memos: an entry may be a guard of a question still being
+        # answered further up the stack)
+        for name in ("_branch_off", "_xla_exits"):
+            table = getattr(ev, name, None)
+            if isinstance(table, dict):
+                table.clear()
     return result
 
 
