@@ -1022,7 +1022,7 @@ def off_xla_path(node: nodes.NodeNG, ev: Evaluator | None = None,
 
 
 def _off_xla_path(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, ...]) -> bool:
-    if _imports_cuda_only(node.root().body):
+    if _module_needs_cuda(node.root()):
         return True  # (a module that needs a CUDA-only package to import: see there)
     if _branch_off_xla(node, ev, kinds):
         return True
@@ -1313,16 +1313,33 @@ def _imports_cuda_only(block: list[nodes.NodeNG], ev: Evaluator | None = None) -
             names = [name for name, _ in stmt.names]
         else:
             continue
-        if any(n == p or n.startswith(p + ".") for n in names for p in CUDA_ONLY_PACKAGES):
+        if any(_cuda_only_name(n) for n in names):
             return True
         if ev is not None and ev.link is not None and _project_module_needs_cuda(stmt, ev):
             return True
     return False
 
 
+def _module_needs_cuda(module: nodes.Module) -> bool:
+    """The module's own top-level statements import a CUDA-only package (memoised with
+    its tree)."""
+    from flake8_xla.analysis.flows import syntax_cache
+
+    table = syntax_cache(module)
+    found = table.get("needs_cuda")
+    if found is None:
+        found = table["needs_cuda"] = _imports_cuda_only(module.body)
+    return found
+
+
+def _cuda_only_name(name: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in CUDA_ONLY_PACKAGES)
+
+
 def _project_module_needs_cuda(stmt: nodes.NodeNG, ev: Evaluator) -> bool:
     """``stmt`` imports a project module whose top-level statements import a CUDA-only
-    package (syntax of that module, through the project link's analyzer)."""
+    package (the index's syntax summary of that module: its unconditional top-level
+    imports)."""
     link = ev.link
     owner = link.module_rel(ev.module)
     if owner is None:
@@ -1332,10 +1349,9 @@ def _project_module_needs_cuda(stmt: nodes.NodeNG, ev: Evaluator) -> bool:
     else:
         targets = [link.index.resolve(owner, name, 0) for name, _ in stmt.names]
     for rel in targets:
-        if rel is None or not rel.endswith(".py"):
-            continue
-        other = link.analyzer(rel)
-        if other is not None and _imports_cuda_only(other.module.body):
+        summary = link.index.summary(rel) if rel is not None and rel.endswith(".py") else None
+        if summary is not None and any(not level and _cuda_only_name(module)
+                                       for module, level, _ in summary.top):
             return True
     return False
 

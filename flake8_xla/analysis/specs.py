@@ -338,9 +338,7 @@ def _partial_wds_batches(ev: Evaluator, node: nodes.NodeNG, depth: int = 0) -> b
     ``batched``); ``partial=False`` drops it. Followed through names assigned once and
     through the returns of a project function that builds the pipeline
     (``make_train_pipeline(urls, bs)``, in this module or another)."""
-    for _ in range(3):
-        if isinstance(node, nodes.Name):
-            node = _assigned_value(ev, node)
+    node = _through_names(ev, node)
     if not isinstance(node, nodes.Call):
         return False
     if (ev.qualname(node.func) or "").startswith("webdataset."):
@@ -378,9 +376,7 @@ def _python_iterator(ev: Evaluator, node: nodes.NodeNG) -> bool:
     """``node`` (or what its only assignment binds) is a generator expression or a call of
     a builtin that returns an iterator (``map(fn, rows)``): a stream of unknown length
     rather than a dataset, whose loader has no known last batch."""
-    for _ in range(3):
-        if isinstance(node, nodes.Name):
-            node = _assigned_value(ev, node)
+    node = _through_names(ev, node)
     if isinstance(node, nodes.GeneratorExp):
         return True
     return isinstance(node, nodes.Call) and ev.qualname(node.func) in PY_ITERATORS
@@ -409,6 +405,15 @@ def _returns_of_called(ev: Evaluator, call: nodes.Call
     except Exception:  # noqa: BLE001 - unknown: nothing followed
         return []
     return found
+
+
+def _through_names(ev: Evaluator, node: nodes.NodeNG | None) -> nodes.NodeNG | None:
+    """``node``, or the expression that a chain of up to three names assigned once binds
+    (``ds = make(...)``, ``loader_ds = ds``: the call), else None."""
+    for _ in range(3):
+        if isinstance(node, nodes.Name):
+            node = _assigned_value(ev, node)
+    return node
 
 
 def _assigned_value(ev: Evaluator, name: nodes.Name) -> nodes.NodeNG | None:

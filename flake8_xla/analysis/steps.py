@@ -154,6 +154,14 @@ def set_once_branch(branch: nodes.If) -> bool:
                for stmt in branch.body for t in stmt.nodes_of_class(nodes.AssignAttr))
 
 
+def _if_children(branch: nodes.If) -> list[nodes.NodeNG]:
+    """The children of an ``if`` that run each time it runs: all of them, but only the
+    test and the ``else`` of a :func:`set_once_branch` (its body runs once)."""
+    if set_once_branch(branch):
+        return [branch.test, *branch.orelse]
+    return list(branch.get_children())
+
+
 class Steps:
     """Step-loop questions about one module, memoised."""
 
@@ -391,8 +399,8 @@ class Steps:
         run once per pass over the data, when ``next(it)`` finds it exhausted) and the
         bodies of ``if not hasattr(self, "n"): self.n = ...`` (:func:`set_once_branch`:
         the first call only)."""
-        stack = list(reversed([node.test, *node.orelse] if isinstance(node, nodes.If) and
-                              set_once_branch(node) else list(node.get_children())))
+        stack = list(reversed(_if_children(node) if isinstance(node, nodes.If) else
+                              list(node.get_children())))
         while stack:
             child = stack.pop()
             if isinstance(child, SCOPES):
@@ -401,13 +409,9 @@ class Steps:
                 continue
             if isinstance(child, nodes.ExceptHandler) and end_of_data_handler(child):
                 continue
-            if isinstance(child, nodes.If) and set_once_branch(child):
-                # (its test and else still run every time; its body once)
-                yield child
-                stack.extend(reversed([child.test, *child.orelse]))
-                continue
             yield child
-            stack.extend(reversed(list(child.get_children())))
+            stack.extend(reversed(_if_children(child) if isinstance(child, nodes.If) else
+                                  list(child.get_children())))
 
     def function_body(self, func: nodes.NodeNG) -> list[nodes.NodeNG]:
         """The nodes of a function's body (nested defs excluded)."""

@@ -680,10 +680,10 @@ class Session:
         """Another module of the project may call ``func``, a function or method of
         ``ev``'s module: a module that imports it spells its name (True when its module
         is not known)."""
-        owner = self._by_module.get(id(ev.module))
+        owner = self.module_rel(ev.module)
         if owner is None or not isinstance(func, nodes.FunctionDef):
             return True
-        return self.index.spelled_elsewhere(owner[0], func.name)
+        return self.index.spelled_elsewhere(owner, func.name)
 
     def called_only_off_path(self, ev: Evaluator, func: nodes.NodeNG,
                              branch_only: bool = False) -> bool:
@@ -760,8 +760,7 @@ class Session:
 
     def rel_of(self, an: Analyzer) -> str | None:
         """The index key of a linked analyzer's module."""
-        owner = self._by_module.get(id(an.module))
-        return owner[0] if owner is not None else None
+        return self.module_rel(an.module)
 
     # ------------------------------------------------------------------ evaluator hooks
     def foreign_value(self, node: nodes.NodeNG, ctx: Ctx | None, depth: int

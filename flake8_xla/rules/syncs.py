@@ -140,6 +140,25 @@ def _helper_barrier(steps: Steps, call: nodes.Call, depth: int = 0) -> bool:
     return False
 
 
+def _statements_before(node: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
+    """The statements that run before ``node``'s own in the same iteration or call,
+    nearest first: those before it in its block, then those before each block around it,
+    up to (not beyond) the body of its loop or function (earlier iterations of the loop
+    are not before it)."""
+    cur = node.statement()
+    while cur.parent is not None and not isinstance(
+            cur, (nodes.FunctionDef, nodes.Module, *LOOPS)):
+        block = next((b for b in (getattr(cur.parent, f, None) for f in (
+            "body", "orelse", "finalbody", "handlers")) if isinstance(b, list) and
+            any(s is cur for s in b)), None)
+        if block is not None:
+            index = next(i for i, s in enumerate(block) if s is cur)
+            yield from reversed(block[:index])
+        if isinstance(cur.parent, LOOPS):
+            return
+        cur = cur.parent
+
+
 def _in_periodic_branch(node: nodes.NodeNG) -> bool:
     """``node`` runs in the body of an ``if`` whose test takes a remainder (``if step %
     log_every == 0:``): a branch taken every N iterations of the loop around it (syntax
@@ -303,21 +322,11 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         loop or function, is a barrier (:meth:`_is_barrier_statement`) or a rendezvous
         (``xm.rendezvous``/``xm.xla_rendezvous``/``xm.mesh_reduce``, each of which runs
         torch_xla.sync() first: torch_xla/core/xla_model.py)."""
-        cur = node.statement()
-        while cur.parent is not None and not isinstance(
-                cur, (nodes.FunctionDef, nodes.Module, *LOOPS)):
-            block = next((b for b in (getattr(cur.parent, f, None) for f in (
-                "body", "orelse", "finalbody")) if isinstance(b, list) and
-                any(s is cur for s in b)), None)
-            for before in block[:next(i for i, s in enumerate(block) if s is cur)] \
-                    if block is not None else ():
-                if self._is_barrier_statement(before) or (
-                        isinstance(before, (nodes.Expr, nodes.Assign)) and
-                        isinstance(before.value, nodes.Call) and
-                        self.an.qualname(before.value.func) in RENDEZVOUS_CALLS):
-                    return True
-            cur = cur.parent
-        return False
+        return any(self._is_barrier_statement(before) or (
+            isinstance(before, (nodes.Expr, nodes.Assign)) and
+            isinstance(before.value, nodes.Call) and
+            self.an.qualname(before.value.func) in RENDEZVOUS_CALLS)
+            for before in _statements_before(node))
 
     def _read_after_barrier(self, node: nodes.NodeNG) -> bool:
         """``xm.mark_step()`` then ``pooled = pooled.cpu()`` in the same iteration: a read
@@ -344,24 +353,13 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         if not isinstance(subject, nodes.Name):
             return False
         name = subject.name
-        cur = node.statement()
         between: list[nodes.NodeNG] = []
-        while cur.parent is not None and not isinstance(
-                cur, (nodes.FunctionDef, nodes.Module, *LOOPS)):
-            block = next((b for b in (getattr(cur.parent, f, None) for f in (
-                "body", "orelse", "finalbody", "handlers")) if isinstance(b, list) and
-                any(s is cur for s in b)), None)
-            if block is not None:
-                index = next(i for i, s in enumerate(block) if s is cur)
-                for before in reversed(block[:index]):
-                    if self._is_barrier_statement(before):
-                        return not any(
-                            isinstance(a, nodes.AssignName) and a.name == name
-                            for s in between for a in s.nodes_of_class(nodes.AssignName))
-                    between.append(before)
-            if isinstance(cur.parent, LOOPS):
-                return False  # (the loop's own body: earlier iterations are not before it)
-            cur = cur.parent
+        for before in _statements_before(node):
+            if self._is_barrier_statement(before):
+                return not any(
+                    isinstance(a, nodes.AssignName) and a.name == name
+                    for s in between for a in s.nodes_of_class(nodes.AssignName))
+            between.append(before)
         return False
 
     def _is_barrier_statement(self, stmt: nodes.NodeNG) -> bool:
