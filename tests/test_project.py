@@ -5583,3 +5583,127 @@ def test_a_module_that_needs_a_cuda_only_package_is_not_the_xla_path(tmp_path: P
     })
     assert [f for f in lint(top / "train.py") if f[1] == "XLA501"] == [(10, "XLA501")]
     assert [f for f in lint(top / "dali_loader.py") if f[1] == "XLA501"] == []
+
+
+def test_a_dataclass_field_of_another_modules_class(tmp_path: Path) -> None:
+    """XLA102: ``run(model, data["val"].dataloader)`` in evaluate.py reads a field of a
+    dataclass defined in data.py (``DataInfo(dataloader=loader)``): what the
+    constructions in data.py pass for it, found by data.py's own analysis, not by the
+    module that reads the field."""
+    top = write(tmp_path / "d", {
+        "pyproject.toml": "",
+        "data.py": """\
+            from dataclasses import dataclass
+
+            from torch.utils.data import DataLoader
+
+
+            @dataclass
+            class DataInfo:
+                dataloader: DataLoader
+                sampler: object = None
+
+
+            def get_val(ds, batch_size):
+                loader = DataLoader(ds, batch_size=batch_size)
+                return DataInfo(dataloader=loader)
+
+
+            def get_data(args, ds):
+                data = {}
+                data["val"] = get_val(ds, args.batch_size)
+                return data
+            """,
+        "evaluate.py": """\
+            import torch
+            import torch_xla
+
+
+            def run(model, loader):
+                with torch.no_grad():
+                    for x, _ in loader:
+                        model(x.to(torch_xla.device())).sum()
+                        torch_xla.sync()
+
+
+            def evaluate(model, data):
+                return run(model, data["val"].dataloader)
+            """,
+        "train.py": """\
+            import torch_xla
+
+            from data import get_data
+            from evaluate import evaluate
+
+
+            def main(args, model, ds):
+                evaluate(model, get_data(args, ds))
+            """,
+    })
+    assert [f for f in lint(top / "data.py") if f[1] == "XLA102"] == [(13, "XLA102")]
+
+
+def test_an_attribute_set_on_both_branches_of_a_tpu_switch(tmp_path: Path) -> None:
+    """XLA301: ``self.loader`` is an MpDeviceLoader where ``if self.use_tpu:`` takes the
+    TPU branch and the plain loader only in the ``else`` that sets a CUDA device: the
+    loop of train_epoch on the XLA path iterates the MpDeviceLoader (its barrier)."""
+    top = write(tmp_path / "t", {
+        "pyproject.toml": "",
+        "engine.py": """\
+            import torch
+            import torch.nn.functional as F
+
+            try:
+                import torch_xla
+                import torch_xla.core.xla_model as xm
+                import torch_xla.distributed.parallel_loader as pl
+            except ImportError:
+                xm = None
+
+
+            class Trainer:
+                def __init__(self, args, model, loader):
+                    self.use_tpu = args.accelerator == "tpu"
+                    if self.use_tpu:
+                        self.device = torch_xla.device()
+                        self.loader = pl.MpDeviceLoader(loader, self.device)
+                    else:
+                        self.device = torch.device("cuda")
+                        self.loader = loader
+                    self.model = model.to(self.device)
+                    self.optimizer = torch.optim.AdamW(self.model.parameters())
+
+                def train_epoch(self):
+                    for x, y in self.loader:
+                        loss = F.cross_entropy(self.model(x.to(self.device)), y.to(self.device))
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        if self.use_tpu:
+                            xm.optimizer_step(self.optimizer)
+                        else:
+                            self.optimizer.step()
+            """,
+        "train.py": """\
+            import argparse
+
+            import torch
+            from torch.utils.data import DataLoader, TensorDataset
+
+            from engine import Trainer
+
+
+            def main():
+                p = argparse.ArgumentParser()
+                p.add_argument("--accelerator", default="tpu")
+                args = p.parse_args()
+                data = TensorDataset(torch.randn(64, 8), torch.randint(0, 2, (64,)))
+                trainer = Trainer(args, torch.nn.Linear(8, 2), DataLoader(data, batch_size=8))
+                for _ in range(3):
+                    trainer.train_epoch()
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+    })
+    assert [f for f in lint(top / "engine.py") if f[1] == "XLA301"] == []

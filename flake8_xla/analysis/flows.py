@@ -32,6 +32,7 @@ from flake8_xla.analysis.apimodel import ApiModel, Entry
 from flake8_xla.analysis.names import (
     QualNames,
     callee_name,
+    chain_root,
     const_str,
     is_none,
     keyword,
@@ -517,9 +518,51 @@ def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.Nod
         if branch is not None and _assigns_on_every_path([branch], b.name):
             # ``if c: y = f(y) else: y = g(y)``: every path rebinds the name
             latest = max(latest, branch.lineno)
-    if not latest:
+    killed = _rebound_under_same_test(binds, use, frame)
+    if not latest and not killed:
         return binds
-    return [b for b in binds if b.lineno is None or b.lineno >= latest]
+    return [b for b in binds if (b.lineno is None or b.lineno >= latest) and
+            id(b) not in killed]
+
+
+def _guard_of(b: nodes.NodeNG, frame: nodes.NodeNG) -> nodes.If | None:
+    """The ``if`` whose body holds the plain assignment of ``b`` directly, in ``frame``."""
+    if not isinstance(b, nodes.AssignName):
+        return None
+    stmt = b.statement()
+    branch = stmt.parent
+    if isinstance(stmt, nodes.Assign) and isinstance(branch, nodes.If) and \
+            any(s is stmt for s in branch.body) and branch.frame() is frame:
+        return branch
+    return None
+
+
+def _rebound_under_same_test(binds: list[nodes.NodeNG], use: nodes.NodeNG,
+                             frame: nodes.NodeNG) -> set[int]:
+    """Bindings that a later ``if`` with the same test rebinds on the way to ``use``:
+    ``if args.do_eval: loader = DataLoader(...)`` then ``if args.do_eval: loader =
+    accelerator.prepare(loader)``. Whenever the first body ran, so did the second (the
+    test's names are not assigned in between, and the second ``if`` runs before ``use``
+    on every path), so only the second binding reaches."""
+    guarded = [(b, g) for b in binds if (g := _guard_of(b, frame)) is not None]
+    if len(guarded) < 2:
+        return set()
+    killed: set[int] = set()
+    for first, g1 in guarded:
+        test = g1.test.as_string()
+        for _, g2 in guarded:
+            if g2 is g1 or g2.lineno <= g1.lineno or g2.test.as_string() != test or \
+                    not runs_before(g2, use, frame):
+                continue
+            names = {n.name for n in g1.test.nodes_of_class(nodes.Name)}
+            if any(g1.lineno < (a.lineno or 0) < g2.lineno and (
+                    a.name in names if isinstance(a, nodes.AssignName) else
+                    getattr(chain_root(a.expr), "name", None) in names)
+                   for a in frame.nodes_of_class((nodes.AssignName, nodes.AssignAttr))):
+                continue  # (the test may have changed in between: ``args.do_eval = ...``)
+            killed.add(id(first))
+            break
+    return killed
 
 
 _BRANCHING = (nodes.If, nodes.Try, nodes.Match, nodes.With)
@@ -3004,6 +3047,13 @@ class Evaluator:
             # is never what the method leaves behind for the others
             live = [(t, stmt) for t, stmt in targets if not _overwritten_in_method(t)]
             targets = live or targets
+        if len(targets) > 1:
+            # ``if self.use_tpu: self.loader = pl.MpDeviceLoader(...)`` / ``else:
+            # self.loader = loader``: an assignment only off the XLA path never reaches it
+            from flake8_xla.analysis.paths import off_xla_path
+            targets = [(t, stmt) for t, stmt in targets
+                       if not (isinstance(t, nodes.AssignAttr) and off_xla_path(t, self))
+                       ] or targets
         field = self._dataclass_field(klass, attr, d)
         if field is not None:
             # what the constructions pass (or the field's default), not the default alone
@@ -3073,6 +3123,12 @@ class Evaluator:
         constructs the class (the default then stands, as for any class attribute)."""
         if "__init__" in klass.locals or not _is_dataclass(klass, self):
             return None
+        if self.link is not None and klass.root() is not self.module:
+            # a class of another module (``DataInfo`` of data.py, read where a loop gets
+            # it): its own module's Evaluator finds the constructions that name it
+            home = self.link.evaluator_of(klass)
+            return home._dataclass_field(klass, attr, d) if home is not None and \
+                home is not self else None
         fields = [item for item in klass.body if isinstance(item, nodes.AnnAssign) and
                   isinstance(item.target, nodes.AssignName) and
                   "ClassVar" not in item.annotation.as_string()]

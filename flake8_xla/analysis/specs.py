@@ -196,7 +196,9 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
             # the default run (a larger default may or may not divide the dataset in the
             # run that sets it, so it stays unknown)
             text = "1"
-    sizes = {v.text for v in ds if v.kind is Kind.DATASET and v.text}
+    sizes: set[str | None] = {v.text for v in ds if v.kind is Kind.DATASET and v.text}
+    if sizes and any(not (v.kind is Kind.DATASET and v.text) for v in ds):
+        sizes.add(None)  # (another dataset it may load, of a size not known)
     if sampler_count is not None:
         sizes = {sampler_count}
     return one(Kind.LOADER, node=call, qual=q or "torch.utils.data.DataLoader",

@@ -351,6 +351,8 @@ class Steps:
         method = self.ev.method_of(v.node, "__iter__")
         if method is None:
             return None
+        if self._syncs_per_yield(method):
+            return "xla"
         ret = self.ev.returns(method, self.ev.bind_self(method, v, None), 0)
         kinds = set()
         for r in ret:
@@ -373,6 +375,17 @@ class Steps:
         found = [self.ev.value(loop.iter, ctx)
                  for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES)]
         return V.join(*found) if found else V.EMPTY
+
+    def _syncs_per_yield(self, method: nodes.FunctionDef) -> bool:
+        """A generator method whose loop yields a batch and runs a barrier in the same
+        iteration (``for batch in self.loader: yield to_device(batch); torch_xla.sync()``):
+        a barrier per batch, where MpDeviceLoader places it (when the consuming loop asks
+        for the next batch)."""
+        home = self.steps_for(method)
+        return home is not None and any(
+            next(loop.nodes_of_class(nodes.Yield, skip_klass=SCOPES), None) is not None and
+            any(home.is_barrier_call(c, cx) for c, cx in home.calls_in(loop, into_loops=False))
+            for loop in method.nodes_of_class(LOOPS, skip_klass=SCOPES))
 
     def _generator_kind(self, method: nodes.FunctionDef) -> str | None:
         for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES):
@@ -597,11 +610,23 @@ class Steps:
     def _drives_data_loops(self, loop: nodes.NodeNG, training: bool = False) -> bool:
         """An inner ``for`` loop of ``loop`` iterates a loader or dataset and is a step
         loop (``loop`` is an epoch loop); with ``training``, a training loop."""
+        def drives(steps: Steps, holder: nodes.NodeNG, lp: nodes.NodeNG) -> bool:
+            return any(inner is not lp and steps._iterates_data(inner) and
+                       steps.is_step_loop(inner) and (not training or
+                                                      steps.is_training_loop(inner))
+                       for inner in holder.nodes_of_class(nodes.For, skip_klass=SCOPES))
+
         def compute(lp: nodes.NodeNG) -> bool:
-            return any(inner is not lp and self._iterates_data(inner) and
-                       self.is_step_loop(inner) and (not training or
-                                                     self.is_training_loop(inner))
-                       for inner in lp.nodes_of_class(nodes.For, skip_klass=SCOPES))
+            if drives(self, lp, lp):
+                return True
+            # ``for epoch in ...: trainer.train_epoch(); print(trainer.sample(prompt))``:
+            # the loop over the data is in a function the iteration calls
+            for holder in self._loop_holders(lp, calls_only=True):
+                steps = self.steps_for(holder)
+                if steps is not None and isinstance(holder, nodes.FunctionDef) and \
+                        drives(steps, holder, lp):
+                    return True
+            return False
         return self._memo_q("drives_training_data" if training else "drives_data", loop,
                             compute)
 

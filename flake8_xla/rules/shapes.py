@@ -1162,10 +1162,12 @@ is a known multiple of `bs` or the range stops at the last whole slice.
         if batch <= 1:
             return False
         if not (v.has("distributed") or v.has("sampler") or v.has("sampler_unknown")):
-            # Every sample once, in batches: a known dataset size that the batch divides.
-            for size in v.bound or ():
-                if size.text and size.text.isdigit() and int(size.text) % batch == 0:
-                    return False
+            # Every sample once, in batches: a known dataset size that the batch divides
+            # (each dataset the loader may load: ``FakeData(12_000_000)`` under a debug
+            # flag beside an ImageFolder of any size may still leave a remainder).
+            sizes = [size.text for size in v.bound or ()]
+            if sizes and all(t and t.isdigit() and int(t) % batch == 0 for t in sizes):
+                return False
         return True
 
     def _loaders_on_xla_path(self) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
@@ -1205,7 +1207,7 @@ is a known multiple of `bs` or the range stops at the last whole slice.
                 # (a loader cut by ``limit_train_batches``/``limit_val_batches`` stops
                 # before its ragged last batch)
                 limited = {kind for kind in ("train", "val")
-                           if keyword(trainer, f"limit_{kind}_batches") is not None}
+                           if _limits_batches(an, keyword(trainer, f"limit_{kind}_batches"))}
                 handed = [(arg, "train" if i == 1 else "val")
                           for i, arg in enumerate(call.args) if i >= 1] + [
                     (k.value, "train" if k.arg.startswith("train") else "val")
@@ -1293,6 +1295,22 @@ is a known multiple of `bs` or the range stops at the last whole slice.
 IGNITE_SUPERVISED = frozenset({"ignite.engine.create_supervised_trainer",
                                "ignite.engine.create_supervised_evaluator"})
 IGNITE_DEVICE = "ignite.distributed.device"
+
+
+def _limits_batches(an: Analyzer, limit: nodes.NodeNG | None) -> bool:
+    """A Lightning ``limit_train_batches=``/``limit_val_batches=`` value that may stop an
+    epoch before its last batch: a number of batches (an int), a fraction below 1.0, or a
+    value not known. ``1.0`` (Lightning's default, often the non-debug branch's value:
+    ``if args.debug: limit = 100`` / ``else: limit = 1.0``) runs the whole loader: a limit
+    that is the literal 1.0 on some path does not hide the ragged last batch there."""
+    if limit is None:
+        return False
+    literals: list[nodes.NodeNG] = [limit]
+    if isinstance(limit, nodes.Name):
+        literals = [b.parent.value for b in an.ev.bindings(limit)
+                    if isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign)]
+    return not any(isinstance(n, nodes.Const) and isinstance(n.value, float) and
+                   n.value >= 1.0 for n in literals)
 
 
 def _ignite_engine_on_xla(an: Analyzer, v: V.Value) -> bool:

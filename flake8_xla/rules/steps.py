@@ -146,7 +146,33 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 return True  # ``correct += (pred == y).sum()``: state carried on the device
         if self._accumulates_in_objects(loop):
             return True  # ``meter.update(acc)`` that does ``self.sum += val``
+        if not collects and not reads and self._discards_outputs(loop):
+            return True  # ``_ = model(x)`` per batch: nothing ever runs on the device
         return collects and not reads
+
+    def _discards_outputs(self, loop: nodes.For) -> bool:
+        """A loop over the data whose forward passes' outputs are all dropped: ``_ =
+        model(x)``, ``model(x)`` as a statement, or a name nothing reads (a warm-up or
+        throughput loop). With no barrier, no graph is ever executed: the device does no
+        work and the timings measure tracing alone."""
+        an = self.an
+        steps = an.steps
+        forwards = [n for n in steps.body_nodes(loop, into_loops=False)
+                    if isinstance(n, nodes.Call) and steps.is_forward_call(n, None, loop=loop)]
+        if not forwards or not self._over_data(loop):
+            return False
+        frame = loop.frame()
+        for call in forwards:
+            parent = call.parent
+            if isinstance(parent, nodes.Expr):
+                continue
+            if not (isinstance(parent, nodes.Assign) and len(parent.targets) == 1 and
+                    isinstance(parent.targets[0], nodes.AssignName)):
+                return False
+            name = parent.targets[0].name
+            if name != "_" and any(n.name == name for n in frame.nodes_of_class(nodes.Name)):
+                return False  # (read somewhere in the function)
+        return True
 
     def _accumulates_in_objects(self, loop: nodes.NodeNG) -> bool:
         """A method the loop calls adds a lazy value to an attribute of its object."""

@@ -174,6 +174,78 @@ def _in_periodic_branch(node: nodes.NodeNG) -> bool:
     return False
 
 
+#: Calls that write an image, video, audio clip or figure out of the process: the host
+#: data they take is their product (torchvision ``utils.save_image``, scikit-image and
+#: imageio ``imsave``/``imwrite``, PIL ``Image.fromarray``, OpenCV ``imwrite``,
+#: matplotlib ``imsave``/``imshow``, wandb's media types, soundfile/torchaudio ``save``).
+MEDIA_WRITERS = frozenset({
+    "torchvision.utils.save_image", "skimage.io.imsave", "imageio.imwrite", "imageio.imsave",
+    "imageio.mimwrite", "imageio.mimsave", "imageio.v2.imwrite", "imageio.v2.imsave",
+    "imageio.v2.mimsave", "imageio.v3.imwrite", "PIL.Image.fromarray", "cv2.imwrite",
+    "matplotlib.pyplot.imsave", "matplotlib.pyplot.imshow", "wandb.Image", "wandb.Video",
+    "wandb.Audio", "soundfile.write", "scipy.io.wavfile.write", "torchaudio.save"})
+#: Methods of a TensorBoard ``SummaryWriter`` (torch.utils.tensorboard, tensorboardX) that
+#: write media.
+MEDIA_METHODS = frozenset({"add_image", "add_images", "add_video", "add_audio",
+                           "add_figure", "add_mesh"})
+#: Modules whose functions turn host data into other host data (``np.clip(grid, 0, 255)``).
+_HOST_ARRAY_MODULES = ("numpy.", "PIL.", "cv2.", "einops.")
+
+
+def _media_writer(an, call: nodes.Call) -> bool:  # type: ignore[no-untyped-def]
+    """``call`` writes media (:data:`MEDIA_WRITERS`, :data:`MEDIA_METHODS`)."""
+    f = call.func
+    if isinstance(f, nodes.Attribute) and f.attrname in MEDIA_METHODS:
+        return True
+    return (an.qualname(f) or "") in MEDIA_WRITERS
+
+
+def written_as_media(an, node: nodes.NodeNG, depth: int = 0) -> bool:  # type: ignore[no-untyped-def]
+    """The host copy ``node`` (``grid.cpu()``) ends in a media writer: an argument of one,
+    directly or through host-array transforms (``.numpy().transpose(1, 2, 0) * 255``,
+    ``np.clip(...)``, ``.astype(np.uint8)``) and names assigned in the same function
+    (``grid = make_grid(x).cpu()`` ... ``io.imsave(path, grid)``). Writing sample images
+    every N steps: the transfer is the point (the corpus's convention). Syntax and
+    qualified names only; a path through any other call stays a read."""
+    if depth > 4:
+        return False
+    cur = node
+    while True:
+        parent = cur.parent
+        if isinstance(parent, (nodes.BinOp, nodes.UnaryOp, nodes.Subscript, nodes.Starred,
+                               nodes.Tuple, nodes.List)) or (
+                isinstance(parent, nodes.Attribute) and parent.expr is cur):
+            cur = parent
+            continue
+        if isinstance(parent, nodes.Call) and parent.func is not cur:
+            if _media_writer(an, parent):
+                return True
+            if (an.qualname(parent.func) or "").startswith(_HOST_ARRAY_MODULES):
+                cur = parent
+                continue
+            return False
+        if isinstance(parent, nodes.Call) and parent.func is cur:
+            # ``x.numpy()``, ``x.transpose(1, 2, 0)``: a method of the host copy
+            if _media_writer(an, parent):
+                return True
+            cur = parent
+            continue
+        if isinstance(parent, nodes.Keyword):
+            call = parent.parent
+            return isinstance(call, nodes.Call) and _media_writer(an, call)
+        break
+    stmt = cur.parent
+    if not (isinstance(stmt, nodes.Assign) and stmt.value is cur and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], nodes.AssignName)):
+        return False
+    target = stmt.targets[0]
+    scope = stmt.scope()
+    uses = [n for n in an.ev.name_uses(target.name) if n.scope() is scope and
+            any(b is target for b in an.ev.bindings(n))]
+    # (every use this assignment reaches ends in a writer, or in a name that does)
+    return bool(uses) and all(written_as_media(an, n, depth + 1) for n in uses)
+
+
 class HostSync(Rule):
     """XLA201: a lazy XLA tensor read on the host inside a step loop.
 
@@ -281,6 +353,8 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
             if what in BULK_KINDS and steps.only_in_model_loops(node) and \
                     not _read_as_scalar(node):
                 continue  # outputs copied out of an inference loop: the transfer is the point
+            if what in BULK_KINDS and not per_param and written_as_media(an, node):
+                continue  # sample images written out: the transfer is the point
             key = (node.lineno, node.col_offset)
             if key in reported:
                 continue

@@ -1,0 +1,35 @@
+"""Eval file for XLA201: a copy out of the device whose data goes to an image, video or
+figure writer (torchvision's save_image, scikit-image's imsave, PIL, wandb.Image,
+TensorBoard's add_image), directly or through host-array steps and names, writes sample
+images every N steps: the transfer is the point. A copy that only feeds a host metric,
+and a scalar read beside the sample writing, are still reported."""
+import numpy as np
+import skimage.io as io
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+import wandb
+from PIL import Image
+from torchvision.utils import make_grid, save_image
+
+
+def train(gen, disc, opt, loader, writer, args):
+    device = torch_xla.device()
+    for step, real in enumerate(pl.MpDeviceLoader(loader, device)):
+        loss = disc(gen(torch.randn(8, 64, device=device))).mean() - disc(real).mean()
+        loss.backward()
+        xm.optimizer_step(opt)
+        if step % args.sample_every == 0:
+            fake = gen(torch.randn(16, 64, device=device))
+            grid = make_grid(fake, nrow=4, normalize=True).cpu()
+            pixels = grid.numpy().transpose(1, 2, 0) * 255.0
+            pixels = np.clip(pixels, 0, 255).astype(np.uint8)
+            io.imsave(f"samples/{step:06d}.png", pixels)
+            save_image(fake.cpu(), f"samples/raw-{step:06d}.png")
+            Image.fromarray(fake[0].permute(1, 2, 0).cpu().numpy().astype(np.uint8)).save("a.png")
+            wandb.log({"samples": wandb.Image(fake[:4].cpu())})
+            writer.add_images("fake", fake.cpu(), step)
+            spread = fake.std().cpu()  # error: XLA201
+            print("sample spread", float(spread))  # (a CPU tensor by then)
+            print("loss", loss.item())  # error: XLA201
