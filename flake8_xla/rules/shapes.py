@@ -981,7 +981,9 @@ Reported where the loader is built, when it reaches an XLA loader (`MpDeviceLoad
 `ParallelLoader`), a training or evaluation step loop, or an ignite engine whose step
 runs on the XLA device (`create_supervised_trainer(..., device=<XLA device>)`,
 `Engine(train_step)`, then `trainer.run(loader)`), or the `fit` of a Lightning Trainer
-built for the TPU (`pl.Trainer(tpu_cores=8).fit(model, train_loader, val_loader)`), and
+built for the TPU (`pl.Trainer(tpu_cores=8).fit(model, train_loader, val_loader)`; not
+when its `limit_train_batches`/`limit_val_batches` stops the epoch early, unless that
+limit is the literal 1.0 on some path), and
 `drop_last` is absent
 or literally `False`. That loop may be in another module of the project: a loader
 passed to `engine.train_one_epoch(...)`, or returned by a factory whose caller loops over

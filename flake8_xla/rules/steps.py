@@ -45,7 +45,10 @@ that runs `backward()` and an optimizer step without `torch_xla.sync()`
 without iterating a `pl.MpDeviceLoader` keeps extending one graph: tracing slows
 down every step, the graph is compiled only when something reads a value, and
 memory grows. An evaluation loop that collects its lazy outputs (`preds.append(out)`)
-without a barrier does the same: all its forward passes end up in one graph.
+without a barrier does the same: all its forward passes end up in one graph. A loop over
+the data whose forward outputs are all dropped (`_ = model(x)`, a warm-up or throughput
+loop) runs no graph at all without a barrier: the device does no work, and its timings
+measure tracing alone.
 
 Measured (checks/XLA301, PJRT_DEVICE=CPU): the largest graph of the flagged script
 grows linearly with the number of steps; the fixed script's stays constant.
@@ -62,7 +65,9 @@ for x, y in pl.MpDeviceLoader(loader, device):
     ...
 # or call torch_xla.sync() at the end of the loop body
 ```
-Not reported: loops over `MpDeviceLoader`/`ParallelLoader`, loops in functions
+Not reported: loops over `MpDeviceLoader`/`ParallelLoader` (or over a project's own
+loader class whose `__iter__` yields a batch and runs `torch_xla.sync()` in the same
+iteration), loops in functions
 compiled with `torch_xla.compile`, micro-batch loops inside a step that has a
 barrier, loops whose batches may come from an XLA loader the linter cannot see, and
 scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the barrier.

@@ -321,7 +321,10 @@ the copy runs none; a `.item()` there is still reported, a blocking read the cor
 debatable), code that runs once per pass over the data (an `except StopIteration:`
 handler of `next(it)`) or on the first step only (`if not hasattr(self, "n"): self.n =
 t.item()`), and `xm.mesh_reduce` of a Python number in a branch taken every N steps,
-right after a barrier or an `xm.rendezvous` (nothing is pending on the device). A
+right after a barrier or an `xm.rendezvous` (nothing is pending on the device), and a
+copy out whose data goes to an image, video or figure writer (`save_image`, `imsave`,
+`Image.fromarray`, `wandb.Image`, `writer.add_image`), directly or through host-array
+steps and names: sample images written every N steps, where the transfer is the point. A
 Lightning `Callback`'s per-batch hooks (`on_train_batch_end(trainer, pl_module, outputs,
 batch, batch_idx)`) run in the step, with its outputs and batch on the device.
 """
