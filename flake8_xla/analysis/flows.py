@@ -43,6 +43,8 @@ from flake8_xla.analysis.names import (
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 from flake8_xla.imports import canonical
 
+#: Classes whose constructor's keywords become the new object's attributes.
+NAMESPACE_TYPES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 MAX_DEPTH = 40          # nesting of value resolution before giving up ("unknown")
 _NO_CYCLE = 1 << 30
 MAX_CALL_DEPTH = 4      # function contexts followed through calls
@@ -2825,6 +2827,22 @@ class Evaluator:
                                    for v in result)
         return result
 
+    def _namespace_keyword(self, call: nodes.Call, attr: str, d: int
+                           ) -> frozenset[Value] | None:
+        """``cfg.padding`` of ``cfg = SimpleNamespace(padding="longest", ...)`` (or an
+        ``argparse.Namespace(...)`` built by hand): what the construction passes for it,
+        evaluated in the module that constructs it; None when it passes nothing so named
+        (attributes set on the object later flow as for any namespace)."""
+        home = self
+        if call.root() is not self.module:
+            home = self.link.evaluator_of(call) if self.link is not None else None
+            if home is None:
+                return None
+        if home.qualname(call.func) not in NAMESPACE_TYPES:
+            return None
+        given = keyword(call, attr)
+        return home.value(given, None, d) if given is not None else None
+
     def _local_attr_assignment(self, use: nodes.Attribute) -> nodes.AssignAttr | None:
         """The ``self.attr = value`` target that every path to ``use`` passes last in its
         own method: a statement of the method's body itself (not in a branch or a loop)
@@ -2963,6 +2981,9 @@ class Evaluator:
             return UNKNOWN_SET
         if k is Kind.HOST:
             if v.qual == "namespace" and isinstance(v.node, nodes.Call):
+                given = self._namespace_keyword(v.node, attr, d)
+                if given is not None:
+                    return given
                 default = argparse_default(v.node, attr)
                 if default is not None:
                     # ``args.test_bs``: the run as the script is configured by default
@@ -3521,6 +3542,8 @@ class Evaluator:
         """The value a call returns."""
         func = call.func
         q = self.qualname(func)
+        if q == "functools.partial" and call.args:
+            return self._partial(call, ctx, d)
         if q is not None:
             return self._apply(self.api.call(q), q, call, None, ctx, d)
         if isinstance(func, nodes.Attribute):
@@ -3531,13 +3554,42 @@ class Evaluator:
         out = [self._call_of(v, call, ctx, d) for v in callee]
         return join(*out) if out else UNKNOWN_SET
 
+    def _partial(self, call: nodes.Call, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        """``functools.partial(fn, *args, **keywords)``: ``fn``'s function values, each
+        holding the arguments bound into it (positional in ``elts``, keywords in
+        ``items``, flag ``"partial"``), which a call of it passes before its own
+        (:meth:`_partial_arguments`). Anything else ``fn`` may be passes through."""
+        bound = self.call_arguments(call, ctx, d)
+        if bound.starred or bound.star_kwargs:
+            return self.value(call.args[0], ctx, d)
+        out = []
+        for v in self.value(call.args[0], ctx, d):
+            if v.kind is Kind.FUNCTION and v.node is not None:
+                elts = (v.elts or ()) + bound.positional[1:]
+                items = (v.items or ()) + bound.keywords
+                v = v.with_(elts=elts, items=items, flags=v.flags | {"partial"})
+            out.append(frozenset({v}))
+        return join(*out) if out else UNKNOWN_SET
+
+    @staticmethod
+    def _partial_arguments(v: Value | None, passed: CallArgs) -> CallArgs:
+        """``passed`` after the arguments a ``functools.partial`` value ``v`` bound: its
+        positional ones first, its keywords unless the call passes the same keyword."""
+        if v is None or not v.has("partial"):
+            return passed
+        given = {name for name, _ in passed.keywords}
+        return CallArgs(tuple(v.elts or ()) + passed.positional,
+                        tuple((n, vs) for n, vs in v.items or () if n not in given) +
+                        passed.keywords, passed.starred, passed.star_kwargs)
+
     def _call_of(self, v: Value, call: nodes.Call, ctx: Ctx | None, d: int
                  ) -> frozenset[Value]:
         k = v.kind
         if k is Kind.REF:
             return self._apply(self.api.call(v.qual), v.qual, call, None, ctx, d)
         if k is Kind.FUNCTION and v.node is not None:
-            return self.call_function(v.node, call, ctx, d, self_v=v.bound)
+            return self.call_function(v.node, call, ctx, d, self_v=v.bound,
+                                      partial=v if v.has("partial") else None)
         if k is Kind.CLASS and isinstance(v.node, nodes.ClassDef):
             return self._construct(v.node, call, ctx, d)
         if k is Kind.MODULE:
@@ -3682,9 +3734,11 @@ class Evaluator:
         return value
 
     def call_function(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,
-                      d: int, self_v: frozenset[Value] | None = None) -> frozenset[Value]:
-        """The value returned by a module function called at ``call`` under ``ctx``."""
-        callee_ctx = self.ctx_for_call(func, call, ctx, d, self_v)
+                      d: int, self_v: frozenset[Value] | None = None,
+                      partial: Value | None = None) -> frozenset[Value]:
+        """The value returned by a module function called at ``call`` under ``ctx``
+        (through ``partial``, a ``functools.partial`` value of it, when given)."""
+        callee_ctx = self.ctx_for_call(func, call, ctx, d, self_v, partial)
         if callee_ctx is None:
             return UNKNOWN_SET
         result = self.returns(func, callee_ctx, d)
@@ -3729,6 +3783,13 @@ class Evaluator:
         star_kwargs = False
         for kw in call.keywords or ():
             if kw.arg is None:
+                spread = self.value(kw.value, ctx, d) if only is None else UNKNOWN_SET
+                if len(spread) == 1 and (sv := next(iter(spread))).kind is Kind.DICT and \
+                        sv.items is not None and sv.elem is None:
+                    # ``build_loader(ds, **loader_kwargs)`` of ``loader_kwargs =
+                    # dict(batch_size=64, num_workers=4)``: those keywords, by name
+                    keywords.extend(sv.items)
+                    continue
                 star_kwargs = True
             else:
                 keywords.append((kw.arg, self.value(kw.value, ctx, d)
@@ -3736,21 +3797,23 @@ class Evaluator:
         return CallArgs(tuple(positional), tuple(keywords), starred, star_kwargs)
 
     def ctx_for_call(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,
-                     d: int, self_v: frozenset[Value] | None = None) -> Ctx | None:
-        """The context of ``func`` called at ``call`` (args evaluated under ``ctx``)."""
+                     d: int, self_v: frozenset[Value] | None = None,
+                     partial: Value | None = None) -> Ctx | None:
+        """The context of ``func`` called at ``call`` (args evaluated under ``ctx``;
+        ``partial``: the ``functools.partial`` value called, whose bound arguments come
+        first)."""
         depth = (ctx.depth + 1) if ctx is not None else 1
         if depth > MAX_CALL_DEPTH:
             return None
+        passed = self._partial_arguments(partial, self.call_arguments(call, ctx, d))
         if self.link is not None and self.link.multi and func.root() is not self.module:
             # A function of another module: the arguments are evaluated here, and bound by
             # its own module's Evaluator.
             owner = self.link.evaluator_of(func)
             if owner is None:
                 return None
-            return owner.ctx_for_values(func, self.call_arguments(call, ctx, d), None, depth,
-                                        d, self_v)
-        return self.ctx_for_values(func, self.call_arguments(call, ctx, d), ctx, depth, d,
-                                   self_v)
+            return owner.ctx_for_values(func, passed, None, depth, d, self_v)
+        return self.ctx_for_values(func, passed, ctx, depth, d, self_v)
 
     def ctx_for_values(self, func: nodes.NodeNG, passed: CallArgs, ctx: Ctx | None,
                        depth: int, d: int, self_v: frozenset[Value] | None = None) -> Ctx:
@@ -4065,7 +4128,9 @@ class Evaluator:
                     # (``@timed``: the wrapper its decorator returns runs in its place)
                     target = (self.wrapper_of(v.node) if v.bound is None and
                               not v.has("raw") else None) or v.node
-                    yield target, self.ctx_for_call(target, call, ctx, 0, v.bound)
+                    yield target, self.ctx_for_call(
+                        target, call, ctx, 0, v.bound,
+                        v if v.has("partial") and target is v.node else None)
                 elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
                     # A callable object (a collator, a meter). A module's forward is not
                     # followed: every module class's forward is checked on its own.
