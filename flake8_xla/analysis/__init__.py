@@ -148,6 +148,20 @@ class Analyzer:
         analysis itself: a unit test's code still counts there."""
         return self._outside_hidden(klass, self.module_nodes(klass))
 
+    def rule_region(self) -> list[tuple[nodes.NodeNG, Ctx | None, bool]]:
+        """:meth:`Steps.step_region` less its nodes on a line of :attr:`hidden_spans`: for
+        a rule's loop over the region nodes it reports at (a unit test's module classes
+        and loops are never asked about, by the rules not reported in tests)."""
+        region = self.steps.step_region()
+        spans = self.hidden_spans
+        if not spans:
+            return region
+        shown = self._shown.get("region")
+        if shown is None or shown[0] is not spans:
+            shown = self._shown["region"] = (spans, [
+                entry for entry in region if not in_spans(entry[0].fromlineno, spans)])
+        return shown[1]
+
     def rule_calls(self, name: str) -> list[nodes.Call]:
         """:meth:`calls_named` less the calls on a line of :attr:`hidden_spans`."""
         return self._outside_hidden(("calls", name), self.calls_named(name))

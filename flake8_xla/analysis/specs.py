@@ -141,7 +141,15 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
             flags.add("sampler_unknown")
         else:
             counts = {_sample_count(v.node) for v in sv}
-            if len(counts) == 1 and None not in counts:
+            loaded = argument(call, 0, "dataset")
+            if counts == {None} and loaded is not None and all(
+                    v.qual in UNSHARDED_SAMPLERS and isinstance(v.node, nodes.Call) and
+                    (source := argument(v.node, 0, "data_source")) is not None and
+                    source.as_string() == loaded.as_string() for v in sv):
+                # ``RandomSampler(train_set)`` for ``DataLoader(train_set, sampler=...)``:
+                # every sample of the dataset once per epoch, as without a sampler
+                pass
+            elif len(counts) == 1 and None not in counts:
                 count = counts.pop()
                 # ``RandomSampler(ds, num_samples=N)``: N samples, whatever the dataset's size
                 # (at 10**8 or more the final batch is never reached in practice).
@@ -963,6 +971,15 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
                               for e in ev.iterate(frozenset({v}), d)]
             elem = join(*parts) if parts else UNKNOWN_SET
         return one(Kind.DICT, items=items, elem=elem)
+    if spec == "defaultdict":
+        # ``meters = defaultdict(AverageMeter)``: every key reads an instance of the
+        # class (each made on first use); other factories stay unknown
+        factories = _arg_value(ev, call, 0, ctx, d) if call.args else EMPTY
+        if factories and all(v.kind is Kind.CLASS and isinstance(v.node, nodes.ClassDef)
+                             for v in factories):
+            return one(Kind.DICT, items=(), elem=join(*(ev.instance(v.node)
+                                                       for v in factories)))
+        return UNKNOWN_SET
     if head.startswith("arg") and head[3:].isdigit():
         return _arg_value(ev, call, int(head[3:]), ctx, d)
     if spec == "extremum":

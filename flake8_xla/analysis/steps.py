@@ -979,6 +979,8 @@ class Steps:
                     self.model_loop_nodes |= added
                     self.data_step_nodes -= added
             for func in self.an.module_nodes(nodes.FunctionDef):
+                if self.in_unit_test(func):
+                    continue  # (a unit test is never a step, nor part of one)
                 if self.is_compiled(func) and not off_xla_path(func, self.ev) and not any(
                         self._iterates_data(lp) or self.is_training_loop(lp)
                         for lp in self.ev.own_nodes(func, LOOPS)):
@@ -1006,7 +1008,8 @@ class Steps:
             for klass in self.an.module_nodes(nodes.ClassDef):
                 forward = next((m for m in klass.body if isinstance(m, nodes.FunctionDef)
                                 and m.name == "forward"), None)
-                if forward is None or self.ev.class_kind(klass) is not Kind.MODULE or \
+                if forward is None or self.in_unit_test(klass) or \
+                        self.ev.class_kind(klass) is not Kind.MODULE or \
                         self.is_compiled(forward) or off_xla_path(forward, self.ev) or \
                         self._data_transform(klass):
                     continue

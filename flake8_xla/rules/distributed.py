@@ -1062,7 +1062,7 @@ Not reported after an explicit move to the CPU (`xm._maybe_convert_to_cpu`,
             if an.does(call, "save") or an.does(call, "xla_save"):
                 saves_in.add(id(call.scope()))
         seen: set[int] = set()
-        for node, ctx, per_param in an.steps.step_region():
+        for node, ctx, per_param in an.rule_region():
             if per_param or not isinstance(node, nodes.Call) or id(node) in seen:
                 continue
             f = node.func

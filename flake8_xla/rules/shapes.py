@@ -1247,6 +1247,8 @@ is a known multiple of `bs` or the range stops at the last whole slice.
                     for inner in self._plain_inside(v.bound or frozenset(), 0):
                         yield inner, call
         for loop in an.module_nodes(nodes.For):
+            if an.steps.in_unit_test(loop):
+                continue  # (never a step loop: no value of its iterable is needed)
             # the loader first: most loops iterate no DataLoader, and is_step_loop costs more
             inner = list(self._plain_inside(an.value(loop.iter), 0))
             if inner and an.steps.is_step_loop(loop):
@@ -1576,7 +1578,7 @@ Not reported:
             return
         seen: set[int] = set()
         tests: list[tuple[nodes.NodeNG, Ctx | None, str]] = []
-        for node, ctx, per_param in an.steps.step_region():
+        for node, ctx, per_param in an.rule_region():
             if per_param:
                 continue
             if isinstance(node, (nodes.If, nodes.While)):
@@ -1841,7 +1843,7 @@ function).
         if an is None:
             return
         seen: set[tuple[int, int]] = set()
-        for node, ctx, per_param in an.steps.step_region():
+        for node, ctx, per_param in an.rule_region():
             if per_param:
                 continue
             strong = an.steps.is_strong(node)

@@ -344,7 +344,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
             return
         steps = an.steps
         reported: set[tuple[int, int]] = set()
-        for node, ctx, per_param in steps.step_region():
+        for node, ctx, per_param in an.rule_region():
             found = self._sync_kind(node, ctx, per_param)
             if found is None or _only_on_failure(node):
                 continue
