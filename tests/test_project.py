@@ -5707,3 +5707,64 @@ def test_an_attribute_set_on_both_branches_of_a_tpu_switch(tmp_path: Path) -> No
             """,
     })
     assert [f for f in lint(top / "engine.py") if f[1] == "XLA301"] == []
+
+
+def test_scripts_that_a_launcher_spawns_by_name(tmp_path: Path) -> None:
+    """A launcher that imports the training script named on its command line and spawns
+    its ``_mp_fn`` (Hugging Face's ``xla_spawn.py``) makes every module of the project
+    that defines ``_mp_fn`` XLA code, though it never imports torch_xla itself; a module
+    without ``_mp_fn`` is not."""
+    top = write(tmp_path / "s", {
+        "pyproject.toml": "",
+        "xla_spawn.py": """\
+            import importlib
+            import sys
+            from pathlib import Path
+
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def main():
+                script = Path(sys.argv[1])
+                sys.path.append(str(script.parent.resolve()))
+                mod = importlib.import_module(script.stem)
+                xmp.spawn(mod._mp_fn, args=(), nprocs=8)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+        "run_cls.py": """\
+            import torch
+            from torch.utils.data import DataLoader
+
+
+            def main(model, dataset, optimizer, device):
+                for x, y in DataLoader(dataset, batch_size=32, drop_last=True):
+                    loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+                    loss.backward()
+                    optimizer.step()
+                    print(loss.item())
+
+
+            def _mp_fn(index):
+                # For xla_spawn (TPUs)
+                main(None, None, None, None)
+            """,
+        "run_gpu.py": """\
+            import torch
+            from torch.utils.data import DataLoader
+
+
+            def main(model, dataset, optimizer, device):
+                # a GPU-only script (tpu: not supported)
+                for x, y in DataLoader(dataset, batch_size=32, drop_last=True):
+                    loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+                    loss.backward()
+                    optimizer.step()
+                    print(loss.item())
+            """,
+    })
+    ix = index_for(top / "run_cls.py")
+    assert ix.is_xla_code(top / "run_cls.py")
+    assert not ix.is_xla_code(top / "run_gpu.py")

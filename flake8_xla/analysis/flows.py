@@ -1816,7 +1816,7 @@ class Evaluator:
         # what call sites in other modules of the project pass, and the functions a
         # decorator wraps (``@timed def step(...)``: ``fn`` of ``def timed(fn)``)
         remote = self.link.param_values(self, func, b, d) if self.link is not None else []
-        remote = [*remote, *self._decorated_by(func, name)]
+        remote = [*remote, *self._decorated_by(func, name), *self._partial_bound(func, name, d)]
         found.extend(remote)
         if not sites and not remote and klass is not None and func.name == "forward" and \
                 self.class_kind(klass) is Kind.MODULE:
@@ -1837,6 +1837,30 @@ class Evaluator:
                 result = join(*(s for s in [result] if V.is_known(s)), used) if \
                     V.is_known(result) else used
         return result
+
+    def _partial_bound(self, func: nodes.NodeNG, name: str, d: int
+                       ) -> list[frozenset[Value]]:
+        """What ``functools.partial(func, ..., name=value)`` calls of this module bind to
+        parameter ``name`` (by keyword, or by position after the function): the value a
+        call of the partial passes there (``collate_fn=partial(collate,
+        tokenizer=tokenizer)``, run by the DataLoader, which this module never calls)."""
+        if not isinstance(func, nodes.FunctionDef):
+            return []
+        params = self._params(func)
+        found: list[frozenset[Value]] = []
+        for call in self.calls_named("partial"):
+            if not call.args or self.qualname(call.func) != "functools.partial" or not any(
+                    v.kind is Kind.FUNCTION and v.node is func
+                    for v in self.value(call.args[0], None, d)):
+                continue
+            given = keyword(call, name)
+            if given is None and name in params:
+                at = params.index(name) + 1
+                given = call.args[at] if at < len(call.args) and not any(
+                    isinstance(a, nodes.Starred) for a in call.args[:at + 1]) else None
+            if given is not None:
+                found.append(self.value(given, None, d))
+        return found
 
     def _decorated_by(self, func: nodes.NodeNG, name: str) -> list[frozenset[Value]]:
         """The functions that ``func`` decorates (``@timed`` on ``def train_step``, in this

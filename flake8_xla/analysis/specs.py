@@ -481,6 +481,20 @@ def _sample_count(node: nodes.NodeNG | None) -> int | None:
 
 def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: int,
              receiver: Value | None = None) -> frozenset[Value]:
+    if entry.name == "torch.utils.data.random_split":
+        # ``train, val = random_split(full, [45000, 5000])``: a map-style Subset per
+        # length, of that many samples when the length is a known whole number
+        # (fractions, or lengths not known, leave the sizes unknown)
+        lengths = argument(call, 1, "lengths")
+        if isinstance(lengths, (nodes.List, nodes.Tuple)) and not any(
+                isinstance(e, nodes.Starred) for e in lengths.elts):
+            parts = []
+            for e in lengths.elts:
+                size = V.single_text(ev.value(e, ctx, d))
+                parts.append(one(Kind.DATASET, node=call, qual=entry.name,
+                                 text=size if size is not None and size.isdigit() else None))
+            return one(Kind.LIST, elts=tuple(parts))
+        return one(Kind.LIST, elem=one(Kind.DATASET, node=call, qual=entry.name))
     if entry.returns == "dataset:sharded":
         # ``split_dataset_by_node(ds, rank=..., world_size=...)``, ``ds.shard(n, i)``: this
         # replica's part (still a stream when ``ds`` is one, but no longer the whole of it)

@@ -576,13 +576,28 @@ class Steps:
                 # whose iterations run a decode loop (forward passes, no data, training or
                 # barrier of its own) is a generation loop, one step per item
                 step = True
-            if not step and any(self.is_barrier_call(c, cx)
-                                for c, cx in self.calls_in(lp, into_loops=False)):
+            if not step and not self._iterates_mapping(lp) and any(
+                    self.is_barrier_call(c, cx)
+                    for c, cx in self.calls_in(lp, into_loops=False)):
                 # A barrier after ``train_one_epoch(...)``: an epoch loop, whose steps are
                 # the inner loops; else a step loop of its own.
                 step = not self._memo_q("drives_steps", lp, self._drives_own_steps)
             return step and not off_xla_path(lp, self.ev) and not self.cpu_training(lp)
         return self._memo_q("step", loop, compute)
+
+    def _iterates_mapping(self, loop: nodes.NodeNG) -> bool:
+        """A ``for`` over the entries of a dict (``for meter in self.meters.values():
+        meter.synchronize()``): one iteration per named object, not per step, even when
+        what each runs has a barrier."""
+        if not isinstance(loop, nodes.For):
+            return False
+        it = loop.iter
+        if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute) and \
+                it.func.attrname in ("values", "items", "keys") and not it.args:
+            return bool(self.ev.value(it.func.expr)) and all(
+                v.kind is Kind.DICT for v in self.ev.value(it.func.expr))
+        vs = self.ev.value(it)
+        return bool(vs) and all(v.kind is Kind.DICT for v in vs)
 
     def cpu_training(self, loop: nodes.NodeNG) -> bool:
         """Every loss the loop back-propagates is a tensor known to be on the CPU (a

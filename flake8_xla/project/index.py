@@ -666,7 +666,9 @@ class ProjectIndex:
         direct |= needing
         drivers = self._drivers(direct)
         direct |= drivers
-        programs = sorted(set(programs) | needing | drivers)
+        spawned = self._spawned_by_name(direct)
+        direct |= spawned
+        programs = sorted(set(programs) | needing | drivers | spawned)
         reached = set(programs)
         queue = deque(sorted(programs))
         while queue:
@@ -680,6 +682,24 @@ class ProjectIndex:
         self.flush()
         self._save_layout()
         return self._xla
+
+    def _spawned_by_name(self, direct: set[str]) -> set[str]:
+        """Training scripts that a launcher of the project runs by name: when a module
+        showing XLA use imports a script named at run time and spawns its ``_mp_fn``
+        (Hugging Face's ``xla_spawn.py``), every module that could show XLA use and
+        defines a top-level ``_mp_fn`` (the entry point that launcher calls, ``# For
+        xla_spawn (TPUs)`` in the Hugging Face examples) is XLA code."""
+        if not any((s := self.summary(rel)) is not None and s.spawns_by_name
+                   for rel in sorted(direct)):
+            return set()
+        out: set[str] = set()
+        for rel in self.files:
+            if rel in direct or not self._entry(rel)["c"] or self.is_library(rel):
+                continue
+            s = self.summary(rel)
+            if s is not None and "_mp_fn" in s.defs:
+                out.add(rel)
+        return out
 
     def _layout_key(self) -> str:
         from flake8_xla.project.results import tool_fingerprint

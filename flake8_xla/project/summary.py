@@ -53,6 +53,10 @@ class Summary:
             level uses ``args.parse`` only shallowly.
         script: the module runs as a script (``if __name__ == "__main__":`` at its top
             level), whether or not it shows XLA use.
+        spawns_by_name: the module reads ``_mp_fn`` off a module it imports by name at
+            run time (``importlib.import_module(script)``): a launcher such as Hugging
+            Face's ``xla_spawn.py``, which runs ``xmp.spawn(mod._mp_fn, ...)`` for the
+            training script named on its command line.
     """
 
     xla: bool
@@ -64,6 +68,7 @@ class Summary:
     top: tuple[tuple[str, int, tuple[str, ...]], ...] = ()
     deep: tuple[str, ...] = ()
     script: bool = False
+    spawns_by_name: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (see :meth:`from_json`)."""
@@ -71,7 +76,7 @@ class Summary:
                 "i": [[m, lv, list(ns)] for m, lv, ns in self.imports],
                 "r": list(self.refs), "d": list(self.defs), "n": self.needs_xla,
                 "t": [[m, lv, list(ns)] for m, lv, ns in self.top],
-                "e": list(self.deep), "s": self.script}
+                "e": list(self.deep), "s": self.script, "l": self.spawns_by_name}
 
     @classmethod
     def from_json(cls, raw: object) -> Summary:
@@ -87,10 +92,10 @@ class Summary:
             deep = tuple(raw["e"])
             if not all(isinstance(r, str) for r in refs + defs + deep):
                 raise TypeError("bad name")
-            if not all(isinstance(raw[k], bool) for k in ("x", "p", "n", "s")):
+            if not all(isinstance(raw[k], bool) for k in ("x", "p", "n", "s", "l")):
                 raise TypeError("bad flag")
             return cls(raw["x"], raw["p"], imports, refs, defs, raw["n"], top, deep,
-                       raw["s"])
+                       raw["s"], raw["l"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed summary: {exc}") from None
 
@@ -151,6 +156,7 @@ def summarize(tree: ast.Module, source: str) -> Summary:
     shallow = _import_time_callees(tree)
     names = table.names
     name_t, attr_t = ast.Name, ast.Attribute
+    spawned_attr = False
     for node in walk(tree):
         t = type(node)
         ref = None
@@ -160,6 +166,8 @@ def summarize(tree: ast.Module, source: str) -> Summary:
             chain = name_chain(node)
             if chain and chain[0] in names:
                 ref = ".".join([names[chain[0]], *chain[1:]])
+            elif node.attr == "_mp_fn":  # type: ignore[attr-defined]
+                spawned_attr = True  # ``mod._mp_fn`` of a module object, not an import
         elif t is ast.Import or t is ast.ImportFrom:
             imports.extend(_import_entries(node))
         if ref is not None:
@@ -183,4 +191,5 @@ def summarize(tree: ast.Module, source: str) -> Summary:
     program = xla and (is_program(tree) or launches_framework_trainer(tree, table))
     return Summary(xla=xla, program=program, imports=tuple(imports),
                    refs=tuple(sorted(refs)), defs=tuple(sorted(defs)), needs_xla=needs,
-                   top=top, deep=tuple(sorted(deep)), script=is_script(tree))
+                   top=top, deep=tuple(sorted(deep)), script=is_script(tree),
+                   spawns_by_name=spawned_attr and "importlib.import_module" in refs)

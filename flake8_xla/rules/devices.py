@@ -241,7 +241,7 @@ cannot run on an XLA host.
                     isinstance(node.parent, nodes.FunctionDef) and node.parent.body else target
                 if an.off_xla_path(place, kinds=(nodes.If, nodes.While)) or \
                         self._xla_choice(target) or self._overwritten_guard(target) or \
-                        self._unread_guard(target):
+                        self._unread_guard(target) or self._other_arm_on_xla(target):
                     continue
                 if what.startswith("torch.cuda."):
                     yield Finding(target.lineno, target.col_offset, self.code,
@@ -306,6 +306,18 @@ cannot run on an XLA host.
             for value in values:
                 if _is_cuda(const_str(value)):
                     yield value, f"{targets[0].as_string()} = {value.as_string()}"
+
+    def _other_arm_on_xla(self, node: nodes.NodeNG) -> bool:
+        """``"xla" if CFG.device == "TPU" else "cuda"``: an arm of a conditional whose test
+        the XLA path decides the other way (a switch between the TPU and GPU runs, not a
+        CUDA availability probe, which on an XLA host silently picks the CPU and is still
+        reported)."""
+        choice = node.parent
+        if not isinstance(choice, nodes.IfExp) or node is choice.test or \
+                mentions(choice.test, "cuda"):
+            return False
+        truth = xla_truth(choice.test, self.ctx.analyzer.ev)
+        return truth is (node is choice.orelse)
 
     def _unread_guard(self, node: nodes.NodeNG) -> bool:
         """A ``'cuda' if torch.cuda.is_available() else 'cpu'`` (or ``torch.device()`` of

@@ -1,0 +1,26 @@
+"""Eval file for XLA102: ``random_split(full, [45000, 5000])`` gives subsets of those
+sizes: a batch size that divides a subset's size leaves no short batch there, one that
+does not (or fractional lengths, whose sizes are not known) may."""
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.parallel_loader as pl
+import torchvision
+from torch.utils.data import DataLoader, random_split
+
+
+def main(model, optimizer):
+    device = torch_xla.device()
+    full = torchvision.datasets.CIFAR10("data", train=True, download=True)
+    train_set, val_set = random_split(full, [45000, 5000])
+    part_a, part_b = random_split(full, [0.9, 0.1])
+    loaders = (DataLoader(train_set, batch_size=125, shuffle=True),
+               DataLoader(val_set, batch_size=125),
+               DataLoader(train_set, batch_size=128, shuffle=True),  # error: XLA102
+               DataLoader(part_a, batch_size=125, shuffle=True))  # error: XLA102
+    for loader in loaders:
+        for x, y in pl.MpDeviceLoader(loader, device):
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            xm.optimizer_step(optimizer)
+    del part_b
