@@ -2,6 +2,7 @@
 import torch
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
+import torchvision
 from torch.utils.data import DataLoader, IterableDataset, RandomSampler, TensorDataset
 
 N_ROWS = 4096
@@ -49,3 +50,17 @@ def loaders(source, rows, train_ds):
                    sampler=RandomSampler(train_ds, replacement=True, num_samples=1000)),
     ]
     return [pl.MpDeviceLoader(b, device) for b in built]
+
+
+def train_split_sizes(model, optimizer):
+    # Oxford Flowers' validation split (1,020 images) in batches of 34 divides evenly; the
+    # SVHN training split (73,257 images) in batches of 64 does not.
+    device = torch_xla.device()
+    flowers = DataLoader(torchvision.datasets.Flowers102("data", split="val"), batch_size=34)
+    digits = DataLoader(torchvision.datasets.SVHN("data", split="train"),  # error: XLA102
+                        batch_size=64, shuffle=True)
+    for loader in (flowers, digits):
+        for x, y in pl.MpDeviceLoader(loader, device):
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
