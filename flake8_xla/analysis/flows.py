@@ -2051,6 +2051,21 @@ class Evaluator:
         return None
 
     # ------------------------------------------------------------------ call sites
+    def _instance_call(self, b: nodes.NodeNG) -> nodes.FunctionDef | None:
+        """``es = EarlyStopping(patience=3)`` bound to the name called: the ``__call__``
+        of that class of the module (``es(score, model)`` runs it with ``self`` bound),
+        else None (syntax only: the class named by the assignment's call)."""
+        if not (isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+                isinstance(b.parent.value, nodes.Call) and
+                isinstance(b.parent.value.func, nodes.Name)):
+            return None
+        classes = [c for c in self.bindings(b.parent.value.func) if isinstance(c, nodes.ClassDef)]
+        if len(classes) != 1:
+            return None
+        method = self.method_of(classes[0], "__call__")
+        return method if isinstance(method, nodes.FunctionDef) and \
+            method.root() is self.module else None
+
     def _index_calls(self) -> dict[int, list[tuple[nodes.Call, bool]]]:
         if self._sites is None:
             table: dict[int, list[tuple[nodes.Call, bool]]] = {}
@@ -2143,6 +2158,8 @@ class Evaluator:
                         out.append((init, True))
                 elif (lam := bound_lambda(b)) is not None:
                     out.append((lam, False))
+                elif (method := self._instance_call(b)) is not None:
+                    out.append((method, True))
             return out
         if isinstance(func, nodes.Attribute) and isinstance(func.expr, nodes.Name) and \
                 func.expr.name in ("self", "cls"):
