@@ -4188,4 +4188,9 @@ class Evaluator:
         klass = enclosing_class(func)
         if klass is not None and func.name == "__init__":
             return self.instance(klass)
+        if klass is not None and func.name == "__call__":
+            # ``es(score, model)`` of ``es = EarlyStopping(...)``: self is the object called
+            return frozenset(v for v in self.value(f, ctx)
+                             if v.kind is Kind.OBJECT and v.node is klass) or \
+                self.instance(klass)
         return None
