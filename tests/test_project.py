@@ -5768,3 +5768,50 @@ def test_scripts_that_a_launcher_spawns_by_name(tmp_path: Path) -> None:
     ix = index_for(top / "run_cls.py")
     assert ix.is_xla_code(top / "run_cls.py")
     assert not ix.is_xla_code(top / "run_gpu.py")
+
+
+def test_a_callable_object_of_another_module(tmp_path: Path) -> None:
+    """XLA503: ``es = EarlyStopping(patience=3)`` built in train.py, then ``es(score,
+    model, path)``, runs utils.py's ``EarlyStopping.__call__`` with the XLA model, and its
+    ``save_checkpoint`` torch.saves the model's state dict (reported in utils.py)."""
+    top = write(tmp_path / "e", {
+        "pyproject.toml": "",
+        "utils.py": """\
+            import torch
+
+
+            class EarlyStopping:
+                def __init__(self, patience=3):
+                    self.patience = patience
+                    self.best = None
+
+                def __call__(self, score, model, path):
+                    if self.best is None or score > self.best:
+                        self.best = score
+                        self.save_checkpoint(model, path)
+
+                def save_checkpoint(self, model, path):
+                    torch.save(model.state_dict(), path)
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            from utils import EarlyStopping
+
+
+            def fit(model, optimizer, loader, evaluate):
+                device = torch_xla.device()
+                model.to(device)
+                es = EarlyStopping(patience=3)
+                for epoch in range(10):
+                    for x, y in loader:
+                        torch.nn.functional.cross_entropy(
+                            model(x.to(device)), y.to(device)).backward()
+                        xm.optimizer_step(optimizer)
+                        torch_xla.sync()
+                    es(evaluate(model), model, f"model_{epoch}.bin")
+            """,
+    })
+    assert [f for f in lint(top / "utils.py") if f[1] == "XLA503"] == [(15, "XLA503")]

@@ -1818,9 +1818,12 @@ class Evaluator:
         remote = self.link.param_values(self, func, b, d) if self.link is not None else []
         remote = [*remote, *self._decorated_by(func, name), *self._partial_bound(func, name, d)]
         found.extend(remote)
-        if not sites and not remote and klass is not None and func.name == "forward" and \
-                self.class_kind(klass) is Kind.MODULE:
-            # ``model(ids, labels)``: a module's call runs its forward with those inputs
+        if not sites and not remote and klass is not None and (
+                func.name == "forward" and self.class_kind(klass) is Kind.MODULE or
+                func.name == "__call__" and self.class_kind(klass) is not Kind.MODULE):
+            # ``model(ids, labels)``: a module's call runs its forward with those inputs;
+            # ``es(score, model)`` of ``es = EarlyStopping()`` (here or in another module
+            # that builds one) runs ``__call__`` with them
             remote = self.forward_inputs(func, klass, b, d)
             found.extend(remote)
         if not sites and not remote:
