@@ -128,7 +128,35 @@ def _lengths(items: nodes.NodeNG) -> bool:
     if isinstance(items, nodes.Call) and isinstance(items.func, nodes.Name) and \
             items.func.name == "map" and len(items.args) == 2:
         return _length_expr(items.args[0]) and _from_frame(items.args[1], frame)
-    return False
+    return _mask_row_sums(items)
+
+
+def _slice_upper(index: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The stop of a ``[:n]`` slice that starts at 0 (alone, or in a tuple of slices such as
+    ``[:, :n]``, the last one with a stop), else None."""
+    parts = index.elts if isinstance(index, nodes.Tuple) else [index]
+    stops = [p.upper for p in parts if isinstance(p, nodes.Slice) and p.upper is not None and
+             (p.lower is None or isinstance(p.lower, nodes.Const) and p.lower.value == 0)
+             and p.step is None]
+    return stops[-1] if len(stops) == 1 else None
+
+
+def _mask_row_sums(node: nodes.NodeNG) -> bool:
+    """``attention_mask.sum(dim=1)`` / ``mask.sum(-1)``: an attention (padding) mask summed
+    over its sequence dimension, the real length of each row (syntax: a name or attribute
+    spelled with ``mask``, summed over dimension 1 or -1)."""
+    if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and
+            node.func.attrname == "sum"):
+        return False
+    dim = node.args[0] if node.args else keyword(node, "dim")
+    if not (isinstance(dim, nodes.Const) and dim.value in (1, -1) or
+            isinstance(dim, nodes.UnaryOp) and dim.op == "-" and
+            isinstance(dim.operand, nodes.Const) and dim.operand.value == 1):
+        return False
+    holder = node.func.expr
+    spelled = holder.name if isinstance(holder, nodes.Name) else (
+        holder.attrname if isinstance(holder, nodes.Attribute) else "")
+    return "mask" in spelled.lower()
 
 
 def _bindings_in_frame(name: nodes.Name) -> list[nodes.AssignName] | None:
@@ -506,6 +534,9 @@ tensor cores still leave one graph per multiple: 64 of them up to 512 tokens), n
 `padding=True` in a call that runs once over a whole split
 (`train_encodings = tokenizer(train_texts, truncation=True, padding=True)` outside any
 loop, in code that runs once per process: every row gets the one longest length).
+A collate function that cuts rows padded to a fixed length back to the batch's longest
+real length (`input_ids[:, :int(attention_mask.sum(dim=1).max())]`) is reported where
+that length is taken.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -539,6 +570,24 @@ loop, in code that runs once per process: every row gets the one longest length)
                     yield self.finding_text(found[0], f"{self.code} {self.PAD_SEQUENCE_MESSAGE}")
                     continue
                 yield self.finding(found[0], what=found[1])
+        yield from self._trimmed_batches()
+
+    def _trimmed_batches(self) -> Iterator[Finding]:
+        """``input_ids[:, :batch_max]`` with ``batch_max = int(mask.sum(dim=1).max())`` in
+        a collate function: rows padded to a fixed length, then cut to the batch's longest
+        real length, which is dynamic padding again (one graph per length). Reported where
+        that length is taken."""
+        an = self.an
+        seen: set[int] = set()
+        for sub in an.rule_nodes(nodes.Subscript):
+            upper = _slice_upper(sub.slice)
+            longest = _longest_in(upper) if upper is not None else None
+            if longest is None or id(longest) in seen or not self._in_collate_fn(sub) or \
+                    an.off_xla_path(longest):
+                continue
+            seen.add(id(longest))
+            yield self.finding(longest, what="cutting the rows to the batch's longest item "
+                                             "(max(...)) in the collate function")
 
     def _finding_at(self, call: nodes.Call) -> tuple[nodes.NodeNG, str] | None:
         """(node, what) of the dynamic padding this call asks for, else None."""
