@@ -19,7 +19,8 @@ raises for the checked code's sake (an astroid failure means "unknown").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from astroid import nodes
 
@@ -44,6 +45,8 @@ from flake8_xla.analysis.steps import Steps
 from flake8_xla.analysis.values import Kind, Value
 from flake8_xla.imports import ImportTable
 from flake8_xla.testcode import in_spans
+
+_T = TypeVar("_T")
 
 __all__ = [
     "CUDA_WORDS",
@@ -105,7 +108,7 @@ class Analyzer:
         #: (the unit tests of a test file, for a rule not reported in them); set by the
         #: engine per rule
         self.hidden_spans: tuple[tuple[int, int], ...] = ()
-        self._shown: dict[object, tuple[object, list[nodes.NodeNG]]] = {}
+        self._shown: dict[object, tuple[object, list[Any]]] = {}
 
     # ------------------------------------------------------------------ nodes
     def module_nodes(self, klass: type | tuple[type, ...]) -> list[nodes.NodeNG]:
@@ -152,29 +155,25 @@ class Analyzer:
         """:meth:`Steps.step_region` less its nodes on a line of :attr:`hidden_spans`: for
         a rule's loop over the region nodes it reports at (a unit test's module classes
         and loops are never asked about, by the rules not reported in tests)."""
-        region = self.steps.step_region()
-        spans = self.hidden_spans
-        if not spans:
-            return region
-        shown = self._shown.get("region")
-        if shown is None or shown[0] is not spans:
-            shown = self._shown["region"] = (spans, [
-                entry for entry in region if not in_spans(entry[0].fromlineno, spans)])
-        return shown[1]
+        return self._outside_hidden("region", self.steps.step_region(),
+                                    at=lambda entry: entry[0])
 
     def rule_calls(self, name: str) -> list[nodes.Call]:
         """:meth:`calls_named` less the calls on a line of :attr:`hidden_spans`."""
         return self._outside_hidden(("calls", name), self.calls_named(name))
 
-    def _outside_hidden(self, key: object, found: list[nodes.NodeNG]) -> list[nodes.NodeNG]:
-        """``found`` (the list memoised under ``key``) less its nodes on a hidden line."""
+    def _outside_hidden(self, key: object, found: list[_T],
+                        at: Callable[[_T], nodes.NodeNG] | None = None) -> list[_T]:
+        """``found`` (the list memoised under ``key``) less its items on a hidden line:
+        nodes, or entries whose node ``at`` picks."""
         spans = self.hidden_spans
         if not spans:
             return found
         shown = self._shown.get(key)
         if shown is None or shown[0] is not spans:
             shown = self._shown[key] = (spans, [
-                n for n in found if not in_spans(n.fromlineno, spans)])
+                x for x in found
+                if not in_spans((at(x) if at is not None else x).fromlineno, spans)])
         return shown[1]
 
     def plain_loader_calls(self) -> list[nodes.Call]:

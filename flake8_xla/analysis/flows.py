@@ -1849,10 +1849,11 @@ class Evaluator:
         tokenizer=tokenizer)``, run by the DataLoader, which this module never calls)."""
         if not isinstance(func, nodes.FunctionDef):
             return []
+        from flake8_xla.analysis.hooks import is_partial
         params = self._params(func)
         found: list[frozenset[Value]] = []
         for call in self.calls_named("partial"):
-            if not call.args or self.qualname(call.func) != "functools.partial" or not any(
+            if not call.args or not is_partial(self, call) or not any(
                     v.kind is Kind.FUNCTION and v.node is func
                     for v in self.value(call.args[0], None, d)):
                 continue
@@ -2877,12 +2878,8 @@ class Evaluator:
         ``argparse.Namespace(...)`` built by hand): what the construction passes for it,
         evaluated in the module that constructs it; None when it passes nothing so named
         (attributes set on the object later flow as for any namespace)."""
-        home = self
-        if call.root() is not self.module:
-            home = self.link.evaluator_of(call) if self.link is not None else None
-            if home is None:
-                return None
-        if home.qualname(call.func) not in NAMESPACE_TYPES:
+        home = self.home_of(call)
+        if home is None or home.qualname(call.func) not in NAMESPACE_TYPES:
             return None
         given = keyword(call, attr)
         return home.value(given, None, d) if given is not None else None
@@ -3188,12 +3185,10 @@ class Evaluator:
         constructs the class (the default then stands, as for any class attribute)."""
         if "__init__" in klass.locals or not _is_dataclass(klass, self):
             return None
-        if self.link is not None and klass.root() is not self.module:
+        if self.link is not None and (home := self.home_of(klass)) is not self:
             # a class of another module (``DataInfo`` of data.py, read where a loop gets
             # it): its own module's Evaluator finds the constructions that name it
-            home = self.link.evaluator_of(klass)
-            return home._dataclass_field(klass, attr, d) if home is not None and \
-                home is not self else None
+            return home._dataclass_field(klass, attr, d) if home is not None else None
         fields = [item for item in klass.body if isinstance(item, nodes.AnnAssign) and
                   isinstance(item.target, nodes.AssignName) and
                   "ClassVar" not in item.annotation.as_string()]

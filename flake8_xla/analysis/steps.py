@@ -594,8 +594,7 @@ class Steps:
         it = loop.iter
         if isinstance(it, nodes.Call) and isinstance(it.func, nodes.Attribute) and \
                 it.func.attrname in ("values", "items", "keys") and not it.args:
-            return bool(self.ev.value(it.func.expr)) and all(
-                v.kind is Kind.DICT for v in self.ev.value(it.func.expr))
+            it = it.func.expr  # (the dict whose entries are iterated)
         vs = self.ev.value(it)
         return bool(vs) and all(v.kind is Kind.DICT for v in vs)
 

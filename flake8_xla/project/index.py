@@ -690,7 +690,7 @@ class ProjectIndex:
         defines a top-level ``_mp_fn`` (the entry point that launcher calls, ``# For
         xla_spawn (TPUs)`` in the Hugging Face examples) is XLA code."""
         if not any((s := self.summary(rel)) is not None and s.spawns_by_name
-                   for rel in sorted(direct)):
+                   for rel in direct):
             return set()
         out: set[str] = set()
         for rel in self.files:

@@ -120,7 +120,8 @@ def _length_expr(node: nodes.NodeNG) -> bool:
 def _lengths(items: nodes.NodeNG) -> bool:
     """``[len(s) for s in seqs]`` / ``map(len, seqs)`` / ``(x.size(0) for x in xs)`` /
     ``[b[0].shape[1] for b in batch]``: the lengths of the items of a sequence of the
-    function's own (its batch, or a list built from it)."""
+    function's own (its batch, or a list built from it); or the rows' real lengths that an
+    attention mask's row sums give (:func:`_mask_row_sums`)."""
     frame = items.frame()
     if isinstance(items, (nodes.GeneratorExp, nodes.ListComp)):
         return _length_expr(items.elt) and bool(items.generators) and \

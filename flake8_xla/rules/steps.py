@@ -175,7 +175,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                     isinstance(parent.targets[0], nodes.AssignName)):
                 return False
             name = parent.targets[0].name
-            if name != "_" and any(n.name == name for n in frame.nodes_of_class(nodes.Name)):
+            if name != "_" and any(frame.parent_of(n) for n in an.ev.name_uses(name)):
                 return False  # (read somewhere in the function)
         return True
 

@@ -9,7 +9,7 @@ from typing import ClassVar
 from astroid import nodes
 from astroid.const import Context
 
-from flake8_xla.analysis import Ctx, Kind, const_str, keyword
+from flake8_xla.analysis import Analyzer, Ctx, Kind, const_str, keyword
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import model
 from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function, iterates_keys_of
@@ -192,7 +192,7 @@ MEDIA_METHODS = frozenset({"add_image", "add_images", "add_video", "add_audio",
 _HOST_ARRAY_MODULES = ("numpy.", "PIL.", "cv2.", "einops.")
 
 
-def _media_writer(an, call: nodes.Call) -> bool:  # type: ignore[no-untyped-def]
+def _media_writer(an: Analyzer, call: nodes.Call) -> bool:
     """``call`` writes media (:data:`MEDIA_WRITERS`, :data:`MEDIA_METHODS`)."""
     f = call.func
     if isinstance(f, nodes.Attribute) and f.attrname in MEDIA_METHODS:
@@ -200,7 +200,7 @@ def _media_writer(an, call: nodes.Call) -> bool:  # type: ignore[no-untyped-def]
     return (an.qualname(f) or "") in MEDIA_WRITERS
 
 
-def written_as_media(an, node: nodes.NodeNG, depth: int = 0) -> bool:  # type: ignore[no-untyped-def]
+def written_as_media(an: Analyzer, node: nodes.NodeNG, depth: int = 0) -> bool:
     """The host copy ``node`` (``grid.cpu()``) ends in a media writer: an argument of one,
     directly or through host-array transforms (``.numpy().transpose(1, 2, 0) * 255``,
     ``np.clip(...)``, ``.astype(np.uint8)``) and names assigned in the same function
