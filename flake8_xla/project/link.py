@@ -1114,20 +1114,26 @@ class Session:
             return []
         from flake8_xla.analysis.flows import own_hook
         found: list[tuple[nodes.FunctionDef, nodes.ClassDef]] = []
-        for subs in self._subclasses_elsewhere(owner[0], klass):
+        for subs in self._subclasses_elsewhere(owner[0], klass, method=name):
             for sub in subs or ():
                 method = own_hook(sub, name)
                 if method is not None and (method, sub) not in found:
                     found.append((method, sub))
         return found
 
-    def _subclasses_elsewhere(self, rel: str, klass: nodes.ClassDef
+    def _subclasses_elsewhere(self, rel: str, klass: nodes.ClassDef, method: str | None = None
                               ) -> Iterator[list[nodes.ClassDef] | None]:
         """Per module of the project (other than ``rel``, ``klass``'s own) that names
-        ``klass``: its classes derived from it, or None when it cannot be analyzed."""
+        ``klass``: its classes derived from it, or None when it cannot be analyzed. With
+        ``method``, only the modules whose syntax facts spell that name (the others
+        define no such method: their trees are not built for the question)."""
         for caller in self._callers(rel, (klass.name,)):
             if caller == rel:
                 continue
+            if method is not None:
+                facts = self.index.facts(caller)
+                if facts is not None and method not in facts.idents:
+                    continue
             an = self.analyzer(caller)
             yield an.ev.subclasses(klass) if an is not None else None
 
