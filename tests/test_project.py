@@ -3527,6 +3527,65 @@ def test_shown_cuda_choice_imported_by_another_module(tmp_path: Path) -> None:
     assert lint(alone / "config.py") == []
 
 
+def test_config_class_cuda_choice_read_by_another_module(tmp_path: Path) -> None:
+    """A guarded ``'cuda'`` choice in a config class that its own module never reads is a
+    hazard when another module of the project places tensors with ``CFG.device`` (on an
+    XLA host it is the CPU); a config class that nobody reads is not reported."""
+    config = """\
+        import torch
+
+
+        class CFG:
+            batch_size = 32
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        """
+    used = write(tmp_path / "used", {
+        "pyproject.toml": "",
+        "config.py": config,
+        "infer.py": """\
+            import torch
+
+            from config import CFG
+
+            def predict(model, loader):
+                model.to(CFG.device)
+                with torch.no_grad():
+                    return [model(x.to(CFG.device)).softmax(1).cpu() for x in loader]
+            """,
+        "train.py": """\
+            import torch_xla
+
+            from config import CFG
+            from infer import predict
+
+            def main(model, loader, test_loader):
+                model.to(torch_xla.device())
+                for x, y in loader:
+                    model(x.to(torch_xla.device())).sum().backward()
+                    torch_xla.sync()
+                return predict(model, test_loader), CFG.batch_size
+            """,
+    })
+    alone = write(tmp_path / "alone", {
+        "pyproject.toml": "",
+        "config.py": config,
+        "train.py": """\
+            import torch_xla
+
+            from config import CFG
+
+            def main(model, loader):
+                model.to(torch_xla.device())
+                for x, y in loader:
+                    model(x.to(torch_xla.device())).sum().backward()
+                    torch_xla.sync()
+                return CFG.batch_size
+            """,
+    })
+    assert lint(used / "config.py") == [(6, "XLA501")]
+    assert lint(alone / "config.py") == []
+
+
 def test_an_evaluation_step_another_module_calls_is_not_a_framework_step(
         tmp_path: Path) -> None:
     """``val_step`` beside a ``train_step`` is an evaluation step that a trainer runs per

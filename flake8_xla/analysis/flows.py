@@ -520,11 +520,67 @@ def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.Nod
         if branch is not None and _assigns_on_every_path([branch], b.name):
             # ``if c: y = f(y) else: y = g(y)``: every path rebinds the name
             latest = max(latest, branch.lineno)
-    killed = _rebound_under_same_test(binds, use, frame)
+    killed = _rebound_under_same_test(binds, use, frame) | _rebound_in_block(binds, use)
     if not latest and not killed:
         return binds
     return [b for b in binds if (b.lineno is None or b.lineno >= latest) and
             id(b) not in killed]
+
+
+_JUMPS = (nodes.Break, nodes.Continue, nodes.Return, nodes.Raise)
+
+
+def _rebound_in_block(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> set[int]:
+    """Bindings that a later plain assignment of the same block replaces before ``use``
+    (``_, action = torch.max(q, 1)`` then ``action = int(action.item())`` in one arm of an
+    ``if``): every path from the first to ``use`` runs the second, unless ``use`` lies
+    between them (the second's own value included), a statement between them may jump
+    away (``break``, ``continue``, ``return``, ``raise``), or an exception in a ``try``
+    body may leave the block for code that ``use`` is in."""
+    found: set[int] = set()
+    stmts = [(b, b.statement()) for b in binds if isinstance(b, nodes.AssignName)]
+    for b1, s1 in stmts:
+        block = _block_of(s1)
+        if block is None or _leaves_by_exception(s1, use):
+            continue
+        at = next(i for i, x in enumerate(block) if x is s1)
+        for b2, s2 in stmts:
+            if b2 is b1 or not isinstance(s2, nodes.Assign) or s2.parent is not s1.parent:
+                continue
+            end = next((i for i, x in enumerate(block) if x is s2), None)
+            if end is None or end <= at:
+                continue
+            if any(x is use or x.parent_of(use) for x in block[at:end + 1]):
+                continue
+            if any(isinstance(x, _JUMPS) or any(True for _ in x.nodes_of_class(
+                    _JUMPS, skip_klass=SCOPES)) for x in block[at + 1:end]):
+                continue
+            found.add(id(b1))
+            break
+    return found
+
+
+def _block_of(stmt: nodes.NodeNG) -> list[nodes.NodeNG] | None:
+    """The statement list (``body``, ``orelse``, ``finalbody`` ...) that holds ``stmt``."""
+    parent = stmt.parent
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and any(x is stmt for x in block):
+            return block
+    return None
+
+
+def _leaves_by_exception(stmt: nodes.NodeNG, use: nodes.NodeNG) -> bool:
+    """``stmt`` lies in the body of a ``try`` that does not hold ``use`` in that body: an
+    exception raised after it may reach ``use`` through a handler or past the ``try``."""
+    cur = stmt
+    while cur.parent is not None and not isinstance(cur, SCOPES + (nodes.Module,)):
+        parent = cur.parent
+        if isinstance(parent, nodes.Try) and any(x is cur for x in parent.body) and \
+                not any(x is use or x.parent_of(use) for x in parent.body):
+            return True
+        cur = parent
+    return False
 
 
 def _guard_of(b: nodes.NodeNG, frame: nodes.NodeNG) -> nodes.If | None:
@@ -2418,8 +2474,33 @@ class Evaluator:
         if kind is Kind.DATASET and self._iterable_class(klass, 0):
             flags = flags | {"iterable"}  # a stream: its loader has no fixed last batch
         device = V.ANY_DEVICE if kind is Kind.MODULE else None
+        if kind is Kind.MODULE and not open_ and self._moved_to_xla_in_init(klass):
+            device = "xla"
         size = self._constant_len(klass) if kind is Kind.DATASET and not open_ else None
         return one(kind, node=klass, qual=klass.name, flags=flags, device=device, text=size)
+
+    def _moved_to_xla_in_init(self, klass: nodes.ClassDef) -> bool:
+        """The class's own ``__init__`` moves the module, or one of its submodules, to the
+        XLA device in place (``self.encoder.to(device)`` with ``device =
+        xm.xla_device()``): every instance holds parameters on the device from the
+        start (memoised per class)."""
+        memo = self._shared_table("init_moves", klass)
+        found = memo.get(id(klass))
+        if found is None:
+            memo[id(klass)] = False  # (in progress)
+            init = next((m for m in klass.body if isinstance(m, nodes.FunctionDef) and
+                         m.name == "__init__"), None)
+            found = init is not None and any(
+                (key := source_key(call.func.expr)) is not None and
+                (key == "self" or key.startswith("self.")) and
+                call.func.attrname in ("to", "xla") and
+                self._move_target(call, None, 0) == ("xla",)
+                for call in self.module_calls_in(init)
+                if isinstance(call.parent, nodes.Expr) and
+                isinstance(call.func, nodes.Attribute) and
+                isinstance(call.func.expr, (nodes.Name, nodes.Attribute)))
+            memo[id(klass)] = found
+        return found
 
     def _constant_len(self, klass: nodes.ClassDef) -> str | None:
         """The size a dataset class's ``__len__`` always returns, when every return gives

@@ -129,6 +129,8 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
     if batch_sampler:
         flags.add("drop_last_unknown")
     sv = given("sampler")
+    if sv and all(v.kind is Kind.HOST and v.qual == "none" for v in sv):
+        sv = None  # ``sampler=None``: the default, every sample once in order
     if sv is not None and sv and all(v.kind is Kind.SAMPLER and v.qual in UNSHARDED_SAMPLERS
                                      for v in sv):
         # torch's own RandomSampler/SequentialSampler draw from the whole dataset: under

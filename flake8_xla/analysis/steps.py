@@ -623,12 +623,17 @@ class Steps:
 
     def _drives_data_loops(self, loop: nodes.NodeNG, training: bool = False) -> bool:
         """An inner ``for`` loop of ``loop`` iterates a loader or dataset and is a step
-        loop (``loop`` is an epoch loop); with ``training``, a training loop."""
+        loop (``loop`` is an epoch loop); with ``training``, a training loop. Without
+        ``training``, an inner step loop that feeds new host data to the forward pass
+        counts too (:meth:`_feeds_uploads`: the environment steps of a rollout; a
+        training loop over ``next(it)`` micro-batches is part of its outer step)."""
         def drives(steps: Steps, holder: nodes.NodeNG, lp: nodes.NodeNG) -> bool:
-            return any(inner is not lp and steps._iterates_data(inner) and
-                       steps.is_step_loop(inner) and (not training or
-                                                      steps.is_training_loop(inner))
-                       for inner in holder.nodes_of_class(nodes.For, skip_klass=SCOPES))
+            return any(inner is not lp and (
+                steps._iterates_data(inner) and steps.is_step_loop(inner) or
+                not training and steps.is_step_loop(inner) and
+                not steps.is_training_loop(inner) and steps._feeds_uploads(inner)) and (
+                    not training or steps.is_training_loop(inner))
+                for inner in holder.nodes_of_class(nodes.For, skip_klass=SCOPES))
 
         def compute(lp: nodes.NodeNG) -> bool:
             if drives(self, lp, lp):
@@ -980,15 +985,18 @@ class Steps:
                     self._kind = "training"
                 elif self.has_barrier(loop):
                     self._kind = "barrier"
-                elif not self._iterates_data(loop) and not self._feeds_batches(loop):
+                elif not self._iterates_data(loop) and not self._feeds_batches(loop) and \
+                        not self._feeds_uploads(loop):
                     self._kind = "model"
                 else:
                     self._kind = "step"
                 added = self._collect_new(region, body, loop)
                 self._mark(self._kind, added)
-                if self._kind == "barrier" and self._drives_only(loop):
+                if self._kind == "barrier" and self._drives_only(loop) or \
+                        self._kind in ("barrier", "step") and self._generates(loop):
                     # ``for prompts in data: samples = sampler.sample(...)`` whose sampler
-                    # runs a step loop of its own: an iteration is a whole generation,
+                    # runs a step loop of its own (with its barriers, or a denoising loop
+                    # of forward passes without one): an iteration is a whole generation,
                     # and what it copies out is its result, as in a loop over models
                     self.model_loop_nodes |= added
                     self.data_step_nodes -= added
@@ -1149,6 +1157,14 @@ class Steps:
             not any(self.is_barrier_call(c, cx)
                     for c, cx in self.calls_in(loop, into_loops=False))
 
+    def _generates(self, loop: nodes.NodeNG) -> bool:
+        """Each iteration calls a function that runs a step loop of its own (a sampler's
+        denoising loop, a decode loop) and the loop runs no barrier call itself: an
+        iteration is a whole generation per item or batch of data."""
+        return self._drives_step_loops(loop, calls_only=True) and \
+            not any(self.is_barrier_call(c, cx)
+                    for c, cx in self.calls_in(loop, into_loops=False))
+
     def only_in_model_loops(self, node: nodes.NodeNG) -> bool:
         """``node`` runs per iteration of loops over models or settings only, never per
         step over data (a helper that a data loop calls too is a step of that loop)."""
@@ -1213,6 +1229,54 @@ class Steps:
                     kw.value for kw in call.keywords or ())]
                    for name in arg.nodes_of_class(nodes.Name)):
                 return True
+        return False
+
+    def _feeds_uploads(self, loop: nodes.NodeNG) -> bool:
+        """A loop whose iterations move new host data to the device and run the forward
+        pass on it (an environment rollout: ``nxt = torch.from_numpy(obs).to(device)``,
+        ``obs = nxt``, ``logits = model(obs)`` per environment step): each iteration is a
+        step over fresh inputs, as a batch of a loader is, not a pass over models or
+        settings, nor a decode loop feeding its own outputs back."""
+        uploaded: set[str] = set()
+        copies: list[nodes.Assign] = []
+        for n in self.body_nodes(loop, into_loops=False):
+            if not isinstance(n, nodes.Assign):
+                continue
+            names = {t.name for target in n.targets for t in target.nodes_of_class(
+                nodes.AssignName)}
+            if self._uploads(n.value):
+                uploaded |= names
+            elif isinstance(n.value, nodes.Name):
+                copies.append(n)
+        if not uploaded:
+            return False
+        for n in copies:  # ``obs = nxt`` (the upload reaches the next iteration's forward)
+            if n.value.name in uploaded:
+                uploaded |= {t.name for target in n.targets
+                             for t in target.nodes_of_class(nodes.AssignName)}
+        for call, cx in self.calls_in(loop, into_loops=False):
+            if call.root() is not self.an.module or \
+                    not self.is_forward_call(call, cx, loop=loop):
+                continue
+            if any(name.name in uploaded for arg in [*call.args, *(
+                    kw.value for kw in call.keywords or ())]
+                   for name in arg.nodes_of_class(nodes.Name)):
+                return True
+        return False
+
+    def _uploads(self, expr: nodes.NodeNG) -> bool:
+        """``expr`` moves a host value to the XLA device: ``.to(device)``/``.cuda()`` of a
+        CPU tensor or host value somewhere along its chain of method calls
+        (``torch.from_numpy(x).permute(0, 3, 1, 2).float().to(device)``)."""
+        node = expr
+        while isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute):
+            if node.func.attrname in ("to", "cuda"):
+                src = self.ev.value(node.func.expr)
+                if src and all(v.kind is Kind.TENSOR and v.device == "cpu" for v in src) and \
+                        any(v.kind is Kind.TENSOR and v.device == "xla"
+                            for v in self.ev.value(node)):
+                    return True
+            node = node.func.expr
         return False
 
     def is_data(self, v: V.Value, depth: int = 0) -> bool:

@@ -980,6 +980,21 @@ class ProjectIndex:
                 return True
         return False
 
+    def reads_attribute(self, rel: str, owner: str, attr: str) -> bool:
+        """A module of the project that imports ``rel`` reads ``owner.attr`` (a field of a
+        class or object ``rel`` defines at its top level: ``CFG.device`` after ``from
+        config import CFG``), by its import table's spelling of the names it uses, or
+        star-imports from ``rel`` (one cannot tell)."""
+        tail = f"{owner}.{attr}"
+        for m in self._reverse(True).get(rel, ()):
+            other = self.summary(m)
+            if m == rel:
+                continue
+            if other is None or any("*" in names for _, _, names in other.imports) or any(
+                    r == tail or r.endswith("." + tail) for r in other.refs):
+                return True
+        return False
+
     def used_nowhere(self, rel: str, name: str) -> bool:
         """``name``, a top-level definition of ``rel``, a module that shows no XLA use of
         its own nor imports one that does, is spelled by no other module of the project

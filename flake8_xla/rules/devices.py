@@ -208,7 +208,8 @@ model = Net().to(device)
 ```
 Not reported: code under an `if` that tests for CUDA, and a guarded choice
 (`"cuda" if torch.cuda.is_available() else ...`) whose variable is later set to the
-XLA device, or is only printed or logged (unless another module imports it), and a
+XLA device, or is only printed or logged, or never read (unless another module imports
+it, or reads it as a config class's field, `CFG.device`), and a
 `device_type` string (the kind `torch.autocast` and `pin_memory` tests take: nanoGPT's
 `"cuda" if "cuda" in str(device) else "cpu"`), which places no tensor. A config field's
 default (`device: str = "cuda"` in a dataclass) is reported like an assignment. Nor are
@@ -327,7 +328,8 @@ cannot run on an XLA host.
         ``map_location``) is not known here. A read of a name that another binding holds
         (a function's own ``device = xm.xla_device()``) is not a read of this one. A shown
         choice at module level that another module of the project may import is still
-        reported."""
+        reported, as is an unread one at module level or in a module-level class (a
+        ``CFG.device`` field) that another module of the project reads by that name."""
         cur = node.parent
         if not isinstance(cur, nodes.IfExp) or not mentions(cur.test, "cuda"):
             return False
@@ -362,10 +364,17 @@ cannot run on an XLA host.
                     if not _only_shown(attr):
                         return False
                     shown = True
-        if shown and isinstance(assign.scope(), nodes.Module) and an.link is not None:
+        scope = assign.scope()
+        if an.link is not None and (isinstance(scope, nodes.Module) and shown or
+                                    isinstance(scope, nodes.ClassDef) and
+                                    isinstance(scope.parent, nodes.Module)):
             rel = an.link.rel_of(an)
-            if rel is None or an.link.index.callers(rel, names, every_module=True):
-                return False  # (``from config import device`` elsewhere: used there)
+            if rel is None or (an.link.index.callers(rel, names, every_module=True)
+                               if isinstance(scope, nodes.Module) else
+                               any(an.link.index.reads_attribute(rel, scope.name, name)
+                                   for name in names)):
+                # (``from config import device``, ``CFG.device`` elsewhere: used there)
+                return False
         return True
 
     def _overwritten_guard(self, node: nodes.NodeNG) -> bool:

@@ -26,6 +26,10 @@ TOKENIZER_KEYWORDS = frozenset({"truncation", "return_tensors", "max_length",
 PADDING_COLLATORS = frozenset({"transformers.DataCollatorWithPadding",
                                "transformers.DataCollatorForSeq2Seq",
                                "transformers.DataCollatorForTokenClassification"})
+#: Collators that always pad each batch to its longest item (``tokenizer.pad`` at its
+#: default, or ``_torch_collate_batch``): dynamic only when the items differ in length.
+LM_COLLATORS = frozenset({"transformers.DataCollatorForLanguageModeling",
+                          "transformers.DataCollatorForWholeWordMask"})
 PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 NOT_TOKENIZERS = ("torch.", "torchvision.", "tensorflow", "keras", "numpy.", "jax", "PIL.",
                   "timm.", "cv2")
@@ -513,6 +517,11 @@ generation loop): nothing is padded, and every input keeps the length of its tex
 (unless the loop pads it again, with `F.pad` or by concatenating a filled tensor).
 A collate function that pads by hand (`torch.full((n, max(len(s) for s in batch)), PAD)`)
 is reported where it takes the batch's longest length, the `max(...)`.
+`DataCollatorForLanguageModeling` (and `DataCollatorForWholeWordMask`) always pads each
+batch to its longest item: it is reported when every function the script hands to
+`dataset.map(...)` tokenizes without padding to `'max_length'` (line-by-line MLM), not
+when a mapped step such as `group_texts` cuts the corpus into blocks of one length, nor
+with a `pad_to_multiple_of` of 64 or more.
 
 Measured (checks/XLA101, PJRT_DEVICE=CPU): one uncached compilation per distinct
 padded length for the flagged script against at most two for the fixed one.
@@ -611,6 +620,11 @@ that length is taken.
         if q in PADDING_COLLATORS:
             if self._collator_is_dynamic(call, q):
                 return call, f"{q.rsplit('.', 1)[-1]} at its default padding"
+            return None
+        if q in LM_COLLATORS:
+            if self._items_vary_in_length(call):
+                return call, (f"{q.rsplit('.', 1)[-1]} over items tokenized without padding "
+                              "(it pads each batch to its longest item)")
             return None
         if q == PAD_SEQUENCE:
             if self._in_collate_fn(call) or self._in_step(call):
@@ -930,6 +944,45 @@ that length is taken.
                  if self._is_tokenizer_call(c, an.qualname(c.func) or "")]
         return bool(calls) and all(_pads_to_max_length(an, c) for c in calls)
 
+    def _items_vary_in_length(self, collator: nodes.Call) -> bool:
+        """The dataset items reach a language-modeling ``collator`` (which pads every batch
+        to its longest item) in lengths of their own: every function the module hands to
+        a dataset's ``.map(...)`` tokenizes, and no tokenizer call there pads to
+        ``'max_length'`` on any path (``tokenizer(lines, truncation=True,
+        max_length=512)``: one length per line); those mapped where the collator is built,
+        else anywhere in the module. A mapped function that does not tokenize
+        (``group_texts``, cutting the corpus into blocks of one length) leaves the lengths
+        unknown, as does a ``pad_to_multiple_of`` of 64 or more bounding them."""
+        an = self.an
+        if has_star_kwargs(collator) or _bounded(an, keyword(collator, "pad_to_multiple_of")):
+            return False
+        mapped = [(func, call.frame()) for func in an.module_nodes(nodes.FunctionDef)
+                  for _, call, pos in callback_sites(an.ev).get(id(func), [])
+                  if pos == 0 and isinstance(call.func, nodes.Attribute) and
+                  call.func.attrname == "map"]
+        # (those mapped where the collator is built, else the module's)
+        funcs = [f for f, frame in mapped if frame is collator.frame()] or \
+            [f for f, _ in mapped]
+        if not funcs:
+            return False
+        for func in funcs:
+            calls = [c for c in func.nodes_of_class(nodes.Call)
+                     if self._is_tokenizer_call(c, an.qualname(c.func) or "")]
+            if not calls:
+                return False  # (a mapped step that regroups or cuts the items)
+            for c in calls:
+                if has_star_kwargs(c):
+                    return False
+                pad = keyword(c, "padding")
+                if pad is None:
+                    continue
+                vs = an.value(pad)
+                if not vs or not (_no_padding(vs) or all(
+                        v.kind is Kind.HOST and v.text in ("longest", "True", "False")
+                        for v in vs)):
+                    return False  # ``padding="max_length"`` on some path, or not known
+        return True
+
     def _sized_by_longest(self, call: nodes.Call) -> nodes.Call | None:
         """The ``max(len(s) for s in seqs)`` that gives a size argument of the factory the
         batch's longest length: written there, or bound once to a name of its function;
@@ -1055,7 +1108,10 @@ loaders, which are checked where they are built).
 
 Batches cut by hand are reported too, at the slice: `for begin in range(0, len(ids), bs):
 batch = ids[begin:begin + bs]` in a step loop ends with a shorter slice unless the length
-is a known multiple of `bs` or the range stops at the last whole slice.
+is a known multiple of `bs` or the range stops at the last whole slice. A step that
+splits the range's own stop into a count of parts (PPO's `mb = batch_size //
+num_minibatches`) is not reported: the last slice is short only when the count does not
+divide it, which is not known.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
@@ -1139,6 +1195,8 @@ is a known multiple of `bs` or the range stops at the last whole slice.
                           isinstance(b.parent, nodes.Assign)]
             if isinstance(step, nodes.Const) or any(spelled in t for t in stops):
                 continue  # (a literal step: a fixed stride, not a batch size variable)
+            if self._splits_stop(step, stop):
+                continue
             cut = self._first_slice(loop, loop.target.name, spelled)
             if cut is None or not an.steps.is_step_loop(loop) or an.off_xla_path(loop):
                 continue
@@ -1150,6 +1208,27 @@ is a known multiple of `bs` or the range stops at the last whole slice.
             yield Finding(cut.lineno, cut.col_offset, self.code, f"{self.code} " +
                           self.SLICED.format(what=f"slicing {cut.as_string()[:40]}",
                                              step=spelled[:30]))
+
+    def _splits_stop(self, step: nodes.NodeNG, stop: nodes.NodeNG) -> bool:
+        """The step is the stop floor-divided by a count (``mb = batch_size //
+        num_minibatches``, PPO's minibatches of one rollout): the range cuts the stop into
+        that many equal slices, and a shorter last one only when the count does not
+        divide it, which is not known here."""
+        values = [step]
+        if isinstance(step, nodes.Name):
+            binds = self.an.ev.bindings(step)
+            if not binds or not all(isinstance(b, nodes.AssignName) and
+                                    isinstance(b.parent, nodes.Assign) for b in binds):
+                return False
+            values = [b.parent.value for b in binds]
+        for value in values:
+            while isinstance(value, nodes.Call) and self.an.is_builtin(value.func, "int") and \
+                    len(value.args) == 1:
+                value = value.args[0]  # ``int(batch_size // num_minibatches)``
+            if not (isinstance(value, nodes.BinOp) and value.op == "//" and
+                    value.left.as_string() == stop.as_string()):
+                return False
+        return True
 
     @staticmethod
     def _first_slice(loop: nodes.For, var: str, step: str) -> nodes.Subscript | None:

@@ -324,7 +324,13 @@ t.item()`), and `xm.mesh_reduce` of a Python number in a branch taken every N st
 right after a barrier or an `xm.rendezvous` (nothing is pending on the device), and a
 copy out whose data goes to an image, video or figure writer (`save_image`, `imsave`,
 `Image.fromarray`, `wandb.Image`, `writer.add_image`), directly or through host-array
-steps and names: sample images written every N steps, where the transfer is the point. A
+steps and names: sample images written every N steps, where the transfer is the point;
+nor a copy out (`.cpu()`, `.numpy()`) in a loop whose every iteration runs a whole
+generation (a project sampler or decoder with a step loop of its own) for a host metric,
+per prompt or per batch of data: the generated result is what the loop exists to copy.
+A rollout loop that uploads each new observation from an environment and runs the
+policy on it is a step loop over fresh inputs, like a loader's: the sampled actions
+copied back to the host for the environment are reported. A
 Lightning `Callback`'s per-batch hooks (`on_train_batch_end(trainer, pl_module, outputs,
 batch, batch_idx)`) run in the step, with its outputs and batch on the device.
 """

@@ -3,7 +3,9 @@
 ``for begin in range(0, len(ids), bs): batch = ids[begin:begin + bs]`` ends with a shorter
 slice unless the length is a multiple of ``bs``: a new input shape for the step graph.
 Not reported: a range that stops at the last whole slice, a known length that the step
-divides, a literal stride, and slicing outside a step loop.
+divides, a literal stride, a step that splits the length into a count of minibatches
+(PPO's ``mb = batch_size // num_minibatches``: ragged only when the count does not divide
+it, which is not known), and slicing outside a step loop.
 """
 import torch
 import torch_xla
@@ -39,6 +41,20 @@ def evaluate(model, input_ids, batch_size=4):
         outs.append(model(fixed[begin:begin + batch_size].to(device)))
         torch_xla.sync()
     return outs
+
+
+def ppo_update(model, opt, obs, returns, epochs=4, num_minibatches=8):
+    device = torch_xla.device()
+    batch_size = obs.shape[0]
+    mb = batch_size // num_minibatches
+    for _ in range(epochs):
+        perm = torch.randperm(batch_size)
+        for start in range(0, batch_size, mb):
+            idx = perm[start:start + mb]  # trap: num_minibatches equal parts
+            loss = (model(obs[idx].to(device)) - returns[idx].to(device)).pow(2).mean()
+            loss.backward()
+            xm.optimizer_step(opt)
+            torch_xla.sync()
 
 
 def shards(rows, batch_size):

@@ -39,6 +39,8 @@ def loaders(source, rows, train_ds):
     built = [
         DataLoader(even, batch_size=64, shuffle=True),
         DataLoader(uneven, batch_size=64, shuffle=True),  # error: XLA102
+        DataLoader(even, batch_size=64, sampler=None),  # trap: the default sampler, 64 rows
+        DataLoader(uneven, batch_size=64, sampler=None),  # error: XLA102
         DataLoader(uneven, batch_size=len(uneven)),
         DataLoader(TokenStream(source), batch_size=8),
         DataLoader(ChunkedRows(rows, 32), batch_size=None),
