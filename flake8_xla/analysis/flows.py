@@ -63,6 +63,10 @@ WORK_BUDGET = 20_000
 WORK_PER_LINE = 8
 
 SCOPES = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+#: Bindings that a branch off the XLA path makes (an assignment, or a ``def``/``class``
+#: such as a stand-in ``class xm:`` under ``else:`` of ``if cfg.xla:``): they never reach
+#: a use on the XLA path.
+OFF_PATH_BINDINGS = (nodes.AssignName, nodes.FunctionDef, nodes.ClassDef)
 COMPREHENSIONS = (nodes.ListComp, nodes.SetComp, nodes.DictComp, nodes.GeneratorExp)
 HOST_TENSOR_ATTRS = frozenset({
     "shape", "dtype", "ndim", "requires_grad", "is_leaf", "names", "layout", "is_cuda",
@@ -536,27 +540,35 @@ def _rebound_in_block(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> set[int]:
     ``if``): every path from the first to ``use`` runs the second, unless ``use`` lies
     between them (the second's own value included), a statement between them may jump
     away (``break``, ``continue``, ``return``, ``raise``), or an exception in a ``try``
-    body may leave the block for code that ``use`` is in."""
+    body may leave the block for code that ``use`` is in. Only the nearest later
+    assignment of the block is asked: a farther one has the same statements between."""
     found: set[int] = set()
-    stmts = [(b, b.statement()) for b in binds if isinstance(b, nodes.AssignName)]
-    for b1, s1 in stmts:
-        block = _block_of(s1)
-        if block is None or _leaves_by_exception(s1, use):
+    by_block: dict[int, list[tuple[int, nodes.NodeNG, nodes.NodeNG]]] = {}
+    for b in binds:
+        if not isinstance(b, nodes.AssignName):
             continue
-        at = next(i for i, x in enumerate(block) if x is s1)
-        for b2, s2 in stmts:
-            if b2 is b1 or not isinstance(s2, nodes.Assign) or s2.parent is not s1.parent:
+        stmt = b.statement()
+        block = _block_of(stmt)
+        if block is not None:
+            by_block.setdefault(id(block), []).append((0, b, stmt))
+    for group in by_block.values():
+        if len(group) < 2:
+            continue
+        block = _block_of(group[0][2]) or []
+        at = {id(x): i for i, x in enumerate(block)}
+        ordered = sorted(((at[id(stmt)], b, stmt) for _, b, stmt in group), key=lambda e: e[0])
+        for k, (i1, b1, s1) in enumerate(ordered):
+            later = next(((i2, s2) for i2, _, s2 in ordered[k + 1:]
+                          if i2 > i1 and isinstance(s2, nodes.Assign)), None)
+            if later is None or _leaves_by_exception(s1, use):
                 continue
-            end = next((i for i, x in enumerate(block) if x is s2), None)
-            if end is None or end <= at:
-                continue
-            if any(x is use or x.parent_of(use) for x in block[at:end + 1]):
+            end = later[0]
+            if any(x is use or x.parent_of(use) for x in block[i1:end + 1]):
                 continue
             if any(isinstance(x, _JUMPS) or any(True for _ in x.nodes_of_class(
-                    _JUMPS, skip_klass=SCOPES)) for x in block[at + 1:end]):
+                    _JUMPS, skip_klass=SCOPES)) for x in block[i1 + 1:end]):
                 continue
             found.add(id(b1))
-            break
     return found
 
 
@@ -1363,7 +1375,7 @@ class Evaluator:
             # A value assigned only off the XLA path (``else: log_loss += loss``) never
             # reaches the use on the XLA path.
             from flake8_xla.analysis.paths import off_xla_path
-            on_path = [b for b in binds if not (isinstance(b, nodes.AssignName) and
+            on_path = [b for b in binds if not (isinstance(b, OFF_PATH_BINDINGS) and
                                                 off_xla_path(b, self))]
             if on_path:
                 binds = self._overwritten_on_xla_path(node, on_path)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from astroid import nodes
 
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import MODULE_BASES, is_staticmethod, is_super_call
+from flake8_xla.analysis.flows import MAX_SITES, MODULE_BASES, is_staticmethod, is_super_call
 from flake8_xla.analysis.names import keyword, words_of_text
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, one
 from flake8_xla.filefacts import (
@@ -122,6 +122,21 @@ HELPER_TENSOR_METHODS = frozenset({
     "matmul", "narrow", "clone", "detach", "new_zeros", "new_ones", "to", "ne", "eq", "gt",
     "lt", "argmax", "numel", "nonzero", "masked_select", "index_select", "gather", "scatter",
     "cumsum", "sigmoid", "tanh"})
+
+
+#: torch factories whose first arguments are sizes.
+SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full",
+                             "torch.randn", "torch.rand", "torch.arange"})
+
+
+def _sizes_a_factory(ev: Evaluator, func: nodes.FunctionDef, name: str) -> bool:
+    """The body passes parameter ``name`` as a size to a torch factory
+    (``torch.zeros(num_graphs, dim)``): where it is a Python int, that reads nothing."""
+    for call in ev.own_nodes(func, nodes.Call):
+        if ev.qualname(call.func) in SIZED_FACTORIES and any(
+                isinstance(a, nodes.Name) and a.name == name for a in call.args):
+            return True
+    return False
 
 
 def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: int = 0
@@ -254,6 +269,15 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
                 is_library_hook(ev, func)) and idx >= 1 and not ev.call_sites(func):
             # A module's forward runs on the tensors of each step: an input without a
             # default is a tensor on the module's device; a None default may be one too.
+            # Where every call of the model in its module passes a Python value for it
+            # (a batch's ``data["num_graphs"]``, an int its collate function counted),
+            # that is what it gets: no tensor.
+            passed = [ev.passed_value(func, call, name, True, d)
+                      for call in ev.module_calls(klass, func)[:MAX_SITES]] \
+                if func.name == "forward" and _sizes_a_factory(ev, func, name) else []
+            if passed and all(v and all(x.kind is Kind.HOST and x.qual != "none" for x in v)
+                              for v in passed):
+                return V.join(*passed)
             default = ev._default(func, name, d)
             ann = ev._annotation(func, name)
             if ann is not None:

@@ -464,7 +464,15 @@ def _getattr_flag(call: nodes.Call, ev: Evaluator | None) -> str | None:
 
 def _guards_sibling(term: nodes.NodeNG, terms: list[nodes.NodeNG]) -> bool:
     """``term`` is ``hasattr(obj, "name")`` and another term of the same ``and`` reads
-    ``obj.name`` (or ``getattr(obj, "name")``)."""
+    ``obj.name`` (or ``getattr(obj, "name")``); or ``isinstance(x, str)`` and another term
+    is ``x.startswith(...)`` (a device name tested by its prefix: wherever the prefix test
+    holds, ``x`` is a string)."""
+    if _builtin_call(term, "isinstance", None) and len(term.args) == 2 and \
+            isinstance(term.args[1], nodes.Name) and term.args[1].name == "str":
+        subject = term.args[0].as_string()
+        return any(other is not term and isinstance(other, nodes.Call) and
+                   _startswith_device(other) is not None and
+                   other.func.expr.as_string() == subject for other in terms)
     if not (_builtin_call(term, "hasattr", None) and len(term.args) == 2):
         return False
     attr = const_str(term.args[1])

@@ -686,10 +686,14 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                     for v in held)) and all(V.lazy_value(v, strong) for v in index):
                 what = "a Python list" if lists else "an nn.ModuleList"
                 return f"indexing {what} with a tensor", fix
-        if isinstance(node, nodes.BinOp) and node.op == "%" and const_str(node.left) is not None:
+        if isinstance(node, nodes.BinOp) and node.op == "%" and self._format_string(node.left):
             right = node.right
             items = right.elts if isinstance(right, nodes.Tuple) else [right]
-            if any(holds(i, ctx) for i in items):
+            if any(holds(i, ctx) if not isinstance(i, nodes.Starred) else
+                   V.holds_lazy(an.ev.iterate(an.value(i.value, ctx), 0), strong=strong)
+                   for i in items):
+                # (``("%11s" * 2 + "%11.4g" * n) % (epoch, mem, *losses)``: a starred
+                # tensor spreads its elements, each formatted with ``__format__``)
                 return "%-formatting of a tensor", fix
         if isinstance(node, nodes.Assign) and holds(node.value, ctx):
             for target in node.targets:
@@ -704,6 +708,17 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                     # the lazy tensor (``__float__``), a copy to the host
                     return "a tensor stored into a numpy array", fix
         return None
+
+    def _format_string(self, node: nodes.NodeNG) -> bool:
+        """``node`` is a format string: a literal, or an expression of literals
+        (``"%11s" * 2 + "%11.4g" * n``)."""
+        if const_str(node) is not None:
+            return True
+        if isinstance(node, nodes.BinOp) and node.op in ("+", "*"):
+            parts = [p for p in (node.left, node.right)
+                     if not (node.op == "*" and not self._format_string(p))]
+            return bool(parts) and all(self._format_string(p) for p in parts)
+        return False
 
     def _decodes_growing_ids(self, call: nodes.Call) -> bool:
         """``print(tokenizer.decode(ids[0]))`` in the body of a generation loop: a ``range``
