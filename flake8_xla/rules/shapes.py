@@ -146,6 +146,27 @@ def _slice_upper(index: nodes.NodeNG) -> nodes.NodeNG | None:
     return stops[-1] if len(stops) == 1 else None
 
 
+def _crop_extent(index: nodes.NodeNG) -> nodes.Call | None:
+    """The ``min(...)`` of the items' lengths that a ``[start:start + n]`` slice (alone, or
+    the last of a tuple of slices) cuts to: every item cropped to the batch's shortest, a
+    length that varies from batch to batch; else None."""
+    parts = index.elts if isinstance(index, nodes.Tuple) else [index]
+    slices = [p for p in parts if isinstance(p, nodes.Slice) and p.upper is not None and
+              p.step is None]
+    if len(slices) != 1:
+        return None
+    lower, upper = slices[0].lower, slices[0].upper
+    if lower is None or not (isinstance(upper, nodes.BinOp) and upper.op == "+"):
+        return None
+    start = lower.as_string()
+    for a, b in ((upper.left, upper.right), (upper.right, upper.left)):
+        if a.as_string() == start:
+            found = _longest_of(b, shortest=True)
+            if found is not None and callee_name(found.func) == "min":
+                return found
+    return None
+
+
 def _mask_row_sums(node: nodes.NodeNG) -> bool:
     """``attention_mask.sum(dim=1)`` / ``mask.sum(-1)``: an attention (padding) mask summed
     over its sequence dimension, the real length of each row (syntax: a name or attribute
@@ -252,19 +273,21 @@ def _rebound_longest(name: nodes.Name) -> nodes.Call | None:
     return found
 
 
-def _longest_of(node: nodes.NodeNG, depth: int = 0) -> nodes.Call | None:
+def _longest_of(node: nodes.NodeNG, depth: int = 0, shortest: bool = False
+                ) -> nodes.Call | None:
     """The call that takes the longest length of the batch's items when ``node`` is, or
     is bound in its function to, that length: ``max(len(s) for s in batch)``,
     ``max(lengths)`` of lengths taken first, ``lengths.max()`` / ``torch.max(lengths)`` /
     ``np.max(lengths)`` of a tensor or array of them, a running ``max(max_len, len(x))``,
     through ``int(...)``, ``.item()`` and a cap ``min(..., MAX_LEN)`` (a capped longest
-    length still varies from batch to batch); else None."""
+    length still varies from batch to batch); with ``shortest``, also the shortest length
+    (``min(len(w) for w in wavs)``, what a crop to the shortest item cuts to); else None."""
     if depth > 4:
         return None
     if isinstance(node, nodes.Name):
         value = _bound_once(node)
         if value is not None:
-            return _longest_of(value, depth + 1)
+            return _longest_of(value, depth + 1, shortest)
         return _rebound_longest(node) if depth == 0 else None
     if not isinstance(node, nodes.Call):
         return None
@@ -276,13 +299,16 @@ def _longest_of(node: nodes.NodeNG, depth: int = 0) -> nodes.Call | None:
     if isinstance(f, nodes.Attribute) and name == "max" and not node.args and \
             _holds_lengths(f.expr):
         return node  # ``lengths.max()``
+    if name == "min" and shortest and len(node.args) == 1 and not node.keywords and \
+            _holds_lengths(node.args[0]):
+        return node  # ``min(w.shape[-1] for w in wavs)``: the shortest item, cropped to
     if isinstance(f, nodes.Attribute) and name == "item" and not node.args:
-        return _longest_of(f.expr, depth + 1)
+        return _longest_of(f.expr, depth + 1, shortest)
     if isinstance(f, nodes.Name) and name == "int" and len(node.args) == 1:
-        return _longest_of(node.args[0], depth + 1)
+        return _longest_of(node.args[0], depth + 1, shortest)
     if isinstance(f, nodes.Name) and name == "min" and len(node.args) == 2:
         for arg in node.args:
-            found = _longest_of(arg, depth + 1)
+            found = _longest_of(arg, depth + 1, shortest)
             if found is not None:
                 return found
     return None
@@ -502,6 +528,10 @@ class DynamicPadding(Rule):
                         "padding, so it keeps the length of its own text, a new input shape "
                         "for which XLA compiles the graphs again; pad to a fixed length "
                         "(padding='max_length', max_length=N, truncation=True)")
+    CROP_MESSAGE = ("dynamic padding: cropping every item to the batch's shortest one "
+                    "(min(...)) in the collate function gives each batch the length of its "
+                    "shortest item, so every new length is a new graph shape and XLA "
+                    "recompiles; crop every item to one fixed length (pad the shorter ones)")
     PAD_SEQUENCE_MESSAGE = ("dynamic padding: pad_sequence pads each batch to the length of "
                             "its longest sequence, so every new length is a new graph shape "
                             "and XLA recompiles; pad every item to one fixed length instead "
@@ -516,7 +546,9 @@ the step loop (`tokenizer(prompt, return_tensors="pt")` per prompt of an evaluat
 generation loop): nothing is padded, and every input keeps the length of its text
 (unless the loop pads it again, with `F.pad` or by concatenating a filled tensor).
 A collate function that pads by hand (`torch.full((n, max(len(s) for s in batch)), PAD)`)
-is reported where it takes the batch's longest length, the `max(...)`.
+is reported where it takes the batch's longest length, the `max(...)`; one that crops
+every item to the batch's shortest (`w[start:start + crop]` with `crop = min(w.shape[-1]
+for w in wavs)`, a speaker-ID or audio-clip loader) where it takes the `min(...)`.
 `DataCollatorForLanguageModeling` (and `DataCollatorForWholeWordMask`) always pads each
 batch to its longest item: it is reported when every function the script hands to
 `dataset.map(...)` tokenizes without padding to `'max_length'` (line-by-line MLM), not
@@ -590,6 +622,13 @@ that length is taken.
         an = self.an
         seen: set[int] = set()
         for sub in an.rule_nodes(nodes.Subscript):
+            crop = _crop_extent(sub.slice)
+            if crop is not None and id(crop) not in seen and self._in_collate_fn(sub) and \
+                    not an.off_xla_path(crop):
+                # ``w[start:start + crop]``, ``crop = min(w.shape[-1] for w in wavs)``
+                seen.add(id(crop))
+                yield self.finding_text(crop, f"{self.code} {self.CROP_MESSAGE}")
+                continue
             upper = _slice_upper(sub.slice)
             longest = _longest_in(upper) if upper is not None else None
             if longest is None or id(longest) in seen or not self._in_collate_fn(sub) or \
