@@ -189,7 +189,7 @@ MEDIA_WRITERS = frozenset({
 MEDIA_METHODS = frozenset({"add_image", "add_images", "add_video", "add_audio",
                            "add_figure", "add_mesh"})
 #: Modules whose functions turn host data into other host data (``np.clip(grid, 0, 255)``).
-_HOST_ARRAY_MODULES = ("numpy.", "PIL.", "cv2.", "einops.")
+_HOST_ARRAY_MODULES = ("numpy.", "PIL.", "cv2.", "einops.", "torchvision.utils.make_grid")
 
 
 def _media_writer(an: Analyzer, call: nodes.Call) -> bool:
@@ -223,7 +223,7 @@ def written_as_media(an: Analyzer, node: nodes.NodeNG, depth: int = 0) -> bool:
             if (an.qualname(parent.func) or "").startswith(_HOST_ARRAY_MODULES):
                 cur = parent
                 continue
-            return False
+            return _collected_for_media(an, parent, depth)
         if isinstance(parent, nodes.Call) and parent.func is cur:
             # ``x.numpy()``, ``x.transpose(1, 2, 0)``: a method of the host copy
             if _media_writer(an, parent):
@@ -244,6 +244,42 @@ def written_as_media(an: Analyzer, node: nodes.NodeNG, depth: int = 0) -> bool:
             any(b is target for b in an.ev.bindings(n))]
     # (every use this assignment reaches ends in a writer, or in a name that does)
     return bool(uses) and all(written_as_media(an, n, depth + 1) for n in uses)
+
+
+def _collected_for_media(an: Analyzer, call: nodes.Call, depth: int) -> bool:
+    """``frames.append(grid)``: the list ``frames`` is read only by loops and comprehensions
+    whose items end in a media writer (``[plt.imshow(np.transpose(g, (1, 2, 0))) for g in
+    frames]``, an animation of the preview grids), by a writer itself
+    (``imageio.mimsave(path, frames)``) or by ``len()``."""
+    f = call.func
+    if not (isinstance(f, nodes.Attribute) and f.attrname == "append" and
+            isinstance(f.expr, nodes.Name) and len(call.args) == 1):
+        return False
+    scope = call.scope()
+    media = False
+    for use in an.ev.name_uses(f.expr.name):
+        if use.scope() is not scope and not (
+                isinstance(use.scope(), nodes.ComprehensionScope) and
+                use.scope().parent is not None and use.scope().parent.scope() is scope):
+            continue
+        parent = use.parent
+        if isinstance(parent, nodes.Attribute) and parent.attrname == "append":
+            continue
+        if isinstance(parent, nodes.Call) and an.is_builtin(parent.func, "len"):
+            continue
+        if isinstance(parent, nodes.Call) and _media_writer(an, parent):
+            media = True
+            continue
+        if isinstance(parent, (nodes.For, nodes.Comprehension)) and parent.iter is use and \
+                isinstance(parent.target, nodes.AssignName):
+            item = parent.target.name
+            holder = parent.parent if isinstance(parent, nodes.Comprehension) else parent
+            reads = [n for n in holder.nodes_of_class(nodes.Name) if n.name == item]
+            if reads and all(written_as_media(an, n, depth + 1) for n in reads):
+                media = True
+                continue
+        return False
+    return media
 
 
 class HostSync(Rule):
@@ -324,7 +360,9 @@ t.item()`), and `xm.mesh_reduce` of a Python number in a branch taken every N st
 right after a barrier or an `xm.rendezvous` (nothing is pending on the device), and a
 copy out whose data goes to an image, video or figure writer (`save_image`, `imsave`,
 `Image.fromarray`, `wandb.Image`, `writer.add_image`), directly or through host-array
-steps and names: sample images written every N steps, where the transfer is the point;
+steps (`make_grid`, numpy) and names, or kept in a list that is only shown or written
+afterwards (`img_list.append(make_grid(fake))`, then `plt.imshow` of each item): sample
+images written every N steps, where the transfer is the point;
 nor a copy out (`.cpu()`, `.numpy()`) in a loop whose every iteration runs a whole
 generation (a project sampler or decoder with a step loop of its own) for a host metric,
 per prompt or per batch of data: the generated result is what the loop exists to copy.
