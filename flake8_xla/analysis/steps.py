@@ -162,6 +162,12 @@ def _if_children(branch: nodes.If) -> list[nodes.NodeNG]:
     return list(branch.get_children())
 
 
+def _args_mention(call: nodes.Call, names: set[str]) -> bool:
+    """An argument of ``call`` (positional or keyword) reads one of ``names``."""
+    return any(name.name in names for arg in [*call.args, *(
+        kw.value for kw in call.keywords or ())] for name in arg.nodes_of_class(nodes.Name))
+
+
 class Steps:
     """Step-loop questions about one module, memoised."""
 
@@ -1225,9 +1231,7 @@ class Steps:
                 continue
             if any(name.name in derived for name in call.func.nodes_of_class(nodes.Name)):
                 return False  # the model itself comes from the item
-            if any(name.name in derived for arg in [*call.args, *(
-                    kw.value for kw in call.keywords or ())]
-                   for name in arg.nodes_of_class(nodes.Name)):
+            if _args_mention(call, derived):
                 return True
         return False
 
@@ -1258,9 +1262,7 @@ class Steps:
             if call.root() is not self.an.module or \
                     not self.is_forward_call(call, cx, loop=loop):
                 continue
-            if any(name.name in uploaded for arg in [*call.args, *(
-                    kw.value for kw in call.keywords or ())]
-                   for name in arg.nodes_of_class(nodes.Name)):
+            if _args_mention(call, uploaded):
                 return True
         return False
 
