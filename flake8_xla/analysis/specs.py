@@ -344,38 +344,48 @@ def _collated(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int
 
 
 def _partial_wds_batches(ev: Evaluator, node: nodes.NodeNG, depth: int = 0) -> bool:
-    """``ds.batched(bs)`` of a webdataset pipeline (``wds.WebDataset(urls).shuffle(...)``),
-    or a ``wds.DataPipeline(...)`` with a ``wds.batched(bs)`` stage: its ``partial=True``
-    default yields each worker's short final batch (webdataset ``filters.py``
-    ``batched``); ``partial=False`` drops it. Followed through names assigned once and
-    through the returns of a project function that builds the pipeline
-    (``make_train_pipeline(urls, bs)``, in this module or another)."""
+    """``ds.batched(bs)`` of a webdataset pipeline (see :func:`partial_batching_call`)."""
+    return partial_batching_call(ev, node, depth) is not None
+
+
+def partial_batching_call(ev: Evaluator, node: nodes.NodeNG, depth: int = 0
+                          ) -> nodes.Call | None:
+    """The ``ds.batched(bs)`` of a webdataset pipeline (``wds.WebDataset(urls).shuffle(...)``)
+    that ``node`` is, or the ``wds.batched(bs)`` stage of a ``wds.DataPipeline(...)``: its
+    ``partial=True`` default yields each worker's short final batch (webdataset
+    ``filters.py`` ``batched``); ``partial=False`` drops it. Followed through names
+    assigned once and through the returns of a project function that builds the pipeline
+    (``make_train_pipeline(urls, bs)``, in this module or another). None when there is no
+    such stage."""
     node = _through_names(ev, node)
     if not isinstance(node, nodes.Call):
-        return False
+        return None
     if (ev.qualname(node.func) or "").startswith("webdataset."):
         # ``wds.DataPipeline(wds.SimpleShardList(urls), ..., wds.batched(bs))``
-        return any(isinstance(arg, nodes.Call) and _keeps_partial(arg) and
-                   ev.qualname(arg.func) in WDS_BATCHED for arg in node.args)
+        return next((arg for arg in node.args if isinstance(arg, nodes.Call) and
+                     _keeps_partial(arg) and ev.qualname(arg.func) in WDS_BATCHED), None)
     if not (isinstance(node.func, nodes.Attribute) and node.func.attrname == "batched"):
-        return depth < 2 and any(
-            _partial_wds_batches(home, ret.value, depth + 1)
-            for home, ret in _returns_of_called(ev, node) if ret.value is not None)
+        if depth >= 2:
+            return None
+        return next((found for home, ret in _returns_of_called(ev, node)
+                     if ret.value is not None and
+                     (found := partial_batching_call(home, ret.value, depth + 1)) is not None),
+                    None)
     if not _keeps_partial(node):
-        return False
+        return None
     cur: nodes.NodeNG = node.func.expr
     for _ in range(12):
         if isinstance(cur, nodes.Call):
             if (ev.qualname(cur.func) or "").startswith("webdataset."):
-                return True
+                return node
             cur = cur.func
         elif isinstance(cur, nodes.Attribute):
             cur = cur.expr
         elif isinstance(cur, nodes.Name) and (value := _assigned_value(ev, cur)) is not None:
             cur = value
         else:
-            return False
-    return False
+            return None
+    return None
 
 
 #: builtins and itertools functions that return a one-pass iterator (no ``len``)

@@ -13,6 +13,7 @@ from flake8_xla.analysis.flows import enclosing_function, is_param_of
 from flake8_xla.analysis.hooks import callback_sites, is_partial
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
+from flake8_xla.analysis.specs import partial_batching_call
 from flake8_xla.analysis.steps import LOOPS
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, may_update, words
@@ -1140,7 +1141,9 @@ the loader's own batch size (`num_samples=eval_batches * batch_size`). A loader 
 `batch_size=None` over a webdataset pipeline that batches itself (`ds.batched(bs)`, also
 in a project function that returns the pipeline, or a `wds.batched(bs)` stage of a
 `wds.DataPipeline`) is reported: `.batched` keeps each worker's short final batch unless
-given `partial=False`. A loader over a Python iterator (`map(tokenize, rows)`, a
+given `partial=False`; at that stage when the module being checked builds the pipeline
+(where the short batches are made and `partial=False` goes), else at the `DataLoader(...)`.
+A loader over a Python iterator (`map(tokenize, rows)`, a
 generator expression) has no known last batch and is not reported; neither are
 `TrainingArguments` that no Trainer gets (every use reads a setting for the script's own
 loaders, which are checked where they are built).
@@ -1209,8 +1212,27 @@ divide it, which is not known.
                     site.root() is not an.module else None
                 if far is not None:
                     what = f"this DataLoader, which {self._site_text(site)} at {far},"
+                at: nodes.NodeNG = origin.node
+                if origin.has("partial_batches"):
+                    # (at the pipeline's ``.batched(bs)`` stage, where the short batches
+                    # are made and ``partial=False`` goes, when this module builds it)
+                    dataset = argument(origin.node, 0, "dataset")
+                    stage = partial_batching_call(an.ev, dataset) if dataset is not None \
+                        else None
+                    if stage is not None and stage.root() is an.module and \
+                            not an.off_xla_path(stage):
+                        # (on the line of ``.batched(``, not where a chained pipeline
+                        # expression starts)
+                        at = stage.args[0] if stage.args else stage
+                        name = stage.func.attrname if isinstance(
+                            stage.func, nodes.Attribute) else stage.func.as_string()
+                        what = f"the webdataset stage .{name}(...) feeding this DataLoader" \
+                            if isinstance(stage.func, nodes.Attribute) and \
+                            not isinstance(stage.func.expr, nodes.Name) else \
+                            f"the webdataset stage {stage.func.as_string()}(...) feeding " \
+                            "this DataLoader"
                 fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
-                yield self.finding(origin.node, fix=fix, what=what)
+                yield self.finding(at, fix=fix, what=what)
 
     def _sliced_batches(self) -> Iterator[Finding]:
         """``for begin in range(0, len(ids), bs): batch = ids[begin:begin + bs]`` in a step

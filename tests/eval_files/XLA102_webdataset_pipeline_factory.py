@@ -3,7 +3,8 @@
 ``DataLoader(make_pipeline(urls, bs), batch_size=None)``: the batches come from the
 ``.batched(bs)`` at the end of the pipeline the function returns (or from the
 ``wds.batched(bs)`` stage of a ``wds.DataPipeline``), which keeps each worker's short
-final batch unless told ``partial=False``.
+final batch unless told ``partial=False``. Reported at that stage, where the short batches
+are made and where ``partial=False`` goes.
 """
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
@@ -15,7 +16,7 @@ def make_pipeline(urls, batch_size, whole=False):
     ds = wds.WebDataset(urls, shardshuffle=100).shuffle(1000).decode("pil").to_tuple("jpg", "cls")
     if whole:
         return ds.batched(batch_size, partial=False)
-    return ds.batched(batch_size)
+    return ds.batched(batch_size)  # error: XLA102
 
 
 def make_whole_pipeline(urls, batch_size):
@@ -30,7 +31,7 @@ def make_v2_pipeline(urls, batch_size):
         wds.tarfile_to_samples(),
         wds.decode("pil"),
         wds.to_tuple("jpg", "cls"),
-        wds.batched(batch_size),
+        wds.batched(batch_size),  # error: XLA102
     )
 
 
@@ -43,10 +44,10 @@ def train(model, optimizer, urls):
     device = torch_xla.device()
     pipeline = make_pipeline(urls, 128)
     loaders = [
-        DataLoader(pipeline, batch_size=None, num_workers=8),  # error: XLA102
+        DataLoader(pipeline, batch_size=None, num_workers=8),
         DataLoader(make_whole_pipeline(urls, 128), batch_size=None, num_workers=8),
         DataLoader(make_v2_whole(urls, 128), batch_size=None, num_workers=8),
-        DataLoader(make_v2_pipeline(urls, 128), batch_size=None),  # error: XLA102
+        DataLoader(make_v2_pipeline(urls, 128), batch_size=None),
     ]
     for loader in loaders:
         for x, y in pl.MpDeviceLoader(loader, device):
