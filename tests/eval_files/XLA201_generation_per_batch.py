@@ -3,7 +3,8 @@ generation (a model method with a denoising loop of forward passes, no barrier o
 own) copies the generated result to the host once per batch for a host metric: that
 copy is the generation's result, as in a loop over prompts. The same copy of a single
 forward pass's output, per batch of a data loop, is a read in the middle of the step;
-and a scalar read beside the generated result still is one."""
+and a scalar read beside the generated result still is one, as is the sampler's own read
+of a timestep schedule made on the device (not the result)."""
 import torch
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
@@ -21,8 +22,9 @@ class Denoiser(nn.Module):
     @torch.no_grad()
     def sample(self, cond: torch.Tensor, steps: int = 50) -> torch.Tensor:
         x = torch.randn_like(cond)
-        for _ in range(steps):
-            x = x - 0.1 * self(x, cond)
+        schedule = torch.linspace(0, 999, steps, device=cond.device).long().tolist()  # error: XLA201
+        for t in reversed(schedule):
+            x = x - 0.1 * t / 999 * self(x, cond)
         return x
 
 
