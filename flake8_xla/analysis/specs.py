@@ -867,9 +867,12 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         return one(Kind.DEVICE, device=which if is_dev else None)
     if spec == "factory":
         dtype = keyword(call, "dtype")
-        # ``torch.eye(n, dtype=torch.bool)``: a boolean mask
-        flags = frozenset({"bool"}) if dtype is not None and \
-            (ev.qualname(dtype) or "") == "torch.bool" else frozenset()
+        # ``torch.eye(n, dtype=torch.bool)`` (or ``dtype=bool``, Python's type, which torch
+        # takes for torch.bool): a boolean mask
+        flags = frozenset({"bool"}) if dtype is not None and (
+            (ev.qualname(dtype) or "") == "torch.bool" or
+            isinstance(dtype, nodes.Name) and dtype.name == "bool" and
+            ev.qualname(dtype) == "bool") else frozenset()
         dev_node = keyword(call, "device")
         if dev_node is None and entry.name in ("torch.tensor", "torch.as_tensor") and \
                 call.args:
