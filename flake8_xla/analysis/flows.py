@@ -543,20 +543,19 @@ def _rebound_in_block(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> set[int]:
     body may leave the block for code that ``use`` is in. Only the nearest later
     assignment of the block is asked: a farther one has the same statements between."""
     found: set[int] = set()
-    by_block: dict[int, list[tuple[int, nodes.NodeNG, nodes.NodeNG]]] = {}
+    by_block: dict[int, tuple[list[nodes.NodeNG], list[tuple[nodes.NodeNG, nodes.NodeNG]]]] = {}
     for b in binds:
         if not isinstance(b, nodes.AssignName):
             continue
         stmt = b.statement()
         block = _block_of(stmt)
         if block is not None:
-            by_block.setdefault(id(block), []).append((0, b, stmt))
-    for group in by_block.values():
+            by_block.setdefault(id(block), (block, []))[1].append((b, stmt))
+    for block, group in by_block.values():
         if len(group) < 2:
             continue
-        block = _block_of(group[0][2]) or []
         at = {id(x): i for i, x in enumerate(block)}
-        ordered = sorted(((at[id(stmt)], b, stmt) for _, b, stmt in group), key=lambda e: e[0])
+        ordered = sorted(((at[id(stmt)], b, stmt) for b, stmt in group), key=lambda e: e[0])
         for k, (i1, b1, s1) in enumerate(ordered):
             later = next(((i2, s2) for i2, _, s2 in ordered[k + 1:]
                           if i2 > i1 and isinstance(s2, nodes.Assign)), None)
@@ -1509,12 +1508,17 @@ class Evaluator:
     def _move_statements(self, frame: nodes.NodeNG, key: str) -> list[nodes.Call]:
         """The statements of ``frame``'s own body that move ``key`` (a name or a dotted
         attribute) in place: ``key.to(...)``, ``.cpu()``, ``.cuda()``, ``.xla()``."""
-        return [call for call in self.module_calls_in(frame)
+        return [call for call, moved in self._in_place_moves(frame) if moved == key]
+
+    def _in_place_moves(self, frame: nodes.NodeNG) -> list[tuple[nodes.Call, str | None]]:
+        """``(call, key)`` for each statement of ``frame``'s own body that moves a name or a
+        dotted attribute in place (``key.to(...)``, ``.cpu()``, ``.cuda()``, ``.xla()``),
+        with that name's dotted key."""
+        return [(call, source_key(call.func.expr)) for call in self.module_calls_in(frame)
                 if isinstance(call.parent, nodes.Expr) and
                 isinstance(call.func, nodes.Attribute) and
                 call.func.attrname in ("to", "cpu", "cuda", "xla") and
-                isinstance(call.func.expr, (nodes.Name, nodes.Attribute)) and
-                source_key(call.func.expr) == key]
+                isinstance(call.func.expr, (nodes.Name, nodes.Attribute))]
 
     def module_calls_in(self, frame: nodes.NodeNG) -> list[nodes.Call]:
         """The calls of ``frame``'s own body (memoised per frame)."""
@@ -2503,14 +2507,10 @@ class Evaluator:
             init = next((m for m in klass.body if isinstance(m, nodes.FunctionDef) and
                          m.name == "__init__"), None)
             found = init is not None and any(
-                (key := source_key(call.func.expr)) is not None and
-                (key == "self" or key.startswith("self.")) and
+                key is not None and (key == "self" or key.startswith("self.")) and
                 call.func.attrname in ("to", "xla") and
                 self._move_target(call, None, 0) == ("xla",)
-                for call in self.module_calls_in(init)
-                if isinstance(call.parent, nodes.Expr) and
-                isinstance(call.func, nodes.Attribute) and
-                isinstance(call.func.expr, (nodes.Name, nodes.Attribute)))
+                for call, key in self._in_place_moves(init))
             memo[id(klass)] = found
         return found
 

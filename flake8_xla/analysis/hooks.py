@@ -272,9 +272,9 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
             # Where every call of the model in its module passes a Python value for it
             # (a batch's ``data["num_graphs"]``, an int its collate function counted),
             # that is what it gets: no tensor.
-            passed = [ev.passed_value(func, call, name, True, d)
-                      for call in ev.module_calls(klass, func)[:MAX_SITES]] \
-                if func.name == "forward" and _sizes_a_factory(ev, func, name) else []
+            passed = ev._site_values(
+                func, [(call, True) for call in ev.module_calls(klass, func)[:MAX_SITES]],
+                name, d) if func.name == "forward" and _sizes_a_factory(ev, func, name) else []
             if passed and all(v and all(x.kind is Kind.HOST and x.qual != "none" for x in v)
                               for v in passed):
                 return V.join(*passed)

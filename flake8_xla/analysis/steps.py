@@ -1160,16 +1160,19 @@ class Steps:
         iterations drive (a sampler's denoising loop per prompt or batch of prompts): it
         runs no barrier of its own."""
         return self._memo_q("drives_steps", loop, self._drives_own_steps) and \
-            not any(self.is_barrier_call(c, cx)
-                    for c, cx in self.calls_in(loop, into_loops=False))
+            not self._calls_barrier(loop)
 
     def _generates(self, loop: nodes.NodeNG) -> bool:
         """Each iteration calls a function that runs a step loop of its own (a sampler's
         denoising loop, a decode loop) and the loop runs no barrier call itself: an
         iteration is a whole generation per item or batch of data."""
         return self._drives_step_loops(loop, calls_only=True) and \
-            not any(self.is_barrier_call(c, cx)
-                    for c, cx in self.calls_in(loop, into_loops=False))
+            not self._calls_barrier(loop)
+
+    def _calls_barrier(self, loop: nodes.NodeNG) -> bool:
+        """An iteration of ``loop`` runs a barrier call itself (not only in inner loops)."""
+        return any(self.is_barrier_call(c, cx)
+                   for c, cx in self.calls_in(loop, into_loops=False))
 
     def only_in_model_loops(self, node: nodes.NodeNG) -> bool:
         """``node`` runs per iteration of loops over models or settings only, never per

@@ -870,7 +870,7 @@ class ProjectIndex:
         """``rel`` star-imports a module (``from onsets_and_frames import *``) and spells one
         of ``wanted`` somewhere: star-imported names are not in its summary's references."""
         s = self.summary(rel)
-        if s is None or not any("*" in names for _, _, names in s.imports):
+        if s is None or not _star_imports(s):
             return False
         facts = self.facts(rel)
         return facts is not None and bool(facts.idents & wanted)
@@ -975,8 +975,7 @@ class ProjectIndex:
         from it)."""
         for m in self._reverse(False).get(rel, ()):
             other = self.summary(m)
-            if name in self._last_names(m) or other is None or any(
-                    "*" in names for _, _, names in other.imports):
+            if name in self._last_names(m) or other is None or _star_imports(other):
                 return True
         return False
 
@@ -990,7 +989,7 @@ class ProjectIndex:
             other = self.summary(m)
             if m == rel:
                 continue
-            if other is None or any("*" in names for _, _, names in other.imports) or any(
+            if other is None or _star_imports(other) or any(
                     r == tail or r.endswith("." + tail) for r in other.refs):
                 return True
         return False
@@ -1009,8 +1008,7 @@ class ProjectIndex:
             if m == rel or rel not in self.import_targets(m):
                 continue
             other = self.summary(m)
-            if other is None or name in self._last_names(m) or any(
-                    "*" in names for _, _, names in other.imports):
+            if other is None or name in self._last_names(m) or _star_imports(other):
                 return False
         return True
 
@@ -1020,8 +1018,7 @@ class ProjectIndex:
         under that name. Syntax facts only."""
         for m in self._reverse(True).get(rel, ()):
             other = self.summary(m)
-            if m != rel and (other is None or name in self._last_names(m) or any(
-                    "*" in names for _, _, names in other.imports)):
+            if m != rel and (other is None or name in self._last_names(m) or _star_imports(other)):
                 return True
         return False
 
@@ -1100,6 +1097,12 @@ class ProjectIndex:
                               ) if s else frozenset()
             self._lasts[(rel, deep)] = found
         return found
+
+
+def _star_imports(summary: Summary) -> bool:
+    """The module star-imports from some module (``from helpers import *``): which of that
+    module's names it uses cannot be told from its references."""
+    return any("*" in names for _, _, names in summary.imports)
 
 
 _INDEXES: dict[Path, ProjectIndex] = {}

@@ -1224,13 +1224,11 @@ divide it, which is not known.
                         # (on the line of ``.batched(``, not where a chained pipeline
                         # expression starts)
                         at = stage.args[0] if stage.args else stage
-                        name = stage.func.attrname if isinstance(
-                            stage.func, nodes.Attribute) else stage.func.as_string()
-                        what = f"the webdataset stage .{name}(...) feeding this DataLoader" \
-                            if isinstance(stage.func, nodes.Attribute) and \
-                            not isinstance(stage.func.expr, nodes.Name) else \
-                            f"the webdataset stage {stage.func.as_string()}(...) feeding " \
-                            "this DataLoader"
+                        f = stage.func
+                        # (``.batched`` of a chained pipeline; ``ds.batched``/``wds.batched``)
+                        label = f".{f.attrname}" if isinstance(f, nodes.Attribute) and \
+                            not isinstance(f.expr, nodes.Name) else f.as_string()
+                        what = f"the webdataset stage {label}(...) feeding this DataLoader"
                 fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
                 yield self.finding(at, fix=fix, what=what)
 
