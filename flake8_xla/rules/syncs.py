@@ -512,7 +512,8 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         the object handed to ``torch.save``/``xm.save``/``save_pretrained`` in its function,
         in the value of a name that object reads (``state = {k: v.cpu() ...}``, or
         ``state[k] = v.cpu()`` in a loop), or in what a helper returns when every call of
-        the helper is in such an object (``torch.save(to_cpu(sd), path)``). That copy is
+        the helper is in such an object (``torch.save(to_cpu(sd), path)``; a recursive
+        helper's calls of itself in what it returns count as passing it on). That copy is
         the checkpoint's write, the one XLA503 asks for, not a read mid-step; a copy
         beside an unrelated save (a metric appended each step) is still one."""
         func = enclosing_function(node)
@@ -522,10 +523,13 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
             return True
         if not self._returned(node, func):
             return False
-        sites = self.an.ev.call_sites(func)
+        # (a recursive helper's own calls, in what it returns, pass their result on:
+        # ``return {k: to_cpu(v) for k, v in obj.items()}``)
+        sites = [call for call, _ in self.an.ev.call_sites(func)
+                 if not (enclosing_function(call) is func and self._returned(call, func))]
         return bool(sites) and all(
             isinstance(caller := enclosing_function(call), nodes.FunctionDef) and
-            id(call) in self._saved_nodes(caller) for call, _ in sites)
+            id(call) in self._saved_nodes(caller) for call in sites)
 
     def _saved_nodes(self, func: nodes.FunctionDef) -> set[int]:
         """ids of the nodes of ``func`` that make up an object it saves (memoised)."""
