@@ -1389,6 +1389,8 @@ class Evaluator:
                 value = frozenset(v for v in value if v.kind not in ruled_out) or UNKNOWN_SET
         if not V.is_known(value):
             used = self._usage_kind(node.frame(), node.name)
+            if used is None:
+                used = self._sibling_call_result(binds)
             if used is not None:
                 # (the bindings whose value is known keep it: ``model = Net().to(dev)``
                 # beside ``else: model = xm.load(path)``)
@@ -2017,6 +2019,47 @@ class Evaluator:
                 if q is not None and "." in q and not q.startswith(("torch.", "torch_xla.")):
                     return True
         return False
+
+    def _sibling_call_result(self, binds: list[nodes.NodeNG]) -> frozenset[Value] | None:
+        """A tensor, when every binding is ``name = self.attr(...)`` of an unknown callable
+        whose result another method of the class shows to be a tensor: ``loss =
+        self.loss(prediction, target)`` in ``val_step`` beside ``loss = self.loss(...)``
+        then ``loss.backward()`` in ``train_step`` (a loss function set up by a framework).
+        None otherwise (memoised per class and callee)."""
+        keys: set[str] = set()
+        klass: nodes.ClassDef | None = None
+        for b in binds:
+            stmt = b.parent
+            if not (isinstance(b, nodes.AssignName) and isinstance(stmt, nodes.Assign) and
+                    len(stmt.targets) == 1 and isinstance(stmt.value, nodes.Call) and
+                    isinstance(stmt.value.func, nodes.Attribute)):
+                return None
+            key = source_key(stmt.value.func)
+            if key is None or not key.startswith("self.") or key.count(".") != 1:
+                return None
+            keys.add(key)
+            klass = enclosing_class(b.frame())
+        if len(keys) != 1 or klass is None:
+            return None
+        (key,) = keys
+        memo = self.__dict__.setdefault("_sibling_results", {})
+        mkey = (id(klass), key)
+        if mkey not in memo:
+            memo[mkey] = None
+            for method in klass.body:
+                if not isinstance(method, nodes.FunctionDef):
+                    continue
+                for stmt in self.own_nodes(method, nodes.Assign):
+                    target = stmt.targets[0]
+                    if len(stmt.targets) == 1 and isinstance(target, nodes.AssignName) and \
+                            isinstance(stmt.value, nodes.Call) and \
+                            source_key(stmt.value.func) == key and V.any_kind(
+                                self._usage_kind(method, target.name) or EMPTY, Kind.TENSOR):
+                        memo[mkey] = V.tensor()
+                        break
+                if memo[mkey] is not None:
+                    break
+        return memo[mkey]
 
     def _usage_kind(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:
         """What a name of unknown value is, by how ``func`` uses it (memoised)."""

@@ -197,6 +197,20 @@ _LOOKUP_ATTR = "_flake8_xla_lookup"
 
 
 def _lookup(name: nodes.Name) -> list[nodes.NodeNG]:
+    found = _scope_lookup(name)
+    if not found:
+        # ``global _cache`` then ``try: return _cache`` / ``except NameError: _cache =
+        # ...``: astroid finds nothing before the read in the function, but the name is
+        # the module's, and an earlier call (this function's or another's) bound it
+        scope = name.scope()
+        if isinstance(scope, nodes.FunctionDef) and any(
+                name.name in g.names for g in scope.nodes_of_class(
+                    nodes.Global, skip_klass=(nodes.FunctionDef, nodes.ClassDef))):
+            found = list(name.root().locals.get(name.name, ()))
+    return found
+
+
+def _scope_lookup(name: nodes.Name) -> list[nodes.NodeNG]:
     scope = name.scope()
     local = getattr(scope, "locals", {}).get(name.name, ())
     if not any(isinstance(n, nodes.DelName) for n in local):

@@ -1,0 +1,68 @@
+"""The value analysis on small sources: what a name or call holds, asked directly."""
+
+from __future__ import annotations
+
+import ast
+
+from astroid import nodes
+
+from flake8_xla.analysis import Analyzer, build_module
+from flake8_xla.analysis.values import Kind
+from flake8_xla.engine import stub_builtins
+from flake8_xla.imports import ImportTable
+
+CACHED_GLOBAL = '''\
+import os
+
+try:
+    import torch_xla.core.xla_model as xm
+except ImportError:
+    xm = None
+
+
+def device_type():
+    global _device_type
+    try:
+        return _device_type
+    except NameError:
+        if xm is not None:
+            _device_type = "xla"
+        else:
+            _device_type = os.getenv("DEVICE_TYPE", "cpu")
+    return _device_type
+
+
+def local_only():
+    try:
+        return _never_bound
+    except NameError:
+        return None
+
+
+mode = device_type()
+other = local_only()
+'''
+
+
+def _value_of_assigned(source: str, target: str) -> frozenset:
+    tree = ast.parse(source)
+    an = Analyzer(build_module(source, "checked", tree), ImportTable(tree))
+    with stub_builtins():
+        for assign in an.module_nodes(nodes.Assign):
+            if assign.targets[0].as_string() == target:
+                return an.value(assign.value)
+    raise AssertionError(f"no assignment to {target}")
+
+
+def test_a_global_cached_by_its_getter_holds_what_the_getter_stores() -> None:
+    # ``try: return _device_type`` before any binding in the function: the name is the
+    # module's, bound by an earlier call, so the read holds the stored strings ("xla"
+    # on the XLA path), not an unknown value
+    values = _value_of_assigned(CACHED_GLOBAL, "mode")
+    assert values and all(v.kind is Kind.HOST and v.text == "xla" for v in values)
+
+
+def test_a_name_bound_nowhere_stays_unknown_or_absent() -> None:
+    # (no ``global`` statement and no binding: nothing to follow)
+    values = _value_of_assigned(CACHED_GLOBAL, "other")
+    assert not any(v.kind is Kind.HOST and v.text == "xla" for v in values)
