@@ -457,7 +457,7 @@ def _counts_batches_of(node: nodes.NodeNG | None, batch: nodes.NodeNG) -> bool:
     """The sampler constructor call ``node`` draws ``num_samples=`` a product with the
     loader's own batch-size expression ``batch`` as a factor (``n_batches * batch_size``):
     every batch it yields is whole, whatever the sizes are."""
-    n = keyword(node, "num_samples") if isinstance(node, nodes.Call) else None
+    n = _num_samples(node)
     factors: list[nodes.NodeNG] = []
     todo = [n] if n is not None else []
     while todo:
@@ -470,11 +470,31 @@ def _counts_batches_of(node: nodes.NodeNG | None, batch: nodes.NodeNG) -> bool:
     return len(factors) > 1 and any(f.as_string() == shown for f in factors)
 
 
-def _sample_count(node: nodes.NodeNG | None) -> int | None:
-    """The constant ``num_samples=`` of a sampler constructor call, else None."""
+#: Where torch's samplers take ``num_samples`` by position:
+#: ``WeightedRandomSampler(weights, num_samples, replacement=True)``,
+#: ``RandomSampler(data_source, replacement=False, num_samples=None)``.
+_NUM_SAMPLES_AT = {"WeightedRandomSampler": 1, "RandomSampler": 2}
+
+
+def _num_samples(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
+    """The ``num_samples`` argument of a sampler constructor call, by keyword or by
+    position, else None."""
     if not isinstance(node, nodes.Call):
         return None
     n = keyword(node, "num_samples")
+    f = node.func
+    name = f.name if isinstance(f, nodes.Name) else f.attrname if isinstance(
+        f, nodes.Attribute) else ""
+    at = _NUM_SAMPLES_AT.get(name)
+    if n is None and at is not None and len(node.args) > at and \
+            not any(isinstance(a, nodes.Starred) for a in node.args[:at + 1]):
+        n = node.args[at]
+    return n
+
+
+def _sample_count(node: nodes.NodeNG | None) -> int | None:
+    """The constant ``num_samples=`` of a sampler constructor call, else None."""
+    n = _num_samples(node)
     if isinstance(n, nodes.Call) and isinstance(n.func, nodes.Name) and n.func.name == "int" \
             and len(n.args) == 1:
         n = n.args[0]

@@ -1692,6 +1692,10 @@ def _named_mask(index: nodes.NodeNG) -> bool:
     return ident == "mask" or ident.endswith("_mask") or ident.startswith("mask_")
 
 
+#: Marks what DynamicShapeOp._kind finds with a boolean mask on the host (its own message).
+HOST_MASK = "host-mask:"
+
+
 def _bool_mask(vs: frozenset[V.Value], strong: bool = False) -> bool:
     """A lazy boolean tensor (a comparison, ``isnan``, ``&`` of masks ...)."""
     return any(V.lazy_value(v, strong) and v.has("bool") for v in vs)
@@ -1983,6 +1987,11 @@ class DynamicShapeOp(Rule):
                        "a new graph per size (its torch.compile backend takes no dynamic "
                        "shapes); use fixed-size masks (torch.where, multiply by the mask) "
                        "instead")
+    HOST_MASK_MESSAGE = ("dynamic-shape op: {what} of a tensor on the device with a boolean mask "
+                         "made on the host every step takes as many elements as the mask "
+                         "holds True values, a new graph shape and a new compilation for each "
+                         "count; move the mask to the device and use torch.where (or multiply "
+                         "by the mask) instead")
     explanation = """\
 `torch.nonzero`, `masked_select`, `unique`, `bincount`, boolean-mask indexing `t[t > 0]` (and
 assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]`,
@@ -1994,7 +2003,14 @@ outputs whose size depends on the data. XLA compiles for static shapes: it has t
 learn the size, and every new size is a new graph to compile. Slicing by a number read
 back from the device in the step (`n = lengths[i].item()`, where `lengths` is a
 `.cpu()` copy of a lazy tensor, then `t[:n]`) bakes that number into the graph, so
-each new value compiles again; a number read once before the loop does not. Reported
+each new value compiles again; a number read once before the loop does not. A tensor on
+the device indexed or assigned through a boolean mask made on the host in the step
+(`masked = torch.bernoulli(torch.full(labels.shape, 0.15)).bool()`, then `labels[~masked]
+= -1`, as masked-LM collators written by hand do) takes as many indices as the mask has
+True values: torch finds them on the host, so no execution is needed, but each step's
+count is another graph shape and another compilation (measured: 12 uncached
+compilations in 6 steps, against 1 with `torch.where` on the device). A host mask made
+once before the loop has one shape for every step and is not reported. Reported
 in the step and in what it calls, including a module's `forward` and helper functions.
 
 Measured (checks/XLA104, PJRT_DEVICE=CPU, 8 steps): 8 uncached compilations, 32
@@ -2038,7 +2054,11 @@ function).
             what = self._kind(node, ctx, lambda vs, s=strong: V.is_lazy(vs, s))
             if what and (node.lineno, node.col_offset) not in seen:
                 seen.add((node.lineno, node.col_offset))
-                yield self.finding(node, what=what)
+                if what.startswith(HOST_MASK):
+                    yield self.finding_text(node, f"{self.code} " + self.HOST_MASK_MESSAGE.format(
+                        what=what[len(HOST_MASK):].replace("boolean-mask ", "")))
+                else:
+                    yield self.finding(node, what=what)
         # Outside the step: only on tensors known to be on the XLA device.
         for node in an.rule_nodes((nodes.Call, nodes.Subscript)):
             if (node.lineno, node.col_offset) in seen or not _may_be_dynamic(node):
@@ -2143,6 +2163,12 @@ function).
                         for part in index.elts):
                 return masking
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
+            if in_step and is_lazy(node.value) and any(
+                    self._host_mask_per_step(part, ctx) for part in parts):
+                # ``labels[~masked] = -1`` with ``masked = torch.bernoulli(p).bool()`` made
+                # on the CPU in the step: torch turns the mask into indices on the host,
+                # as many as it holds True values, so each step's mask is another shape
+                return HOST_MASK + masking
             if _slice_bound(parts, is_lazy):
                 return "slicing by a tensor value"
             if in_step and _slice_bound(parts, lambda b: self._read_per_step(b, ctx)):
@@ -2209,6 +2235,26 @@ function).
         arg = an.ev.site_argument(func, call, name.name, bound)
         return isinstance(arg, nodes.NodeNG) and self._read_here(
             arg, caller_ctx, enclosing_loop(call, an.steps.is_step_loop), depth + 1)
+
+    def _host_mask_per_step(self, part: nodes.NodeNG, ctx: Ctx | None) -> bool:
+        """``part`` of an index is a boolean tensor on the CPU made anew in every step: a
+        comparison or random draw computed inline, or names all of whose bindings are in
+        the step region (a mask made once before the loop has one shape for every step)."""
+        if isinstance(part, (nodes.Slice, nodes.Const)):
+            return False
+        vs = self.an.value(part, ctx)
+        if not vs or not all(v.kind is Kind.TENSOR and v.device == "cpu" and v.has("bool")
+                             for v in vs):
+            return False
+        region = self._region_ids()
+        names = [part] if isinstance(part, nodes.Name) else list(
+            part.nodes_of_class(nodes.Name))
+        for name in names:
+            binds = self.an.ev.bindings(name)
+            if any(isinstance(b, nodes.AssignName) for b in binds) and \
+                    not all(id(b) in region for b in binds):
+                return False
+        return True
 
     def _region_ids(self) -> set[int]:
         found = getattr(self, "_region_set", None)

@@ -18,6 +18,17 @@ from flake8_xla.rules.base import Rule
 
 LOOPS = (nodes.For, nodes.While)
 ACCUMULATORS = frozenset({"append", "extend", "add", "insert"})
+
+
+def _read_name(node: nodes.NodeNG) -> str | None:
+    """The name a read or a collected value stands for: ``out`` of ``out``,
+    ``out.detach()``, ``out.cpu()``, ``out.detach().cpu().numpy()`` (None for a new
+    value: ``out.argmax(-1)``, ``vals.squeeze()``)."""
+    while isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
+            node.func.attrname in ("detach", "cpu", "numpy", "item", "tolist") and \
+            not node.args:
+        node = node.func.expr
+    return node.name if isinstance(node, nodes.Name) else None
 # In-place tensor arithmetic that adds a value into its receiver (``total.add_(correct)``):
 # on a tensor made before the loop it carries the device state from one pass to the next.
 INPLACE_ACCUMULATORS = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_",
@@ -45,7 +56,14 @@ that runs `backward()` and an optimizer step without `torch_xla.sync()`
 without iterating a `pl.MpDeviceLoader` keeps extending one graph: tracing slows
 down every step, the graph is compiled only when something reads a value, and
 memory grows. An evaluation loop that collects its lazy outputs (`preds.append(out)`)
-without a barrier does the same: all its forward passes end up in one graph. A loop over
+without a barrier does the same: all its forward passes end up in one graph, even when
+each iteration reads some other value on the host (a read runs the graph of what it reads
+and nothing else: `env.step(acts.cpu().numpy())` leaves the log-probabilities and values
+of the same forward pending in `logp_buf.append(lp)`, measured: 3 reads then one graph of
+all 3 iterations at the final `torch.stack`); only a read of the collected tensor itself
+(`out.cpu()` of the `out` appended) turns it into device data. An environment rollout
+that uploads each observation and runs the policy on it counts as a loop over the data
+(a "rollout" loop in the message). A loop over
 the data whose forward outputs are all dropped (`_ = model(x)`, a warm-up or throughput
 loop) runs no graph at all without a barrier: the device does no work, and its timings
 measure tracing alone.
@@ -113,31 +131,50 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 continue
             if not self._data_is_plain(loop):
                 continue  # the batches may come from an XLA loader we cannot see
-            yield self.finding(loop, kind="training" if training else "evaluation")
+            kind = "training" if training else "rollout" if not (
+                isinstance(loop, nodes.For) and any(
+                    steps.is_data(v) for v in an.value(loop.iter))) and \
+                steps._feeds_uploads(loop) else "evaluation"
+            yield self.finding(loop, kind=kind)
 
     # ------------------------------------------------------------------ eval loops
     def _collects_lazy_outputs(self, loop: nodes.NodeNG) -> bool:
-        """A forward-pass loop that keeps its lazy outputs and never reads them per step."""
+        """A forward-pass loop that keeps lazy outputs it never reads per step.
+
+        A host read runs the graph of what it reads and nothing else: ``a.cpu()`` leaves
+        ``b`` pending even when both come from the same forward pass, so a list of ``b``s
+        (``lp_buf.append(lp)`` beside ``env.step(acts.cpu().numpy())``) still holds one
+        pending graph per iteration, all run as one graph where it is finally read. Only
+        a read of the collected name itself (``preds.append(out)`` and ``out.cpu()``)
+        turns the collected tensor into device data."""
         an = self.an
         steps = an.steps
         if not isinstance(loop, nodes.For) or not steps.is_forward_loop(loop):
             return False
         if steps._inside_forward(loop):
             return False
-        collects = reads = False
+        reads = False
+        read_names: set[str] = set()
+        collected: list[nodes.NodeNG] = []
         assigned: set[str] | None = None  # (the names the loop binds, when first asked)
         for node in steps.body_nodes(loop, into_loops=False):
             if isinstance(node, nodes.Call):
-                if (any(e.sync for e in an.entries(node)) and any(
-                        an.holds_lazy(a) for a in node.args) or (
-                        isinstance(node.func, nodes.Attribute) and any(
-                            e.sync in ("scalar", "transfer") for e in an.entries(node))
-                        and an.is_lazy(node.func.expr))) and not an.off_xla_path(node):
-                    reads = True  # a host read of the outputs per iteration runs them
                 f = node.func
+                if an.off_xla_path(node):
+                    pass
+                elif any(e.sync for e in an.entries(node)) and any(
+                        an.holds_lazy(a) for a in node.args):
+                    reads = True  # a host read per iteration runs what it reads
+                    read_names.update(n for a in node.args if (n := _read_name(a)))
+                elif isinstance(f, nodes.Attribute) and any(
+                        e.sync in ("scalar", "transfer") for e in an.entries(node)) and \
+                        an.is_lazy(f.expr):
+                    reads = True
+                    if (n := _read_name(f.expr)) is not None:
+                        read_names.add(n)
                 if isinstance(f, nodes.Attribute) and f.attrname in ACCUMULATORS and \
                         node.args and an.holds_lazy(node.args[-1]):
-                    collects = True
+                    collected.append(node.args[-1])
                 if isinstance(f, nodes.Attribute) and f.attrname in INPLACE_ACCUMULATORS and \
                         isinstance(f.expr, nodes.Name) and node.args:
                     if assigned is None:
@@ -151,9 +188,26 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 return True  # ``correct += (pred == y).sum()``: state carried on the device
         if self._accumulates_in_objects(loop):
             return True  # ``meter.update(acc)`` that does ``self.sum += val``
-        if not collects and not reads and self._discards_outputs(loop):
+        if not collected and not reads and self._discards_outputs(loop):
             return True  # ``_ = model(x)`` per batch: nothing ever runs on the device
-        return collects and not reads
+        return any(_read_name(c) not in read_names and not self._uploaded(c)
+                   for c in collected)
+
+    def _uploaded(self, expr: nodes.NodeNG) -> bool:
+        """``expr`` names host data copied to the device (``obs = torch.from_numpy(o)
+        .float().to(device)``): device data, not a pending graph, wherever it is kept."""
+        if not isinstance(expr, nodes.Name):
+            return False
+        binds = self.an.ev.bindings(expr)
+        for b in binds:
+            stmt = b.parent
+            if not (isinstance(b, nodes.AssignName) and isinstance(stmt, nodes.Assign) and
+                    isinstance(stmt.value, nodes.Call) and
+                    isinstance(stmt.value.func, nodes.Attribute) and
+                    stmt.value.func.attrname == "to" and
+                    not self.an.is_lazy(stmt.value.func.expr)):
+                return False
+        return bool(binds)
 
     def _discards_outputs(self, loop: nodes.For) -> bool:
         """A loop over the data whose forward passes' outputs are all dropped: ``_ =
@@ -258,9 +312,13 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         return False
 
     def _over_data(self, loop: nodes.NodeNG) -> bool:
-        """A ``for`` over a loader or dataset, or a loop that takes ``next()`` of one."""
+        """A ``for`` over a loader or dataset, a loop that takes ``next()`` of one, or an
+        environment rollout that uploads each new observation and runs the model on it
+        (:meth:`Steps._feeds_uploads`: every iteration is a step over fresh inputs)."""
         an = self.an
         if isinstance(loop, nodes.For) and any(an.steps.is_data(v) for v in an.value(loop.iter)):
+            return True
+        if an.steps._feeds_uploads(loop):
             return True
         # ``for step in range(n): x, y = next(it)``: the batches come from next()
         sources = [c.args[0] for c, _ in an.steps.calls_in(loop, into_loops=False)

@@ -43,7 +43,7 @@ def main(valid_texts, dataset):
         loss = model((ids * mask).float()).sum()
         loss.backward()
         xm.optimizer_step(opt)
-    for start in range(0, len(valid_texts), 32):
+    for start in range(0, len(valid_texts), 32):  # error: XLA301
         batch = encode_batch(valid_texts[start:start + 32]).to(device)
         model(batch["input_ids"].float())
     return valid, mapped
