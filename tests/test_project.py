@@ -5874,3 +5874,43 @@ def test_a_callable_object_of_another_module(tmp_path: Path) -> None:
             """,
     })
     assert [f for f in lint(top / "utils.py") if f[1] == "XLA503"] == [(15, "XLA503")]
+
+
+def test_anomaly_mode_is_reported_only_where_a_backward_may_run(tmp_path: Path) -> None:
+    # set in a settings module that the training script imports: the script's backward
+    # runs under it; set in an inference script no module of which calls backward():
+    # anomaly mode checks nothing there
+    root = write(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'p'\n",
+        "settings.py": """\
+            import torch
+            import torch_xla
+
+            torch.autograd.set_detect_anomaly(True)
+            DEVICE = torch_xla.device()
+        """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            from settings import DEVICE
+
+            def train(model, loader, opt):
+                for x, y in loader:
+                    torch.nn.functional.mse_loss(model(x.to(DEVICE)), y.to(DEVICE)).backward()
+                    opt.step()
+                    torch_xla.sync()
+        """,
+        "predict.py": """\
+            import torch
+            import torch_xla
+
+            torch.autograd.set_detect_anomaly(True)
+
+            def predict(model, batches):
+                device = torch_xla.device()
+                with torch.inference_mode():
+                    return [model(x.to(device)) for x in batches]
+        """,
+    })
+    assert (4, "XLA202") in lint(root / "settings.py")
+    assert not [f for f in lint(root / "predict.py") if f[1] == "XLA202"]

@@ -1540,7 +1540,9 @@ class SpawnEntryPoint(Rule):
 fails at start-up with a TypeError on every replica; so does a bound method
 (`xmp.spawn(runner.run)`) whose only parameter is `self`, and a lambda with no
 parameter (`xmp.spawn(lambda: train(cfg))`). Scripts meant for the
-transformers launcher (`xla_spawn.py`) must define a module-level `_mp_fn(index)`.
+transformers launcher (`xla_spawn.py`) must define a module-level `_mp_fn(index)`: a
+module-level `def _mp_fn():` without a parameter, which the module never calls itself, is
+reported at its definition.
 
 **Example**
 ```python
@@ -1561,7 +1563,7 @@ xmp.spawn(_mp_fn)
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
-        return launches(facts)
+        return launches(facts) or "_mp_fn" in facts.idents
 
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
@@ -1594,6 +1596,24 @@ xmp.spawn(_mp_fn)
                         f"{name} takes {len(params)} argument(s) but gets the process "
                         f"index plus {n_extra} from args=")
                 yield self.finding(fn, what=what)
+        yield from self._mp_fn_without_index(an)
+
+    @staticmethod
+    def _mp_fn_without_index(an: Analyzer) -> Iterator[Finding]:
+        """A module-level ``def _mp_fn():`` with no parameter, which the module never calls
+        itself: the name is the entry point that transformers' ``xla_spawn.py`` (and
+        scripts' own ``xmp.spawn(_mp_fn)``) call as ``_mp_fn(index)``."""
+        for func in an.module.body:
+            if not isinstance(func, nodes.FunctionDef) or func.name != "_mp_fn":
+                continue
+            a = func.args
+            if a.posonlyargs or a.args or a.vararg is not None or \
+                    an.calls_named("_mp_fn") or launcher_calls(an) or an.off_xla_path(func):
+                continue  # (a launcher call of the module is checked above, at its call)
+            yield Finding(func.lineno, func.col_offset, SpawnEntryPoint.code,
+                          f"{SpawnEntryPoint.code} " + SpawnEntryPoint.message.format(
+                              what="_mp_fn() does not take the process index (transformers' "
+                                   "xla_spawn.py calls _mp_fn(index))"))
 
 
     @staticmethod

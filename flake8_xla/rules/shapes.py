@@ -91,6 +91,9 @@ _FILLERS = frozenset({"torch.full", "torch.zeros", "torch.ones", "torch.empty", 
 _FILLER_METHODS = frozenset({"new_full", "new_zeros", "new_ones", "new_empty"})
 #: ``what`` of an input tokenized on its own (see ``DynamicPadding._unpadded``).
 UNPADDED = "tokenizing each input without padding"
+#: ``what`` of a dataset item tokenized on its own (see ``DynamicPadding._unpadded_item``).
+UNPADDED_ITEM = ("tokenizing each dataset item without padding, loaded one item per "
+                 "batch (batch_size=1),")
 
 
 _FILLER_NAMES = frozenset({"full", "zeros", "ones", "empty"} |
@@ -546,6 +549,9 @@ size and the length, with the same effect. So does tokenizing each input on its 
 the step loop (`tokenizer(prompt, return_tensors="pt")` per prompt of an evaluation or
 generation loop): nothing is padded, and every input keeps the length of its text
 (unless the loop pads it again, with `F.pad` or by concatenating a filled tensor).
+So does a dataset's `__getitem__` that tokenizes its text without padding when a
+DataLoader of the module loads it one item per batch (`batch_size=1`, or none given)
+with the default collate: each step gets the length of one document.
 A collate function that pads by hand (`torch.full((n, max(len(s) for s in batch)), PAD)`)
 is reported where it takes the batch's longest length, the `max(...)`; one that crops
 every item to the batch's shortest (`w[start:start + crop]` with `crop = min(w.shape[-1]
@@ -676,6 +682,8 @@ that length is taken.
             return None
         if self._unpadded(call):
             return call, UNPADDED
+        if self._unpadded_item(call):
+            return call, UNPADDED_ITEM
         if _bounded(an, keyword(call, "pad_to_multiple_of")):
             return None
         pad = keyword(call, "padding")
@@ -754,6 +762,37 @@ that length is taken.
             return False
         loop, names = enclosing_loop(call), _bound_names(call)
         return self._moved(call, loop, names) and not self._repadded(call, loop, names)
+
+    def _unpadded_item(self, call: nodes.Call) -> bool:
+        """``tokenizer(self.texts[i], truncation=True, max_length=N, return_tensors="pt")``
+        in a dataset's ``__getitem__`` (no padding, or ``padding=False``), not padded again
+        there, for a DataLoader of this module that loads one item per batch
+        (``batch_size=1``, or no batch size) with the default collate: each batch keeps
+        the length of its text (long-document training with gradient accumulation)."""
+        func = call.frame()
+        if not (isinstance(func, nodes.FunctionDef) and func.name == "__getitem__" and
+                isinstance(func.parent, nodes.ClassDef)) or has_star_kwargs(call) or (
+                isinstance(call.func, nodes.Attribute) and call.func.attrname == "pad"):
+            return False
+        pad = keyword(call, "padding")
+        if pad is not None and not _no_padding(self.an.value(pad)):
+            return False
+        if self._repads(func):
+            return False
+        klass = func.parent
+        for loader in self.an.plain_loader_calls():
+            if any(keyword(loader, k) is not None for k in (
+                    "collate_fn", "batch_sampler")) or has_star_kwargs(loader):
+                continue
+            batch = argument(loader, 1, "batch_size")
+            if batch is not None and not (isinstance(batch, nodes.Const) and
+                                          batch.value == 1):
+                continue
+            data = argument(loader, 0, "dataset")
+            if data is not None and any(v.kind is Kind.DATASET and v.node is klass
+                                        for v in self.an.value(data)):
+                return True
+        return False
 
     def _repads(self, func: nodes.NodeNG, names: set[str] | None = None,
                 an: Analyzer | None = None, *, collate: bool = False) -> bool:

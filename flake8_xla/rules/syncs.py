@@ -951,7 +951,9 @@ option that is on by default (`default=True`, `action="store_false"`, or
 does not turn it off trains with anomaly mode, and it is reported. A setting that is
 literally False (`class CFG: debug = False`), a test that needs an off-by-default flag
 (`if args.debug and is_master:`), and `check_nan=False` (no NaN check, so no host read)
-are not reported.
+are not reported, nor is anomaly mode in a program that never runs `backward()` (an
+inference script: neither the module nor any project module that imports it, or that
+those import, calls it).
 """
     source = ("https://docs.pytorch.org/docs/stable/autograd.html#anomaly-detection",
               "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats")
@@ -962,7 +964,7 @@ are not reported.
 
     def check(self) -> Iterator[Finding]:
         an = self.an
-        if an is None:
+        if an is None or not self._backward_may_run():
             return
         for call in an.rule_nodes(nodes.Call):
             if not an.does(call, "anomaly") or an.off_xla_path(call) or \
@@ -984,6 +986,29 @@ are not reported.
                         self._cpu_only_block(call):
                     continue
                 yield self.finding(call, what=what)
+
+    def _backward_may_run(self) -> bool:
+        """Some code that may run with this module calls ``backward()``: the module itself,
+        or, with the project link, a module that imports it (directly or through others)
+        or that those import. An inference script (``torch.inference_mode()`` over a test
+        set) records no autograd graph and runs no backward, so anomaly mode checks
+        nothing there. True when the project's reach is too large to tell."""
+        an = self.an
+        if any(isinstance(c.func, nodes.Attribute) and c.func.attrname == "backward"
+               for c in an.calls_named("backward")):
+            return True
+        link = an.link
+        rel = link.rel_of(an) if link is not None else None
+        if rel is None:
+            return False
+        reach = link.index.reach(rel, every_module=True)
+        if reach is None:
+            return True
+        for m in reach:
+            facts = link.index.facts(m) if m != rel else None
+            if m != rel and (facts is None or "backward" in facts.call_attrs):
+                return True
+        return False
 
     def _behind_switch(self, call: nodes.Call) -> bool:
         """``call`` runs only when a run setting says so (``if args.debug:``, ``if not
