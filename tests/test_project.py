@@ -5914,3 +5914,34 @@ def test_anomaly_mode_is_reported_only_where_a_backward_may_run(tmp_path: Path) 
     })
     assert (4, "XLA202") in lint(root / "settings.py")
     assert not [f for f in lint(root / "predict.py") if f[1] == "XLA202"]
+
+
+@pytest.mark.parametrize("folder", ["plm_surrogate", "owner+plm-surrogate@0123456789"])
+def test_an_import_spelled_from_the_repository_folder_resolves_inside_it(
+        tmp_path: Path, folder: str) -> None:
+    # ``from plm_surrogate.model.arch import Net`` in a clone of ``plm_surrogate`` run
+    # from the folder above it: the first name is the root folder itself (also in a
+    # snapshot folder ``owner+name@commit``, with ``-`` for ``_``)
+    root = write(tmp_path / folder, {
+        "pyproject.toml": "[project]\nname = 'p'\n",
+        "model/arch.py": "import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n",
+        "model/train.py": "from plm_surrogate.model.arch import Net\n",
+    })
+    ix = index_for(root / "model" / "train.py")
+    assert ix is not None
+    assert ix.resolve("model/train.py", "plm_surrogate.model.arch") == "model/arch.py"
+    assert ix.resolve("model/train.py", "other_name.model.arch") is None
+
+
+def test_a_top_level_package_of_the_root_name_is_not_the_root(tmp_path: Path) -> None:
+    # (a package ``proj/`` inside the root ``proj``: its own modules, not the root's)
+    root = write(tmp_path / "proj", {
+        "pyproject.toml": "[project]\nname = 'p'\n",
+        "proj/__init__.py": "",
+        "proj/util.py": "X = 1\n",
+        "util.py": "X = 2\n",
+        "run.py": "from proj.util import X\n",
+    })
+    ix = index_for(root / "run.py")
+    assert ix is not None
+    assert ix.resolve("run.py", "proj.util") == "proj/util.py"

@@ -1333,6 +1333,28 @@ class Evaluator:
             not any(a is branch for a in b.node_ancestors()) for branch in killers)]
         return kept or binds
 
+    @staticmethod
+    def _fills_none(b: nodes.NodeNG, use: nodes.Name) -> bool:
+        """``b`` is the one assignment in the body of an ``if <name> is None:`` (or ``if not
+        <name>:``) that runs before ``use`` in the same function and does not hold it."""
+        if not isinstance(b, nodes.AssignName) or not isinstance(b.parent, nodes.Assign):
+            return False
+        branch = b.parent.parent
+        if not isinstance(branch, nodes.If) or b.parent not in branch.body or \
+                branch.orelse or branch.parent_of(use) or branch.frame() is not use.frame() \
+                or (branch.lineno or 0) >= (use.lineno or 0):
+            return False
+        test = branch.test
+        if isinstance(test, nodes.UnaryOp) and test.op == "not":
+            subject = test.operand
+        elif isinstance(test, nodes.Compare) and len(test.ops) == 1 and \
+                test.ops[0][0] in ("is", "==") and is_none(test.ops[0][1]):
+            subject = test.left
+        else:
+            return False
+        return isinstance(subject, nodes.Name) and subject.name == b.name and \
+            branch.parent is use.statement().parent
+
     def _dead_none_default(self, b: nodes.NodeNG, ctx: Ctx) -> bool:
         """``b`` fills in a parameter's default (``if max_length is None: max_length =
         length.max()``) while the call followed in ``ctx`` passes that parameter a known
@@ -1380,7 +1402,16 @@ class Evaluator:
                 binds = self._overwritten_on_xla_path(node, on_path)
             if ctx is not None and len(binds) > 1:
                 binds = [b for b in binds if not self._dead_none_default(b, ctx)] or binds
-        value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
+        filled = [b for b in binds if self._fills_none(b, node)] if len(binds) > 1 else []
+        if filled:
+            # ``if device is None: device = torch_xla.device()`` before the use: the
+            # other bindings reach it only when they are not None
+            value = join(*(self.binding_value(b, node, ctx, d) if b in filled else
+                           frozenset(v for v in self.binding_value(b, node, ctx, d)
+                                     if not (v.kind is Kind.HOST and v.qual == "none"))
+                           for b in binds))
+        else:
+            value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
         if V.any_kind(value, Kind.TENSOR) and self._narrowed_to_host(node):
             value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
         if V.any_kind(value, Kind.TENSOR, Kind.DICT, Kind.LIST, Kind.TUPLE):

@@ -319,13 +319,21 @@ def _launched_param(ev: Evaluator, call: nodes.Call, idx: int, d: int
     """Parameter ``idx`` of the function ``xmp.spawn(fn, args=(...))`` or
     ``torch_xla.launch(fn, args=(...))`` starts: each process calls ``fn(index, *args)``
     (torch_xla ``torch_xla.py`` ``launch``, ``distributed/xla_multiprocessing.py``), so
-    the first is the process index and the others the ``args`` tuple's items (None, so
-    the call sites decide, when the tuple is not written out)."""
+    the first is the process index and the others the ``args`` tuple's items (written
+    out, or held by a name bound to one; None, so the call sites decide, otherwise)."""
     if idx == 0:
         return V.host("int")
     packed = keyword(call, "args")
     if packed is None and len(call.args) > 1:
         packed = call.args[1]
+    if isinstance(packed, nodes.Name):
+        # ``arg_list = (world_size, device, cfg)`` then ``xmp.spawn(fn, args=arg_list)``:
+        # the items of the tuple the name holds
+        held = ev.value(packed, None, d)
+        if len(held) == 1 and (v := next(iter(held))).kind in (Kind.TUPLE, Kind.LIST) and \
+                v.elts is not None and idx <= len(v.elts):
+            return v.elts[idx - 1]
+        return None
     if not isinstance(packed, (nodes.Tuple, nodes.List)) or any(
             isinstance(e, nodes.Starred) for e in packed.elts) or idx > len(packed.elts):
         return None

@@ -168,6 +168,43 @@ def _args_mention(call: nodes.Call, names: set[str]) -> bool:
         kw.value for kw in call.keywords or ())] for name in arg.nodes_of_class(nodes.Name))
 
 
+def _is_batch_index(name: str) -> bool:
+    """A framework hook's batch-index parameter: ``batch_idx``, ``batch_nb``,
+    ``batch_index``, ``nb_batch`` (not ``optimizer_idx`` or ``dataloader_idx``)."""
+    low = name.lower()
+    return "batch" in low and any(w in low for w in ("idx", "nb", "index", "num"))
+
+
+def _batch_index_branch(node: nodes.NodeNG, func: nodes.NodeNG) -> bool:
+    """``node`` sits in the body of an ``if`` of the step hook ``func`` that tests its
+    batch-index parameter against one integer (``if batch_idx == 0 and ...:``): the
+    framework passes each index once per epoch, so the block runs once per epoch, not
+    once per step (sample audio or images written for the first batch)."""
+    if not isinstance(func, nodes.FunctionDef):
+        return False
+    params = {a.name for a in func.args.args if _is_batch_index(a.name)}
+    if not params:
+        return False
+
+    def equals(test: nodes.NodeNG) -> bool:
+        if isinstance(test, nodes.BoolOp) and test.op == "and":
+            return any(equals(v) for v in test.values)
+        if not (isinstance(test, nodes.Compare) and len(test.ops) == 1 and
+                test.ops[0][0] == "=="):
+            return False
+        sides = (test.left, test.ops[0][1])
+        return any(isinstance(a, nodes.Name) and a.name in params for a in sides) and \
+            any(isinstance(b, nodes.Const) and type(b.value) is int for b in sides)
+
+    child, cur = node, node.parent
+    while cur is not None and cur is not func:
+        if isinstance(cur, nodes.If) and any(s is child for s in cur.body) and \
+                equals(cur.test):
+            return True
+        child, cur = cur, cur.parent
+    return False
+
+
 class Steps:
     """Step-loop questions about one module, memoised."""
 
@@ -582,6 +619,11 @@ class Steps:
                 # whose iterations run a decode loop (forward passes, no data, training or
                 # barrier of its own) is a generation loop, one step per item
                 step = True
+            if not step and self._micro_steps_over_moved_batch(lp):
+                # ``for (x, y, m) in loader: x, y = x.to(dev), y.to(dev)`` then ``for
+                # step in range(int(use_sam) + 1): ... optimizer step``: the passes of one
+                # batch (SAM's two, accumulated micro-steps) make one step of the outer loop
+                step = True
             if not step and not self._iterates_mapping(lp) and any(
                     self.is_barrier_call(c, cx)
                     for c, cx in self.calls_in(lp, into_loops=False)):
@@ -590,6 +632,30 @@ class Steps:
                 step = not self._memo_q("drives_steps", lp, self._drives_own_steps)
             return step and not off_xla_path(lp, self.ev) and not self.cpu_training(lp)
         return self._memo_q("step", loop, compute)
+
+    def _micro_steps_over_moved_batch(self, loop: nodes.NodeNG) -> bool:
+        """A ``for`` whose body moves its own loop variables to a device (the batch it
+        draws: ``x = x.to(device)``) and holds a training loop over ``range(...)``, which
+        runs the passes of that one batch."""
+        if not isinstance(loop, nodes.For):
+            return False
+        targets = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+        if not targets:
+            return False
+        moved = False
+        inner: list[nodes.For] = []
+        for stmt in loop.body:
+            for node in stmt.nodes_of_class((nodes.Call, nodes.For), skip_klass=SCOPES):
+                if isinstance(node, nodes.For):
+                    inner.append(node)
+                elif isinstance(node.func, nodes.Attribute) and \
+                        node.func.attrname in ("to", "cuda") and \
+                        isinstance(node.func.expr, nodes.Name) and \
+                        node.func.expr.name in targets:
+                    moved = True
+        return moved and any(
+            isinstance(lp.iter, nodes.Call) and isinstance(lp.iter.func, nodes.Name) and
+            lp.iter.func.name == "range" and self.is_training_loop(lp) for lp in inner)
 
     def _iterates_mapping(self, loop: nodes.NodeNG) -> bool:
         """A ``for`` over the entries of a dict (``for meter in self.meters.values():
@@ -1083,9 +1149,11 @@ class Steps:
                             self.root_origin.setdefault(key, caller)
             for holder in self.an.module_nodes((nodes.For, nodes.Comprehension)):
                 if self.in_unit_test(holder) or self.ev.in_dead_function(holder) or \
-                        not self.iterates_parameters(holder.iter):
+                        not self.iterates_parameters(holder.iter) or \
+                        self._run_only_before_failing(holder):
                     continue  # (a unit test's loop is never part of a step, nor is a
-                    # nested function's that nothing calls)
+                    # nested function's that nothing calls, nor a diagnosis run just
+                    # before the run fails)
                 if isinstance(holder, nodes.For):
                     body = list(self.body_nodes(holder, into_loops=True))
                 else:
@@ -1096,6 +1164,18 @@ class Steps:
                 region.extend((n, None, True) for n in body if not self.in_step_closure(n))
             self._region = region
         return self._region
+
+    def _run_only_before_failing(self, node: nodes.NodeNG) -> bool:
+        """``node``'s function is called only in branches that end the run (``if
+        "error" in debug: diagnose_nan(model); raise ValueError(...)``): a diagnosis that
+        reads each parameter once, as the run's last act."""
+        func = enclosing_function(node)
+        if func is None:
+            return False
+        sites = self.ev.call_sites(func)
+        return bool(sites) and all(
+            (frame := site.frame()) is not None and in_failing_branch(site, frame, self.ev)
+            for site, _ in sites)
 
     def _data_transform(self, klass: nodes.ClassDef) -> bool:
         """Every instance of the module class ``klass`` in the project is a data transform:
@@ -1319,7 +1399,8 @@ class Steps:
             if (node.is_statement or isinstance(node.parent, (nodes.IfExp, nodes.BoolOp))) \
                     and ((isinstance(anchor, LOOPS) and runs_once(node, anchor, self.ev))
                          or (not isinstance(anchor, LOOPS) and
-                             in_failing_branch(node, anchor, self.ev))
+                             (in_failing_branch(node, anchor, self.ev) or
+                              _batch_index_branch(node, anchor)))
                          or in_nonfinite_branch(node, anchor)
                          or off_xla_path(node, self.ev)):
                 skip.update(id(n) for n in node.nodes_of_class(nodes.NodeNG))

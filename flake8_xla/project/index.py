@@ -516,6 +516,19 @@ class ProjectIndex:
                 seen.append(b)
         return seen
 
+    def _names_root(self, name: str) -> bool:
+        """``name`` is the project root folder's name (``plm_surrogate`` for a clone in
+        ``plm_surrogate/``, or a snapshot folder ``owner+plm_surrogate@commit``), with
+        ``-`` and ``_`` alike, and no top-level module or folder of the project has it."""
+        if name in self.dirs or f"{name}.py" in self.files:
+            return False
+        folder = self.root.path.name.split("@", 1)[0].rsplit("+", 1)[-1]
+
+        def norm(text: str) -> str:
+            return text.lower().replace("-", "_")
+
+        return bool(folder) and norm(folder) == norm(name)
+
     def _find(self, base: str | None, parts: list[str]) -> str | None:
         if base is None:  # above an installed package's root: parts[0] names the root
             if not parts or parts[0] != self.root.path.name:
@@ -584,6 +597,13 @@ class ProjectIndex:
                     if hit is not None and not hit.endswith("/"):
                         found = hit
                         break
+                if found is None and len(parts) > 1 and self._names_root(parts[0]):
+                    # ``from plm_surrogate.model.architecture import ...`` in a clone of the
+                    # repository ``plm_surrogate``, run from the folder above it: the first
+                    # name is the repository's own folder (a module file only)
+                    hit = self._find("", parts[1:])
+                    if hit is not None and not hit.endswith("/"):
+                        found = hit
         self._resolved[key] = found
         return found
 

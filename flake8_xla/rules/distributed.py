@@ -868,7 +868,10 @@ Not reported under DDP/FSDP wrappers or in single-process scripts.
                     v.kind is Kind.SCALER for v in an.value(f.expr, ctx))
                 # The syncfree hand-off of torch_xla 2.9: optimizer.step(found_inf=...).
                 syncfree_step = keyword(call, "found_inf") is not None
-                if scaler_step or syncfree_step:
+                if (scaler_step or syncfree_step) and not (
+                        call.root() is an.module and an.off_xla_path(call)):
+                    # (``if device.type in {"cuda", "cpu"}: scaler.step(opt)`` beside an
+                    # ``elif device.type == "xla":`` branch that steps through xm)
                     yield self.finding(call)
 
     def _helper_steps(self, an: Analyzer) -> Iterator[Finding]:

@@ -356,7 +356,9 @@ project helper whose body runs the barrier, `flush()`: the barrier executed the 
 the copy runs none; a `.item()` there is still reported, a blocking read the corpus calls
 debatable), code that runs once per pass over the data (an `except StopIteration:`
 handler of `next(it)`) or on the first step only (`if not hasattr(self, "n"): self.n =
-t.item()`), and `xm.mesh_reduce` of a Python number in a branch taken every N steps,
+t.item()`) or, in a framework's step hook, under a test of its batch-index parameter against
+one number (`if batch_idx == 0:` in a Lightning `validation_step`: once per epoch), and
+`xm.mesh_reduce` of a Python number in a branch taken every N steps,
 right after a barrier or an `xm.rendezvous` (nothing is pending on the device), and a
 copy out whose data goes to an image, video or figure writer (`save_image`, `imsave`,
 `Image.fromarray`, `wandb.Image`, `writer.add_image`), directly or through host-array
