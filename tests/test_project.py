@@ -5945,3 +5945,95 @@ def test_a_top_level_package_of_the_root_name_is_not_the_root(tmp_path: Path) ->
     ix = index_for(root / "run.py")
     assert ix is not None
     assert ix.resolve("run.py", "proj.util") == "proj/util.py"
+
+
+def test_anomaly_mode_of_an_inference_script_that_imports_the_trainer(tmp_path: Path
+                                                                       ) -> None:
+    # predict.py imports the model builder of train.py, whose backward runs only in
+    # train.py's own functions, which predict.py never calls
+    root = write(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'p'\n",
+        "train.py": """\
+            import torch
+            import torch_xla
+
+            def build_model():
+                return torch.nn.Linear(4, 2)
+
+            def train(model, loader, opt):
+                device = torch_xla.device()
+                for x, y in loader:
+                    torch.nn.functional.mse_loss(model(x.to(device)), y.to(device)).backward()
+                    opt.step()
+                    torch_xla.sync()
+        """,
+        "predict.py": """\
+            import torch
+            import torch_xla
+            from train import build_model
+
+            torch.autograd.set_detect_anomaly(True)
+
+            def predict(batches):
+                device = torch_xla.device()
+                model = build_model().to(device)
+                with torch.inference_mode():
+                    return [model(x.to(device)) for x in batches]
+        """,
+        "finetune.py": """\
+            import torch
+            import torch_xla
+            from train import build_model, train
+
+            torch.autograd.set_detect_anomaly(True)
+
+            def run(loader):
+                model = build_model().to(torch_xla.device())
+                train(model, loader, torch.optim.SGD(model.parameters(), lr=0.1))
+        """,
+    })
+    assert not [f for f in lint(root / "predict.py") if f[1] == "XLA202"]
+    assert (5, "XLA202") in lint(root / "finetune.py")
+
+
+def test_a_dataset_of_another_module_loaded_one_item_per_batch(tmp_path: Path) -> None:
+    # data.py's __getitem__ tokenizes without padding with the tokenizer train.py hands
+    # to the dataset; train.py loads it one item per batch (no batch_size given)
+    root = write(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'p'\n",
+        "data.py": """\
+            import torch
+            from torch.utils.data import Dataset
+
+            class Reviews(Dataset):
+                def __init__(self, texts, tokenizer):
+                    self.texts = texts
+                    self.tokenizer = tokenizer
+
+                def __len__(self):
+                    return len(self.texts)
+
+                def __getitem__(self, i):
+                    enc = self.tokenizer(self.texts[i], truncation=True, return_tensors="pt")
+                    return enc["input_ids"][0]
+        """,
+        "train.py": """\
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+            from transformers import AutoTokenizer
+            from data import Reviews
+
+            def main(texts, model, opt):
+                device = torch_xla.device()
+                tok = AutoTokenizer.from_pretrained("roberta-base")
+                loader = DataLoader(Reviews(texts, tok), shuffle=True)
+                for ids in pl.MpDeviceLoader(loader, device):
+                    model(ids).sum().backward()
+                    opt.step()
+
+            if __name__ == "__main__":
+                main([], None, None)
+        """,
+    })
+    assert (13, "XLA101") in lint(root / "data.py")

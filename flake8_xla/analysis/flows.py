@@ -3171,7 +3171,9 @@ class Evaluator:
                     return join(*(self.binding_value(t, None, None, d) for t in assigned))
             return frozenset({v.with_(flags=v.flags - {"bool", "param"} | (
                 {"param"} if attr == "grad" and v.has("param") else set()))})
-        if k in (Kind.MODULE, Kind.OBJECT) and isinstance(v.node, nodes.ClassDef):
+        if (k in (Kind.MODULE, Kind.OBJECT) or k is Kind.DATASET and v.has("custom")) and \
+                isinstance(v.node, nodes.ClassDef):
+            # (a Dataset class of the project: ``self.tokenizer`` stored by ``__init__``)
             found = self._class_member(v, v.node, attr, ctx, d)
             if found is not None:
                 return found

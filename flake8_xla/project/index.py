@@ -1070,6 +1070,20 @@ class ProjectIndex:
             self._hints = table
         return self._hints
 
+    def importers(self, rel: str) -> list[str]:
+        """Every module of the project that imports ``rel``, directly or through others,
+        sorted (``rel`` left out)."""
+        reverse = self._reverse(True)
+        seen = {rel}
+        queue = deque([rel])
+        while queue:
+            for m in reverse.get(queue.popleft(), ()):
+                if m not in seen:
+                    seen.add(m)
+                    queue.append(m)
+        seen.discard(rel)
+        return sorted(seen)
+
     def imported(self, rel: str, *, every_module: bool = False) -> bool:
         """A module that is XLA code (any module, with ``every_module``) imports ``rel``."""
         return bool(self._reverse(every_module).get(rel))

@@ -1610,13 +1610,17 @@ xmp.spawn(_mp_fn)
             if not isinstance(func, nodes.FunctionDef) or func.name != "_mp_fn":
                 continue
             a = func.args
-            if a.posonlyargs or a.args or a.vararg is not None or \
+            params = a.posonlyargs + a.args
+            required = len(params) - len(a.defaults or ())
+            if a.vararg is not None or 1 <= len(params) and required <= 1 or \
                     an.calls_named("_mp_fn") or launcher_calls(an) or an.off_xla_path(func):
                 continue  # (a launcher call of the module is checked above, at its call)
+            what = ("_mp_fn() does not take the process index" if not params else
+                    f"_mp_fn() requires {required} arguments")
             yield Finding(func.lineno, func.col_offset, SpawnEntryPoint.code,
                           f"{SpawnEntryPoint.code} " + SpawnEntryPoint.message.format(
-                              what="_mp_fn() does not take the process index (transformers' "
-                                   "xla_spawn.py calls _mp_fn(index))"))
+                              what=what + " (transformers' xla_spawn.py calls "
+                                          "_mp_fn(index))"))
 
 
     @staticmethod
@@ -1767,9 +1771,26 @@ Reported at the `Trainer(...)` call of a script with a `__main__` block.
     def precondition(cls, facts: FileFacts) -> bool:
         return facts.any_ident(("Trainer", "Seq2SeqTrainer")) and "__main__" in facts.strings
 
+    @staticmethod
+    def _defines_mp_fn(an: Analyzer) -> bool:
+        """The module binds ``_mp_fn`` where an import runs it: at its top level, not only
+        inside ``if __name__ == "__main__":`` (which does not run when ``xla_spawn.py``
+        imports the script)."""
+        for b in an.module.locals.get("_mp_fn", ()):
+            cur = b.parent
+            guarded = False
+            while cur is not None and not isinstance(cur, nodes.Module):
+                if isinstance(cur, nodes.If) and "__main__" in cur.test.as_string():
+                    guarded = True
+                    break
+                cur = cur.parent
+            if not guarded:
+                return True
+        return False
+
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
-        if an is None or "_mp_fn" in an.module.locals or launcher_calls(an) or \
+        if an is None or self._defines_mp_fn(an) or launcher_calls(an) or \
                 an.calls_named("use_spmd"):
             return  # launches itself, or a single-process SPMD script
         has_main = any(isinstance(n, nodes.If) and "__main__" in n.test.as_string()

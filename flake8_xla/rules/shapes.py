@@ -780,19 +780,30 @@ that length is taken.
         if self._repads(func):
             return False
         klass = func.parent
-        for loader in self.an.plain_loader_calls():
-            if any(keyword(loader, k) is not None for k in (
-                    "collate_fn", "batch_sampler")) or has_star_kwargs(loader):
-                continue
-            batch = argument(loader, 1, "batch_size")
-            if batch is not None and not (isinstance(batch, nodes.Const) and
-                                          batch.value == 1):
-                continue
-            data = argument(loader, 0, "dataset")
-            if data is not None and any(v.kind is Kind.DATASET and v.node is klass
-                                        for v in self.an.value(data)):
-                return True
-        return False
+        if any(self._loads_one_item(an, loader, klass)
+               for loader in self.an.plain_loader_calls()
+               for an in (self.an,)):
+            return True
+        if self.an.link is None or not isinstance(klass.parent, nodes.Module):
+            return False
+        # (a dataset class of ``data.py`` whose loader ``train.py`` builds)
+        return any(self._loads_one_item(other, loader, klass)
+                   for other in self.an.link.iter_neighbour_analyzers(hops=2)
+                   if other is not self.an for loader in other.plain_loader_calls())
+
+    @staticmethod
+    def _loads_one_item(an: Analyzer, loader: nodes.Call, klass: nodes.ClassDef) -> bool:
+        """``loader`` (a plain DataLoader call of ``an``'s module) loads instances of
+        ``klass`` one item per batch with the default collate."""
+        if any(keyword(loader, k) is not None for k in ("collate_fn", "batch_sampler")) \
+                or has_star_kwargs(loader):
+            return False
+        batch = argument(loader, 1, "batch_size")
+        if batch is not None and not (isinstance(batch, nodes.Const) and batch.value == 1):
+            return False
+        data = argument(loader, 0, "dataset")
+        return data is not None and any(v.kind is Kind.DATASET and v.node is klass
+                                        for v in an.value(data))
 
     def _repads(self, func: nodes.NodeNG, names: set[str] | None = None,
                 an: Analyzer | None = None, *, collate: bool = False) -> bool:

@@ -153,25 +153,12 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             return False
         if steps._inside_forward(loop):
             return False
-        reads = False
-        read_names: set[str] = set()
+        reads, read_names = self._host_reads(loop)
         collected: list[nodes.NodeNG] = []
         assigned: set[str] | None = None  # (the names the loop binds, when first asked)
         for node in steps.body_nodes(loop, into_loops=False):
             if isinstance(node, nodes.Call):
                 f = node.func
-                if an.off_xla_path(node):
-                    pass
-                elif any(e.sync for e in an.entries(node)) and any(
-                        an.holds_lazy(a) for a in node.args):
-                    reads = True  # a host read per iteration runs what it reads
-                    read_names.update(n for a in node.args if (n := _read_name(a)))
-                elif isinstance(f, nodes.Attribute) and any(
-                        e.sync in ("scalar", "transfer") for e in an.entries(node)) and \
-                        an.is_lazy(f.expr):
-                    reads = True
-                    if (n := _read_name(f.expr)) is not None:
-                        read_names.add(n)
                 if isinstance(f, nodes.Attribute) and f.attrname in ACCUMULATORS and \
                         node.args and an.holds_lazy(node.args[-1]):
                     collected.append(node.args[-1])
@@ -192,6 +179,32 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             return True  # ``_ = model(x)`` per batch: nothing ever runs on the device
         return any(_read_name(c) not in read_names and not self._uploaded(c)
                    for c in collected)
+
+    def _host_reads(self, loop: nodes.NodeNG) -> tuple[bool, set[str]]:
+        """Whether the loop's own body reads a lazy value on the host (each iteration runs
+        the graph of what it reads), and the names it reads directly (memoised)."""
+        memo = self.__dict__.setdefault("_reads_memo", {})
+        if id(loop) in memo:
+            return memo[id(loop)]
+        an = self.an
+        reads = False
+        names: set[str] = set()
+        for node in an.steps.body_nodes(loop, into_loops=False):
+            if not isinstance(node, nodes.Call) or an.off_xla_path(node):
+                continue
+            f = node.func
+            if any(e.sync for e in an.entries(node)) and any(
+                    an.holds_lazy(a) for a in node.args):
+                reads = True
+                names.update(n for a in node.args if (n := _read_name(a)))
+            elif isinstance(f, nodes.Attribute) and any(
+                    e.sync in ("scalar", "transfer") for e in an.entries(node)) and \
+                    an.is_lazy(f.expr):
+                reads = True
+                if (n := _read_name(f.expr)) is not None:
+                    names.add(n)
+        memo[id(loop)] = (reads, names)
+        return reads, names
 
     def _uploaded(self, expr: nodes.NodeNG) -> bool:
         """``expr`` names host data copied to the device (``obs = torch.from_numpy(o)
@@ -269,8 +282,13 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 # barrier in the micro-batch loop would cut the accumulation)
                 return True
             cur = cur.parent
-        if self._over_data(loop):
+        if self._over_data(loop, uploads=False):
             return False  # a loop over the data is the step loop itself
+        if steps._feeds_uploads(loop) and self._host_reads(loop)[0]:
+            # an environment rollout: each iteration uploads an observation and reads an
+            # action back, so it is a step loop of its own even where its caller's loop
+            # has a barrier (that barrier runs after the whole rollout)
+            return False
         cur = loop.parent
         while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
             if isinstance(cur, LOOPS) and steps.has_barrier(cur):
@@ -302,7 +320,9 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                     driver = True
                 else:
                     todo.append(outer)
-        return not driver
+        # (a rollout that uploads fresh inputs each iteration is a step loop of its own,
+        # unless a step loop or a loop with a barrier calls its function)
+        return not driver and not steps._feeds_uploads(loop)
 
     def _launched(self, func: nodes.NodeNG) -> bool:
         an = self.an
@@ -311,14 +331,15 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 return True
         return False
 
-    def _over_data(self, loop: nodes.NodeNG) -> bool:
-        """A ``for`` over a loader or dataset, a loop that takes ``next()`` of one, or an
-        environment rollout that uploads each new observation and runs the model on it
-        (:meth:`Steps._feeds_uploads`: every iteration is a step over fresh inputs)."""
+    def _over_data(self, loop: nodes.NodeNG, uploads: bool = True) -> bool:
+        """A ``for`` over a loader or dataset, a loop that takes ``next()`` of one, or (with
+        ``uploads``) an environment rollout that uploads each new observation and runs the
+        model on it (:meth:`Steps._feeds_uploads`: every iteration is a step over fresh
+        inputs)."""
         an = self.an
         if isinstance(loop, nodes.For) and any(an.steps.is_data(v) for v in an.value(loop.iter)):
             return True
-        if an.steps._feeds_uploads(loop):
+        if uploads and an.steps._feeds_uploads(loop):
             return True
         # ``for step in range(n): x, y = next(it)``: the batches come from next()
         sources = [c.args[0] for c, _ in an.steps.calls_in(loop, into_loops=False)

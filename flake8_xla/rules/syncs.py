@@ -985,32 +985,56 @@ those import, calls it).
                     yield self.finding(call, what=what)
             elif q.endswith("detect_anomaly"):
                 if isinstance(flag, nodes.Const) and flag.value is False or \
-                        self._cpu_only_block(call):
+                        self._cpu_only_block(call) or self._no_backward_inside(call):
                     continue
                 yield self.finding(call, what=what)
 
     def _backward_may_run(self) -> bool:
-        """Some code that may run with this module calls ``backward()``: the module itself,
-        or, with the project link, a module that imports it (directly or through others)
-        or that those import. An inference script (``torch.inference_mode()`` over a test
-        set) records no autograd graph and runs no backward, so anomaly mode checks
-        nothing there. True when the project's reach is too large to tell."""
+        """Some code that may run with this module's anomaly mode calls ``backward()``: the
+        module itself, a project function it calls (up to three calls deep), or, with the
+        project link, a module that imports it (directly or through others: a settings
+        module imported by the training script). An inference script (``with
+        torch.inference_mode():`` over a test set, a model builder imported from the
+        training script) runs no backward, so anomaly mode checks nothing there."""
         an = self.an
-        if any(isinstance(c.func, nodes.Attribute) and c.func.attrname == "backward"
-               for c in an.calls_named("backward")):
+        if self._calls_backward(an.module.body):
             return True
         link = an.link
         rel = link.rel_of(an) if link is not None else None
         if rel is None:
             return False
-        reach = link.index.reach(rel, every_module=True)
-        if reach is None:
-            return True
-        for m in reach:
-            facts = link.index.facts(m) if m != rel else None
-            if m != rel and (facts is None or "backward" in facts.call_attrs):
+        for m in link.index.importers(rel):
+            facts = link.index.facts(m)
+            if facts is None or "backward" in facts.call_attrs:
                 return True
         return False
+
+    def _calls_backward(self, body: list[nodes.NodeNG], depth: int = 0,
+                        seen: set[int] | None = None) -> bool:
+        """A ``.backward(...)`` call in ``body``, or in a project function it calls (up to
+        three calls deep; a function defined in ``body`` counts where it is called)."""
+        an = self.an
+        seen = set() if seen is None else seen
+        for stmt in body:
+            for call in stmt.nodes_of_class(nodes.Call):
+                if isinstance(call.func, nodes.Attribute) and call.func.attrname == "backward":
+                    return True
+                if depth >= 3:
+                    continue
+                for func, _ in an.ev.functions_called(call, None):
+                    if isinstance(func, nodes.FunctionDef) and id(func) not in seen:
+                        seen.add(id(func))
+                        if self._calls_backward(func.body, depth + 1, seen):
+                            return True
+        return False
+
+    def _no_backward_inside(self, call: nodes.Call) -> bool:
+        """``with torch.autograd.detect_anomaly():`` around code that runs no backward
+        (an evaluation loop under ``torch.no_grad()``): the mode checks nothing there."""
+        item = call.parent
+        if not isinstance(item, nodes.With):
+            return False
+        return not self._calls_backward(item.body)
 
     def _behind_switch(self, call: nodes.Call) -> bool:
         """``call`` runs only when a run setting says so (``if args.debug:``, ``if not
