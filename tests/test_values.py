@@ -108,3 +108,48 @@ def test_a_default_filled_in_under_is_none_leaves_no_none() -> None:
 def test_a_branch_that_fills_nothing_keeps_none() -> None:
     values = _value_of_name_assigned(FILLED_DEFAULT, "where", "keep")
     assert any(v.kind is Kind.HOST and v.qual == "none" for v in values)
+
+
+GLOBAL_CYCLE = '''\
+import torch
+import torch_xla
+
+
+def init_a(device, half):
+    global a_model, b_model
+    a_model = torch.nn.Linear(4, 4)
+    if b_model:
+        b_model = b_model.cpu()
+        b_model = None
+    if half:
+        a_model = a_model.half().to(device)
+    else:
+        a_model = a_model.to(device)
+
+
+def init_b(device, half):
+    global a_model, b_model
+    b_model = torch.nn.Linear(4, 4)
+    if a_model:
+        a_model = a_model.cpu()
+        a_model = None
+    if half:
+        b_model = b_model.half().to(device)
+    else:
+        b_model = b_model.to(device)
+
+
+a_model = b_model = None
+init_a(torch_xla.device(), False)
+'''
+
+
+def test_globals_rebound_from_themselves_in_two_functions_do_not_recurse() -> None:
+    # ``global b_model`` then ``b_model = b_model.cpu()``: the read resolves to every
+    # binding of the module's name, this one among them; the qualified-name lookup must
+    # stop at the cycle (it recursed until RecursionError)
+    tree = ast.parse(GLOBAL_CYCLE)
+    an = Analyzer(build_module(GLOBAL_CYCLE, "checked", tree), ImportTable(tree))
+    with stub_builtins():
+        names = [n for n in an.module_nodes(nodes.Name) if n.name.endswith("_model")]
+        assert names and all(an.qualname(n) is None for n in names)

@@ -255,6 +255,9 @@ class QualNames:
         if key not in self._memo:
             if self.link is not None and self.link.multi and node.root() is not self.module:
                 return self.link.foreign_qualname(node)
+            # (None while in progress: ``global model`` then ``model = model.to(device)``
+            # in two functions resolve each other's bindings, a cycle that names nothing)
+            self._memo[key] = None
             self._memo[key] = self._qualname(node)
         return self._memo[key]
 
