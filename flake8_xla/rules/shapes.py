@@ -293,10 +293,18 @@ def _longest_of(node: nodes.NodeNG, depth: int = 0, shortest: bool = False
         if value is not None:
             return _longest_of(value, depth + 1, shortest)
         return _rebound_longest(node) if depth == 0 else None
+    if isinstance(node, nodes.Subscript) and isinstance(node.value, nodes.Attribute) and \
+            node.value.attrname == "shape":
+        return _longest_item(node.value.expr)  # ``longest.shape[0]``
     if not isinstance(node, nodes.Call):
         return None
     f = node.func
     name = callee_name(f)
+    if isinstance(f, nodes.Attribute) and name == "size" and len(node.args) == 1:
+        return _longest_item(f.expr)  # ``max(batch, key=seq_len)[0].size(0)``
+    if isinstance(f, nodes.Name) and name == "len" and len(node.args) == 1 and \
+            (found := _longest_item(node.args[0])) is not None:
+        return found  # ``len(max(batch, key=target_len)[1])``
     if name == "max" and len(node.args) == 1 and not node.keywords and \
             _holds_lengths(node.args[0]):
         return node  # ``max(lengths)``, ``torch.max(lengths)``, ``np.max(lengths)``
@@ -315,6 +323,24 @@ def _longest_of(node: nodes.NodeNG, depth: int = 0, shortest: bool = False
             found = _longest_of(arg, depth + 1, shortest)
             if found is not None:
                 return found
+    return None
+
+
+def _longest_item(node: nodes.NodeNG, depth: int = 0) -> nodes.Call | None:
+    """The ``max(batch, key=...)`` call when ``node`` is, or is bound once to, the batch's
+    longest item or a field of it (``max(batch, key=lambda s: len(s[0]))[0]``), else
+    None: its size is the batch's longest length."""
+    if depth > 3:
+        return None
+    if isinstance(node, nodes.Name):
+        value = _bound_once(node)
+        return _longest_item(value, depth + 1) if value is not None else None
+    if isinstance(node, nodes.Subscript) and isinstance(node.slice, nodes.Const):
+        return _longest_item(node.value, depth + 1)
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
+            node.func.name == "max" and len(node.args) == 1 and \
+            any(k.arg == "key" for k in node.keywords or ()):
+        return node
     return None
 
 
