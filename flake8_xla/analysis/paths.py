@@ -97,6 +97,10 @@ def _comparison_truth(left: nodes.NodeNG, op: str, right: nodes.NodeNG,
     if op in ("is", "is not", "==", "!=") and isinstance(right, nodes.Const) and \
             right.value is None:
         # ``args.tpu_cores is not None``: the truth of the flag itself.
+        if _passed_non_none(left, ev):
+            # ``def evaluate(model, loader, device=None)`` that every caller hands a device:
+            # ``if device is None:`` never runs
+            return op in ("is not", "!=")
         inner = _word_truth(left)
         if inner is None and _none_on_xla_path(left, ev):
             inner = False  # ``scaler is not None`` where only a CUDA branch sets it
@@ -207,6 +211,19 @@ def _parameter_texts(subject: nodes.NodeNG, ev: Evaluator | None) -> set[str] | 
                          for v in vs):
         return None
     return {v.text for v in vs if v.text is not None}
+
+
+def _passed_non_none(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:
+    """``subject`` is a parameter (its only binding) and every value it may hold is known
+    and not None: what the project's call sites pass (a default of None that no caller
+    leaves in place), or a default that is not None."""
+    if ev is None or not isinstance(subject, nodes.Name):
+        return False
+    if _parameter_of(subject, ev) is None:
+        return False
+    vs = ev.value(subject)
+    return bool(vs) and all(v.kind is not Kind.UNKNOWN and
+                            not (v.kind is Kind.HOST and v.qual == "none") for v in vs)
 
 
 def _uncalled_parameter(subject: nodes.NodeNG, ev: Evaluator | None) -> bool:

@@ -2239,8 +2239,10 @@ function).
                         for part in index.elts):
                 return masking
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
-            if in_step and is_lazy(node.value) and any(
+            if in_step and _on_xla(an.value(node.value, ctx)) and any(
                     self._host_mask_per_step(part, ctx) for part in parts):
+                # (a tensor known to be on the device: in a step, one of unknown device
+                # may be the CPU batch the mask was made for)
                 # ``labels[~masked] = -1`` with ``masked = torch.bernoulli(p).bool()`` made
                 # on the CPU in the step: torch turns the mask into indices on the host,
                 # as many as it holds True values, so each step's mask is another shape
