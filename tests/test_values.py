@@ -153,3 +153,22 @@ def test_globals_rebound_from_themselves_in_two_functions_do_not_recurse() -> No
     with stub_builtins():
         names = [n for n in an.module_nodes(nodes.Name) if n.name.endswith("_model")]
         assert names and all(an.qualname(n) is None for n in names)
+
+
+MODEL_CONFIG = '''\
+import torch_xla
+
+
+def build(model_object):
+    device = torch_xla.device()
+    model = model_object.to(device)
+    size = model.config.hidden_size
+    return size
+'''
+
+
+def test_a_config_read_through_a_moved_unknown_object_is_no_tensor() -> None:
+    # ``model_object.to(device)`` of an unknown object is taken for a tensor; its
+    # ``.config`` is a model's, which no tensor has: a host value, not a lazy tensor
+    values = _value_of_assigned(MODEL_CONFIG, "size")
+    assert values and not any(v.kind is Kind.TENSOR for v in values)

@@ -111,6 +111,9 @@ HOST_MODULE_ATTRS = frozenset({"config", "training", "name_or_path", "num_labels
                                "__class__", "__name__", "generation_config",
                                "main_input_name"})
 TENSOR_MODULE_ATTRS = frozenset({"weight", "bias"})
+#: Attributes of a transformers model that no tensor (nor model output) has.
+MODEL_ONLY_ATTRS = frozenset({"config", "name_or_path", "num_labels", "generation_config",
+                              "main_input_name"})
 OPTIMIZER_USES = frozenset({"param_groups", "add_param_group"})
 #: Attributes that only a tensor has among the values the analysis tracks.
 TENSOR_ONLY_ATTRS = frozenset({"item", "detach", "cpu", "numpy", "tolist"})
@@ -3159,7 +3162,9 @@ class Evaluator:
         if k is Kind.REF:
             return self.ref(canonical(f"{v.qual}.{attr}"), node, d)
         if k is Kind.TENSOR:
-            if attr in HOST_TENSOR_ATTRS:
+            if attr in HOST_TENSOR_ATTRS or attr in MODEL_ONLY_ATTRS:
+                # (``model.config`` of a model the analysis took for a tensor, as
+                # ``x.to(device)`` of an unknown ``x`` is: no tensor has a config)
                 return V.host()
             if attr == "device":
                 return one(Kind.DEVICE, device=v.device)

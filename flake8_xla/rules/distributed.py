@@ -1603,9 +1603,10 @@ xmp.spawn(_mp_fn)
 
     @staticmethod
     def _mp_fn_without_index(an: Analyzer) -> Iterator[Finding]:
-        """A module-level ``def _mp_fn():`` with no parameter, which the module never calls
-        itself: the name is the entry point that transformers' ``xla_spawn.py`` (and
-        scripts' own ``xmp.spawn(_mp_fn)``) call as ``_mp_fn(index)``."""
+        """A module-level ``def _mp_fn():`` without the index, or with more required
+        parameters, which neither the module nor another module of the project that
+        imports it calls or launches: the name is the entry point that transformers'
+        ``xla_spawn.py`` calls as ``_mp_fn(index)``."""
         for func in an.module.body:
             if not isinstance(func, nodes.FunctionDef) or func.name != "_mp_fn":
                 continue
@@ -1615,6 +1616,10 @@ xmp.spawn(_mp_fn)
             if a.vararg is not None or 1 <= len(params) and required <= 1 or \
                     an.calls_named("_mp_fn") or launcher_calls(an) or an.off_xla_path(func):
                 continue  # (a launcher call of the module is checked above, at its call)
+            link = an.link
+            rel = link.rel_of(an) if link is not None else None
+            if rel is not None and link.index.spelled_elsewhere(rel, "_mp_fn"):
+                continue  # (another module imports it: ``xmp.spawn(_mp_fn, args=...)`` there)
             what = ("_mp_fn() does not take the process index" if not params else
                     f"_mp_fn() requires {required} arguments")
             yield Finding(func.lineno, func.col_offset, SpawnEntryPoint.code,
