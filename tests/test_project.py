@@ -6037,3 +6037,37 @@ def test_a_dataset_of_another_module_loaded_one_item_per_batch(tmp_path: Path) -
         """,
     })
     assert (13, "XLA101") in lint(root / "data.py")
+
+
+def test_an_mp_fn_spawned_by_another_module_with_args_is_no_launcher_error(
+        tmp_path: Path) -> None:
+    # xla_train.py's _mp_fn(rank, cfg) is spawned by train.py with args=(cfg,): a second
+    # parameter is what the launcher there passes, not what xla_spawn.py would miss
+    root = write(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'p'\n",
+        "xla_train.py": """\
+            import torch_xla
+
+            def _mp_fn(rank, cfg):
+                device = torch_xla.device()
+                return device, cfg
+        """,
+        "train.py": """\
+            import torch_xla.distributed.xla_multiprocessing as xmp
+            from xla_train import _mp_fn
+
+            def main(cfg):
+                xmp.spawn(_mp_fn, args=(cfg,), start_method="fork")
+
+            if __name__ == "__main__":
+                main({})
+        """,
+        "alone.py": """\
+            import torch_xla
+
+            def _mp_fn(index, argv):
+                return torch_xla.device(), argv
+        """,
+    })
+    assert not [f for f in lint(root / "xla_train.py") if f[1] == "XLA505"]
+    assert (3, "XLA505") in lint(root / "alone.py")
