@@ -44,12 +44,14 @@ other = local_only()
 '''
 
 
-def _value_of_assigned(source: str, target: str) -> frozenset:
+def _value_of_assigned(source: str, target: str, func: str | None = None) -> frozenset:
+    """The value assigned to ``target`` (in function ``func``, when given) of ``source``."""
     tree = ast.parse(source)
     an = Analyzer(build_module(source, "checked", tree), ImportTable(tree))
     with stub_builtins():
         for assign in an.module_nodes(nodes.Assign):
-            if assign.targets[0].as_string() == target:
+            if assign.targets[0].as_string() == target and (
+                    func is None or assign.scope().name == func):
                 return an.value(assign.value)
     raise AssertionError(f"no assignment to {target}")
 
@@ -87,26 +89,16 @@ def keep(device=None):
 '''
 
 
-def _value_of_name_assigned(source: str, target: str, func: str) -> frozenset:
-    tree = ast.parse(source)
-    an = Analyzer(build_module(source, "checked", tree), ImportTable(tree))
-    with stub_builtins():
-        for assign in an.module_nodes(nodes.Assign):
-            if assign.targets[0].as_string() == target and assign.scope().name == func:
-                return an.value(assign.value)
-    raise AssertionError(f"no assignment to {target} in {func}")
-
-
 def test_a_default_filled_in_under_is_none_leaves_no_none() -> None:
     # ``if device is None: device = torch_xla.device()``: after the branch the parameter's
     # own values reach the use only when they are not None
-    values = _value_of_name_assigned(FILLED_DEFAULT, "where", "run")
+    values = _value_of_assigned(FILLED_DEFAULT, "where", "run")
     assert values and not any(v.kind is Kind.HOST and v.qual == "none" for v in values)
     assert any(v.kind is Kind.DEVICE and v.device == "xla" for v in values)
 
 
 def test_a_branch_that_fills_nothing_keeps_none() -> None:
-    values = _value_of_name_assigned(FILLED_DEFAULT, "where", "keep")
+    values = _value_of_assigned(FILLED_DEFAULT, "where", "keep")
     assert any(v.kind is Kind.HOST and v.qual == "none" for v in values)
 
 

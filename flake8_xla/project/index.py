@@ -438,14 +438,7 @@ class ProjectIndex:
         (any module, with ``every_module``), and every module those import, directly or
         through others (library copies left out); sorted. None past
         :data:`MAX_REACH` modules."""
-        reverse = self._reverse(every_module)
-        up = {rel}
-        queue = deque([rel])
-        while queue:
-            for m in reverse.get(queue.popleft(), ()):
-                if m not in up:
-                    up.add(m)
-                    queue.append(m)
+        up = self._upward(rel, every_module)
         out = set(up)
         queue = deque(sorted(up))
         while queue:
@@ -1073,16 +1066,20 @@ class ProjectIndex:
     def importers(self, rel: str) -> list[str]:
         """Every module of the project that imports ``rel``, directly or through others,
         sorted (``rel`` left out)."""
-        reverse = self._reverse(True)
-        seen = {rel}
+        return sorted(self._upward(rel, True) - {rel})
+
+    def _upward(self, rel: str, every_module: bool) -> set[str]:
+        """``rel`` and the modules that import it, directly or through others (the XLA-code
+        ones, or any with ``every_module``)."""
+        reverse = self._reverse(every_module)
+        up = {rel}
         queue = deque([rel])
         while queue:
             for m in reverse.get(queue.popleft(), ()):
-                if m not in seen:
-                    seen.add(m)
+                if m not in up:
+                    up.add(m)
                     queue.append(m)
-        seen.discard(rel)
-        return sorted(seen)
+        return up
 
     def imported(self, rel: str, *, every_module: bool = False) -> bool:
         """A module that is XLA code (any module, with ``every_module``) imports ``rel``."""
