@@ -6071,3 +6071,43 @@ def test_an_mp_fn_spawned_by_another_module_with_args_is_no_launcher_error(
     })
     assert not [f for f in lint(root / "xla_train.py") if f[1] == "XLA505"]
     assert (3, "XLA505") in lint(root / "alone.py")
+
+
+@pytest.mark.parametrize(("level", "reported"), [("INFO", False), ("DEBUG", True)])
+def test_a_debug_log_of_a_tensor_follows_the_level_the_script_sets(
+        tmp_path: Path, level: str, reported: bool) -> None:
+    # engine.py logs the lazy loss at DEBUG and sets no level; train.py, which imports it,
+    # configures the root logger: at INFO the record is dropped before it is formatted
+    root = write(tmp_path, {
+        "pyproject.toml": "[project]\nname = 'p'\n",
+        "engine.py": """\
+            import logging
+
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+
+            logger = logging.getLogger(__name__)
+
+            def train_epoch(model, loader, optimizer, device):
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    loss = model(x, y)
+                    loss.backward()
+                    xm.optimizer_step(optimizer)
+                    logger.debug("loss %s", loss)
+        """,
+        "train.py": f"""\
+            import logging
+
+            import torch_xla
+            from engine import train_epoch
+
+            def main(model, loader, optimizer):
+                logging.basicConfig(level=logging.{level})
+                train_epoch(model, loader, optimizer, torch_xla.device())
+
+            if __name__ == "__main__":
+                main(None, None, None)
+        """,
+    })
+    found = [f for f in lint(root / "engine.py") if f[1] == "XLA201"]
+    assert bool(found) is reported

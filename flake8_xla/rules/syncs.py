@@ -349,7 +349,8 @@ step closure, code that runs once (after the loop, or in a branch that ends the 
 the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
 only on the steps whose numbers went wrong; its test is still read every step), code off
 the XLA path, CPU tensors and Python numbers, `log.debug(...)` in a module that
-sets its logging level above DEBUG (logging drops the record before it formats it), and
+sets its logging level above DEBUG, or sets none while the script that imports it does
+(logging drops the record before it formats it), and
 a copy out (`.cpu()`, `.numpy()`, `.to('cpu')`) of a name computed before a barrier that
 runs earlier in the same step (`xm.mark_step()` then `pooled = pooled.cpu()`, or a
 project helper whose body runs the barrier, `flush()`: the barrier executed the graph, so
@@ -879,14 +880,28 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
     def _debug_dropped(self, func: nodes.NodeNG) -> bool:
         """``log.debug("loss %s", loss)`` in a module that sets its logging level above
         DEBUG (``logging.basicConfig(level=logging.INFO)``, ``log.setLevel("WARNING")``)
-        and never to DEBUG: logging drops the record before it formats its arguments
+        and never to DEBUG, or, setting none itself, in a project whose neighbouring
+        modules (the script that imports it) set only such levels: logging drops the record before it formats its arguments
         (``Logger.debug`` tests ``isEnabledFor`` first), so the tensor is never read."""
         name = func.attrname if isinstance(func, nodes.Attribute) else (
             func.name if isinstance(func, nodes.Name) else "")
         if name != "debug":
             return False
-        levels = []
-        for call in [*self.an.calls_named("basicConfig"), *self.an.calls_named("setLevel")]:
+        levels = self._logging_levels(self.an)
+        if not levels and self.an.link is not None:
+            # (set where the program starts: ``logging.basicConfig(level=logging.INFO)`` in
+            # the training script that imports this engine module)
+            for other in self.an.link.iter_neighbour_analyzers(hops=2):
+                if other is not self.an:
+                    levels += self._logging_levels(other)
+        return bool(levels) and all(lv is not None and lv > 10 for lv in levels)
+
+    @staticmethod
+    def _logging_levels(an: Analyzer) -> list[int | None]:
+        """The levels ``an``'s module sets with ``logging.basicConfig(level=...)`` and
+        ``setLevel(...)`` (None for one that is not a known constant)."""
+        levels: list[int | None] = []
+        for call in [*an.calls_named("basicConfig"), *an.calls_named("setLevel")]:
             level = keyword(call, "level") if call.func.as_string().endswith(
                 "basicConfig") else (call.args[0] if call.args else None)
             if level is None:
@@ -894,7 +909,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
             text = const_str(level) or (level.attrname if isinstance(
                 level, nodes.Attribute) else None)
             levels.append(_LEVELS.get((text or "").upper()))
-        return bool(levels) and all(lv is not None and lv > 10 for lv in levels)
+        return levels
 
     @staticmethod
     def _read_what(func: nodes.NodeNG) -> str:
