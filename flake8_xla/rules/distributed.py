@@ -1542,7 +1542,9 @@ class SpawnEntryPoint(Rule):
 `fn(index, *args)` in every process. A function without the index parameter
 fails at start-up with a TypeError on every replica; so does a bound method
 (`xmp.spawn(runner.run)`) whose only parameter is `self`, and a lambda with no
-parameter (`xmp.spawn(lambda: train(cfg))`). Scripts meant for the
+parameter (`xmp.spawn(lambda: train(cfg))`), and a function that a decorator of the
+project replaces by a wrapper without one (`@with_config` returning `def wrapper():`).
+Scripts meant for the
 transformers launcher (`xla_spawn.py`) must define a module-level `_mp_fn(index)`: a
 module-level `def _mp_fn():` without a parameter, which the module never calls itself, is
 reported at its definition.
@@ -1586,6 +1588,12 @@ xmp.spawn(_mp_fn)
             if len(found) != 1:
                 continue
             target, bound = next(iter(found.values()))
+            wrapper = self._decorator_wrapper(an, target)
+            shown = None
+            if wrapper is not None:
+                # ``@with_config`` whose ``wrapper()`` the launcher really calls
+                shown = f"{target.name}(), as its decorator's {wrapper.name}(),"
+                target, bound = wrapper, False
             extra = keyword(call, "args")
             n_extra = len(extra.elts) if isinstance(extra, nodes.Tuple) else 0
             params = target.args.posonlyargs + target.args.args
@@ -1593,13 +1601,37 @@ xmp.spawn(_mp_fn)
                 params = params[1:]  # ``runner.run``: a bound method, ``self`` is given
             if target.args.vararg is None and len(params) < 1 + n_extra and not (
                     extra is not None and not isinstance(extra, nodes.Tuple)):
-                name = f"{target.name}()" if isinstance(target, nodes.FunctionDef) else \
-                    "the lambda"
+                name = shown or (f"{target.name}()" if isinstance(target, nodes.FunctionDef)
+                                 else "the lambda")
                 what = (f"{name} does not take the process index" if not params else
                         f"{name} takes {len(params)} argument(s) but gets the process "
                         f"index plus {n_extra} from args=")
                 yield self.finding(fn, what=what)
         yield from self._mp_fn_without_index(an)
+
+    @staticmethod
+    def _decorator_wrapper(an: Analyzer, func: nodes.NodeNG) -> nodes.FunctionDef | None:
+        """The function a decorator of the project puts in ``func``'s place: for ``@deco``
+        (its outermost decorator, a plain name) where ``deco`` defines a nested function
+        and returns it (``def with_config(fn): @functools.wraps(fn) def wrapper(): ...;
+        return wrapper``), that nested function; else None."""
+        if not isinstance(func, nodes.FunctionDef) or func.decorators is None or \
+                not func.decorators.nodes:
+            return None
+        outer = func.decorators.nodes[0]
+        if not isinstance(outer, nodes.Name):
+            return None
+        decos = [v.node for v in an.value(outer)
+                 if v.kind is Kind.FUNCTION and isinstance(v.node, nodes.FunctionDef)]
+        if len(decos) != 1:
+            return None
+        deco = decos[0]
+        inner = {f.name: f for f in deco.body if isinstance(f, nodes.FunctionDef)}
+        returned = [r.value.name for r in deco.body
+                    if isinstance(r, nodes.Return) and isinstance(r.value, nodes.Name)]
+        if len(returned) != 1 or returned[0] not in inner:
+            return None
+        return inner[returned[0]]
 
     @staticmethod
     def _mp_fn_without_index(an: Analyzer) -> Iterator[Finding]:
