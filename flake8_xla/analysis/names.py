@@ -203,11 +203,24 @@ def _lookup(name: nodes.Name) -> list[nodes.NodeNG]:
         # ...``: astroid finds nothing before the read in the function, but the name is
         # the module's, and an earlier call (this function's or another's) bound it
         scope = name.scope()
-        if isinstance(scope, nodes.FunctionDef) and any(
-                name.name in g.names for g in scope.nodes_of_class(
-                    nodes.Global, skip_klass=(nodes.FunctionDef, nodes.ClassDef))):
+        if isinstance(scope, nodes.FunctionDef) and name.name in _declared_global(scope):
             found = list(name.root().locals.get(name.name, ()))
     return found
+
+
+def _declared_global(func: nodes.FunctionDef) -> frozenset[str]:
+    """The names a ``global`` statement of ``func``'s own body declares (memoised on the
+    function node: one walk per function, not per unresolved name)."""
+    found = func.__dict__.get(_GLOBALS_ATTR)
+    if found is None:
+        found = frozenset(n for g in func.nodes_of_class(
+            nodes.Global, skip_klass=(nodes.FunctionDef, nodes.ClassDef)) for n in g.names)
+        setattr(func, _GLOBALS_ATTR, found)
+    return found
+
+
+#: The attribute of an astroid function node that memoises :func:`_declared_global`.
+_GLOBALS_ATTR = "_flake8_xla_globals"
 
 
 def _scope_lookup(name: nodes.Name) -> list[nodes.NodeNG]:

@@ -639,23 +639,24 @@ class Steps:
         runs the passes of that one batch."""
         if not isinstance(loop, nodes.For):
             return False
-        targets = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
-        if not targets:
+        # (the inner ``range`` loops first, from the module's loops: most loops have none)
+        first, last = loop.fromlineno, loop.tolineno
+        inner = [lp for lp in self.an.module_nodes(nodes.For)
+                 if lp is not loop and first <= lp.fromlineno <= last and
+                 isinstance(lp.iter, nodes.Call) and isinstance(lp.iter.func, nodes.Name) and
+                 lp.iter.func.name == "range" and loop.parent_of(lp) and
+                 lp.scope() is loop.scope()]
+        if not inner:
             return False
-        moved = False
-        inner: list[nodes.For] = []
-        for stmt in loop.body:
-            for node in stmt.nodes_of_class((nodes.Call, nodes.For), skip_klass=SCOPES):
-                if isinstance(node, nodes.For):
-                    inner.append(node)
-                elif isinstance(node.func, nodes.Attribute) and \
-                        node.func.attrname in ("to", "cuda") and \
-                        isinstance(node.func.expr, nodes.Name) and \
-                        node.func.expr.name in targets:
-                    moved = True
-        return moved and any(
-            isinstance(lp.iter, nodes.Call) and isinstance(lp.iter.func, nodes.Name) and
-            lp.iter.func.name == "range" and self.is_training_loop(lp) for lp in inner)
+        targets = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+        if not targets or not any(
+                isinstance(node.func, nodes.Attribute) and
+                node.func.attrname in ("to", "cuda") and
+                isinstance(node.func.expr, nodes.Name) and node.func.expr.name in targets
+                for stmt in loop.body
+                for node in stmt.nodes_of_class(nodes.Call, skip_klass=SCOPES)):
+            return False
+        return any(self.is_training_loop(lp) for lp in inner)
 
     def _iterates_mapping(self, loop: nodes.NodeNG) -> bool:
         """A ``for`` over the entries of a dict (``for meter in self.meters.values():
