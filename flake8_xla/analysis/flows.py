@@ -111,9 +111,8 @@ HOST_MODULE_ATTRS = frozenset({"config", "training", "name_or_path", "num_labels
                                "__class__", "__name__", "generation_config",
                                "main_input_name"})
 TENSOR_MODULE_ATTRS = frozenset({"weight", "bias"})
-#: Attributes of a transformers model that no tensor (nor model output) has.
-MODEL_ONLY_ATTRS = frozenset({"config", "name_or_path", "num_labels", "generation_config",
-                              "main_input_name"})
+#: The host attributes of a transformers model that no tensor (nor model output) has.
+MODEL_ONLY_ATTRS = HOST_MODULE_ATTRS - {"training", "dtype", "__class__", "__name__"}
 OPTIMIZER_USES = frozenset({"param_groups", "add_param_group"})
 #: Attributes that only a tensor has among the values the analysis tracks.
 TENSOR_ONLY_ATTRS = frozenset({"item", "detach", "cpu", "numpy", "tolist"})
@@ -1405,16 +1404,13 @@ class Evaluator:
                 binds = self._overwritten_on_xla_path(node, on_path)
             if ctx is not None and len(binds) > 1:
                 binds = [b for b in binds if not self._dead_none_default(b, ctx)] or binds
+        # ``if device is None: device = torch_xla.device()`` before the use: the other
+        # bindings reach it only when they are not None
         filled = [b for b in binds if self._fills_none(b, node)] if len(binds) > 1 else []
-        if filled:
-            # ``if device is None: device = torch_xla.device()`` before the use: the
-            # other bindings reach it only when they are not None
-            value = join(*(self.binding_value(b, node, ctx, d) if b in filled else
-                           frozenset(v for v in self.binding_value(b, node, ctx, d)
-                                     if not (v.kind is Kind.HOST and v.qual == "none"))
-                           for b in binds))
-        else:
-            value = join(*(self.binding_value(b, node, ctx, d) for b in binds))
+        value = join(*(self.binding_value(b, node, ctx, d) if not filled or b in filled else
+                       frozenset(v for v in self.binding_value(b, node, ctx, d)
+                                 if not (v.kind is Kind.HOST and v.qual == "none"))
+                       for b in binds))
         if V.any_kind(value, Kind.TENSOR) and self._narrowed_to_host(node):
             value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
         if V.any_kind(value, Kind.TENSOR, Kind.DICT, Kind.LIST, Kind.TUPLE):
@@ -2079,20 +2075,14 @@ class Evaluator:
         memo = self.__dict__.setdefault("_sibling_results", {})
         mkey = (id(klass), key)
         if mkey not in memo:
-            memo[mkey] = None
-            for method in klass.body:
-                if not isinstance(method, nodes.FunctionDef):
-                    continue
-                for stmt in self.own_nodes(method, nodes.Assign):
-                    target = stmt.targets[0]
-                    if len(stmt.targets) == 1 and isinstance(target, nodes.AssignName) and \
-                            isinstance(stmt.value, nodes.Call) and \
-                            source_key(stmt.value.func) == key and V.any_kind(
-                                self._usage_kind(method, target.name) or EMPTY, Kind.TENSOR):
-                        memo[mkey] = V.tensor()
-                        break
-                if memo[mkey] is not None:
-                    break
+            memo[mkey] = None  # (in progress)
+            if any(len(stmt.targets) == 1 and isinstance(stmt.targets[0], nodes.AssignName) and
+                   isinstance(stmt.value, nodes.Call) and source_key(stmt.value.func) == key and
+                   V.any_kind(self._usage_kind(method, stmt.targets[0].name) or EMPTY,
+                              Kind.TENSOR)
+                   for method in klass.body if isinstance(method, nodes.FunctionDef)
+                   for stmt in self.own_nodes(method, nodes.Assign)):
+                memo[mkey] = V.tensor()
         return memo[mkey]
 
     def _usage_kind(self, func: nodes.NodeNG, name: str) -> frozenset[Value] | None:

@@ -15,6 +15,7 @@ from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import Entry
 from flake8_xla.analysis.names import (
     argument,
+    callee_name,
     const_str,
     has_star_kwargs,
     is_none,
@@ -482,10 +483,7 @@ def _num_samples(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
     if not isinstance(node, nodes.Call):
         return None
     n = keyword(node, "num_samples")
-    f = node.func
-    name = f.name if isinstance(f, nodes.Name) else f.attrname if isinstance(
-        f, nodes.Attribute) else ""
-    at = _NUM_SAMPLES_AT.get(name)
+    at = _NUM_SAMPLES_AT.get(callee_name(node.func) or "")
     if n is None and at is not None and len(node.args) > at and \
             not any(isinstance(a, nodes.Starred) for a in node.args[:at + 1]):
         n = node.args[at]

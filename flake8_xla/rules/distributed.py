@@ -1633,8 +1633,7 @@ xmp.spawn(_mp_fn)
             return None
         return inner[returned[0]]
 
-    @staticmethod
-    def _mp_fn_without_index(an: Analyzer) -> Iterator[Finding]:
+    def _mp_fn_without_index(self, an: Analyzer) -> Iterator[Finding]:
         """A module-level ``def _mp_fn():`` without the index, or with more required
         parameters, which neither the module nor another module of the project that
         imports it calls or launches: the name is the entry point that transformers'
@@ -1654,10 +1653,8 @@ xmp.spawn(_mp_fn)
                 continue  # (another module imports it: ``xmp.spawn(_mp_fn, args=...)`` there)
             what = ("_mp_fn() does not take the process index" if not params else
                     f"_mp_fn() requires {required} arguments")
-            yield Finding(func.lineno, func.col_offset, SpawnEntryPoint.code,
-                          f"{SpawnEntryPoint.code} " + SpawnEntryPoint.message.format(
-                              what=what + " (transformers' xla_spawn.py calls "
-                                          "_mp_fn(index))"))
+            yield self.finding(func, what=what + " (transformers' xla_spawn.py calls "
+                                                 "_mp_fn(index))")
 
 
     @staticmethod

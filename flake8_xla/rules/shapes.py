@@ -806,9 +806,8 @@ that length is taken.
         if self._repads(func):
             return False
         klass = func.parent
-        if any(self._loads_one_item(an, loader, klass)
-               for loader in self.an.plain_loader_calls()
-               for an in (self.an,)):
+        if any(self._loads_one_item(self.an, loader, klass)
+               for loader in self.an.plain_loader_calls()):
             return True
         if self.an.link is None or not isinstance(klass.parent, nodes.Module):
             return False
@@ -2241,11 +2240,11 @@ function).
             parts = index.elts if isinstance(index, nodes.Tuple) else [index]
             if in_step and _on_xla(an.value(node.value, ctx)) and any(
                     self._host_mask_per_step(part, ctx) for part in parts):
-                # (a tensor known to be on the device: in a step, one of unknown device
-                # may be the CPU batch the mask was made for)
                 # ``labels[~masked] = -1`` with ``masked = torch.bernoulli(p).bool()`` made
                 # on the CPU in the step: torch turns the mask into indices on the host,
                 # as many as it holds True values, so each step's mask is another shape
+                # (only of a tensor known to be on the device: in a step, one of unknown
+                # device may be the CPU batch the mask was made for)
                 return HOST_MASK + masking
             if _slice_bound(parts, is_lazy):
                 return "slicing by a tensor value"

@@ -18,6 +18,10 @@ from flake8_xla.rules.base import Rule
 
 LOOPS = (nodes.For, nodes.While)
 ACCUMULATORS = frozenset({"append", "extend", "add", "insert"})
+# In-place tensor arithmetic that adds a value into its receiver (``total.add_(correct)``):
+# on a tensor made before the loop it carries the device state from one pass to the next.
+INPLACE_ACCUMULATORS = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_",
+                                  "lerp_", "index_add_", "scatter_add_"})
 
 
 def _read_name(node: nodes.NodeNG) -> str | None:
@@ -29,10 +33,6 @@ def _read_name(node: nodes.NodeNG) -> str | None:
             not node.args:
         node = node.func.expr
     return node.name if isinstance(node, nodes.Name) else None
-# In-place tensor arithmetic that adds a value into its receiver (``total.add_(correct)``):
-# on a tensor made before the loop it carries the device state from one pass to the next.
-INPLACE_ACCUMULATORS = frozenset({"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_",
-                                  "lerp_", "index_add_", "scatter_add_"})
 
 
 class MissingStepBarrier(Rule):

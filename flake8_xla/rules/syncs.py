@@ -881,8 +881,9 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         """``log.debug("loss %s", loss)`` in a module that sets its logging level above
         DEBUG (``logging.basicConfig(level=logging.INFO)``, ``log.setLevel("WARNING")``)
         and never to DEBUG, or, setting none itself, in a project whose neighbouring
-        modules (the script that imports it) set only such levels: logging drops the record before it formats its arguments
-        (``Logger.debug`` tests ``isEnabledFor`` first), so the tensor is never read."""
+        modules (the script that imports it) set only such levels: logging drops the
+        record before it formats its arguments (``Logger.debug`` tests ``isEnabledFor``
+        first), so the tensor is never read."""
         name = func.attrname if isinstance(func, nodes.Attribute) else (
             func.name if isinstance(func, nodes.Name) else "")
         if name != "debug":
@@ -969,8 +970,9 @@ does not turn it off trains with anomaly mode, and it is reported. A setting tha
 literally False (`class CFG: debug = False`), a test that needs an off-by-default flag
 (`if args.debug and is_master:`), and `check_nan=False` (no NaN check, so no host read)
 are not reported, nor is anomaly mode in a program that never runs `backward()` (an
-inference script: neither the module nor any project module that imports it, or that
-those import, calls it).
+inference script: neither the module, nor a project function it calls, nor a project
+module that imports it calls it), nor a `with detect_anomaly():` block that runs no
+backward.
 """
     source = ("https://docs.pytorch.org/docs/stable/autograd.html#anomaly-detection",
               "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats")
