@@ -6111,3 +6111,94 @@ def test_a_debug_log_of_a_tensor_follows_the_level_the_script_sets(
     })
     found = [f for f in lint(root / "engine.py") if f[1] == "XLA201"]
     assert bool(found) is reported
+
+
+def test_a_padding_helper_of_another_module_called_by_a_collate_method(
+        tmp_path: Path) -> None:
+    """XLA101 at the call of a helper of another module that pads the items to the batch's
+    longest one (FastSpeech2's ``pad_1D``/``pad_2D`` from ``utils/tools.py``), made by a
+    Dataset's ``collate_fn`` method that the training script hands to its DataLoader; the
+    message names where the helper takes the length. Not reported: the same helper given
+    a fixed length (``pad_2D(mels, MAX_FRAMES)``), a helper padding to a constant, nor the
+    helper module itself."""
+    root = write(tmp_path / "proj", {
+        "pyproject.toml": "",
+        "utils/__init__.py": "",
+        "utils/tools.py": """\
+            import numpy as np
+
+
+            def pad_1D(inputs, PAD=0):
+                def pad_data(x, length, PAD):
+                    return np.pad(x, (0, length - x.shape[0]), constant_values=PAD)
+
+                max_len = max((len(x) for x in inputs))
+                return np.stack([pad_data(x, max_len, PAD) for x in inputs])
+
+
+            def pad_2D(inputs, maxlen=None):
+                def pad(x, max_len):
+                    return np.pad(x, ((0, max_len - np.shape(x)[0]), (0, 0)))
+
+                if maxlen:
+                    return np.stack([pad(x, maxlen) for x in inputs])
+                max_len = max(np.shape(x)[0] for x in inputs)
+                return np.stack([pad(x, max_len) for x in inputs])
+
+
+            def pad_fixed(inputs, length=512):
+                return np.stack([np.pad(x, (0, length - len(x))) for x in inputs])
+            """,
+        "dataset.py": """\
+            import torch
+            from torch.utils.data import Dataset
+
+            from utils.tools import pad_1D, pad_2D, pad_fixed
+
+            MAX_FRAMES = 1000
+
+
+            class TextMelDataset(Dataset):
+                def __init__(self, items):
+                    self.items = items
+
+                def __len__(self):
+                    return len(self.items)
+
+                def __getitem__(self, idx):
+                    return self.items[idx]
+
+                def reprocess(self, data, idxs):
+                    texts = pad_1D([data[i]["text"] for i in idxs])
+                    mels = pad_2D([data[i]["mel"] for i in idxs])
+                    fixed = pad_2D([data[i]["mel"] for i in idxs], MAX_FRAMES)
+                    pitch = pad_fixed([data[i]["pitch"] for i in idxs])
+                    return [torch.from_numpy(a) for a in (texts, mels, fixed, pitch)]
+
+                def collate_fn(self, data):
+                    return self.reprocess(data, range(len(data)))
+            """,
+        "train.py": """\
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from dataset import TextMelDataset
+
+
+            def main(items, model, optimizer):
+                device = torch_xla.device()
+                dataset = TextMelDataset(items)
+                loader = DataLoader(dataset, batch_size=16, drop_last=True,
+                                    collate_fn=dataset.collate_fn)
+                for batch in pl.MpDeviceLoader(loader, device):
+                    model(*batch).backward()
+                    optimizer.step()
+                    torch_xla.sync()
+            """,
+    })
+    assert lint(root / "dataset.py") == [(20, "XLA101"), (21, "XLA101")]
+    shown = messages(root / "dataset.py")
+    assert "max(...) at utils/tools.py:8" in shown[0] and "pad_1D(...)" in shown[0]
+    assert "max(...) at utils/tools.py:18" in shown[1]
+    assert lint(root / "utils" / "tools.py") == []

@@ -596,6 +596,17 @@ class Session:
         module that is XLA code: one that names the class (a subclass of it, an instance)
         and calls a method of that name (``ClassificationTrainer(cfg)._do_train(n)`` in the
         replica function of a subclass's module runs the base class's ``_do_train``)."""
+        return self._method_spelled(ev, func, called=True)
+
+    def method_named_elsewhere(self, ev: Evaluator, func: nodes.NodeNG) -> bool:
+        """``func``, a method of a top-level class of ``ev``'s module, is named by another
+        module that is XLA code and names the class, called or handed on as a value
+        (``collate_fn=dataset.collate_fn`` with ``dataset = TextMelDataset(...)``)."""
+        return self._method_spelled(ev, func, called=False)
+
+    def _method_spelled(self, ev: Evaluator, func: nodes.NodeNG, called: bool) -> bool:
+        """An XLA-code module that names the top-level class of ``func`` calls a method of
+        its name (``called``) or spells the name at all."""
         klass = func.parent
         if not (isinstance(func, nodes.FunctionDef) and isinstance(klass, nodes.ClassDef) and
                 isinstance(klass.parent, nodes.Module)):
@@ -605,7 +616,8 @@ class Session:
             return False
         for rel in self.index.callers(owner[0], [klass.name]):
             facts = self.index.facts(rel)
-            if facts is not None and func.name in facts.call_attrs:
+            if facts is not None and func.name in (facts.call_attrs if called else
+                                                   facts.idents):
                 return True
         return False
 

@@ -388,8 +388,61 @@ def _longest_in(expr: nodes.NodeNG | None, depth: int = 0) -> nodes.Call | None:
         return None
     if isinstance(expr, nodes.Name):
         value = _bound_once(expr)
-        return _longest_in(value, depth + 1) if value is not None else None
+        if value is None:
+            return _nested_param_longest(expr, depth)
+        return _longest_in(value, depth + 1)
     return None
+
+
+def _nested_param_longest(name: nodes.Name, depth: int) -> nodes.Call | None:
+    """``name`` is a parameter of a function nested in another (``def pad(x, max_len)``
+    inside ``pad_2D``) that the enclosing function calls only with the batch's longest
+    length (see :func:`_longest_in`) or with a parameter of its own that defaults to None
+    (``pad(x, maxlen)`` under ``if maxlen:``: a length of None is never padded to): the
+    ``max(...)`` of the first such call, else None. A parameter of a module-level
+    function, called from anywhere, is not followed."""
+    func = name.frame()
+    outer = func.parent.frame() if isinstance(func, nodes.FunctionDef) and \
+        func.parent is not None else None
+    if not isinstance(outer, nodes.FunctionDef):
+        return None
+    names = [a.name for a in func.args.args or ()]
+    if name.name not in names or func.args.vararg or func.args.kwarg:
+        return None
+    try:
+        if name.lookup(name.name)[0] is not func:
+            return None
+    except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+        return None
+    at = names.index(name.name)
+    none_params = _none_default_params(outer)
+    found = None
+    calls = [c for c in outer.nodes_of_class(nodes.Call)
+             if isinstance(c.func, nodes.Name) and c.func.name == func.name]
+    for call in calls:
+        arg = argument(call, at, name.name)
+        if arg is None:
+            return None
+        if isinstance(arg, nodes.Name) and arg.name in none_params and \
+                arg.lookup(arg.name)[0] is outer:
+            continue  # (the enclosing function's ``maxlen=None``, tested before the call)
+        longest = _longest_in(arg, depth + 1)
+        if longest is None:
+            return None
+        found = found or longest
+    return found
+
+
+def _none_default_params(func: nodes.FunctionDef) -> set[str]:
+    """The parameters of ``func`` whose default is ``None``."""
+    args = func.args
+    positional = [*(args.posonlyargs or ()), *(args.args or ())]
+    out = {a.name for a, d in zip(positional[len(positional) - len(args.defaults or ()):],
+                                  args.defaults or ())
+           if isinstance(d, nodes.Const) and d.value is None}
+    out |= {a.name for a, d in zip(args.kwonlyargs or (), args.kw_defaults or ())
+            if isinstance(d, nodes.Const) and d.value is None}
+    return out
 
 
 def _pad_widths_longest(call: nodes.Call) -> nodes.Call | None:
@@ -646,6 +699,74 @@ that length is taken.
                     continue
                 yield self.finding(found[0], what=found[1])
         yield from self._trimmed_batches()
+        yield from self._foreign_padders()
+
+    def _foreign_padders(self) -> Iterator[Finding]:
+        """A collate function that hands the batch's items to a helper of another module
+        of the project which pads them to the longest one (FastSpeech2's ``texts =
+        pad_1D(texts)`` from ``utils/tools.py``): reported at the call, which is where the
+        collate function chooses that padding, naming where the helper takes the length.
+        (A helper of the same module is reported at its ``max(...)``, see
+        :meth:`_collates`.)"""
+        an = self.an
+        link = an.link
+        if link is None:
+            return
+        collating: dict[int, bool] = {}
+        for call in an.rule_nodes(nodes.Call):
+            if not call.args or not isinstance(call.func, (nodes.Name, nodes.Attribute)):
+                continue
+            frame = call.frame()
+            if id(frame) not in collating:
+                collating[id(frame)] = self._collates(frame, 0)
+            if not collating[id(frame)]:
+                continue
+            for v in an.value(call.func):
+                helper = v.node
+                if v.kind is not Kind.FUNCTION or not isinstance(helper, nodes.FunctionDef) \
+                        or helper.root() is an.module:
+                    continue
+                other = link.analyzer_of(helper)
+                longest = self._pads_to_longest(helper, other, call) \
+                    if other is not None else None
+                where = link.where(longest) if longest is not None else None
+                if where is not None and not an.off_xla_path(call):
+                    yield self.finding(call, what=(
+                        f"{call.func.as_string()[:40]}(...), which pads every item to the "
+                        f"batch's longest one (max(...) at {where}), in the collate function"))
+                    break
+
+    def _pads_to_longest(self, helper: nodes.FunctionDef, an: Analyzer,
+                         call: nodes.Call) -> nodes.Call | None:
+        """The ``max(...)`` by which ``helper`` (a function of ``an``'s module, or a
+        function nested in it) sizes a filled tensor or the widths of ``F.pad``/``np.pad``
+        to the longest of the items, when ``call`` runs it; None when it pads again to a
+        fixed length, or when ``call`` passes a parameter that defaults to None and that
+        the helper tests (``pad_2D(mels, maxlen)``: a length given by the caller)."""
+        if self._repads(helper, collate=True, an=an):
+            return None
+        switches = _none_default_params(helper)
+        if switches:
+            passed = {k.arg for k in call.keywords or ()}
+            positional = [a.name for a in [*(helper.args.posonlyargs or ()),
+                                           *(helper.args.args or ())]]
+            passed |= set(positional[:len(call.args)])
+            tested = {n.name for test in helper.nodes_of_class(nodes.If)
+                      for n in test.test.nodes_of_class(nodes.Name)}
+            if passed & switches & tested:
+                return None
+        for c in helper.nodes_of_class(nodes.Call):
+            q = an.qualname(c.func) or ""
+            if q in _FILLERS or isinstance(c.func, nodes.Attribute) and not q and \
+                    c.func.attrname in _FILLER_METHODS:
+                found = self._sized_by_longest(c)
+            elif q in ("torch.nn.functional.pad", "numpy.pad"):
+                found = _pad_widths_longest(c)
+            else:
+                continue
+            if found is not None:
+                return found
+        return None
 
     def _trimmed_batches(self) -> Iterator[Finding]:
         """``input_ids[:, :batch_max]`` with ``batch_max = int(mask.sum(dim=1).max())`` in
@@ -869,9 +990,14 @@ that length is taken.
 
     def _handed_over(self, func: nodes.FunctionDef) -> bool:
         """The module names ``func`` other than to call it (``for fn in (collate, ...)``,
-        ``partial(collate, ...)``, ``collate_fn=collate``)."""
+        ``partial(collate, ...)``, ``collate_fn=collate``; for a method, also as an
+        attribute: ``collate_fn=dataset.collate_fn``)."""
+        uses: list[nodes.NodeNG] = list(self.an.ev.name_uses(func.name))
+        if isinstance(func.parent, nodes.ClassDef):
+            uses += [n for n in self.an.module_nodes(nodes.Attribute)
+                     if n.attrname == func.name]
         return any(not (isinstance(n.parent, nodes.Call) and n.parent.func is n)
-                   for n in self.an.ev.name_uses(func.name))
+                   for n in uses)
 
     def _repads_alone(self, func: nodes.FunctionDef, an: Analyzer) -> bool:
         """``func`` itself pads with ``F.pad`` or a filled tensor (:meth:`_repads` without
@@ -1124,7 +1250,9 @@ that length is taken.
     def _collates(self, func: nodes.NodeNG, depth: int) -> bool:
         """``func`` is a collate function (see :meth:`_in_collate_fn`), or a helper of the
         module that one calls (``collate_fn=collate`` whose body is ``return
-        pad_batch(x, vocab)``), up to two calls deep; one that pads again is not."""
+        pad_batch(x, vocab)``), up to three calls deep (a collate method, the method
+        preparing each batch, a padding helper, the helper nested in it); one that pads
+        again is not."""
         an = self.an
         if isinstance(func, nodes.Lambda):
             parent = func.parent
@@ -1133,16 +1261,19 @@ that length is taken.
             return False
         if self._repads(func, collate=True):
             return False
-        if depth < 2 and any(self._collates(site.frame(), depth + 1)
+        if depth < 3 and any(self._collates(site.frame(), depth + 1)
                              for site, _ in an.ev.call_sites(func)):
             return True
         if any(kw == "collate_fn" for kw, _, _ in callback_sites(an.ev).get(id(func), [])):
             return True
         if an.link is not None and an.link.handed_as(an.ev, func, "collate_fn"):
             return True  # ``collate_fn=partial(pad_batch, ...)`` in another module
-        if "collate" in func.name.lower() and (depth == 0 or self._handed_over(func)):
-            # (by its name, for a caller only when it is handed over as a value somewhere:
-            # a helper of a host-side ``collate_eval_outputs(outputs)`` is not in one)
+        if "collate" in func.name.lower() and (depth == 0 or self._handed_over(func) or (
+                an.link is not None and an.link.method_named_elsewhere(an.ev, func))):
+            # (by its name, for a caller only when it is handed over as a value somewhere,
+            # here or, for a method, by a module that imports this one: ``collate_fn=
+            # dataset.collate_fn``; a helper of a host-side ``collate_eval_outputs(outputs)``
+            # is not in one)
             return True
         klass = func.parent
         if func.name == "__call__" and isinstance(klass, nodes.ClassDef):
