@@ -1487,14 +1487,31 @@ class Steps:
                            if id(n) not in kept)
         return out
 
-    def _runs_data_pass(self, call: nodes.Call) -> bool:
+    def _runs_data_pass(self, call: nodes.Call, depth: int = 0) -> bool:
         """``call`` runs a function that loops over data of its own (``loss, preds =
-        evaluate(cfg, model, val_loader)``, of this module or another)."""
+        evaluate(cfg, model, val_loader)``, of this module or another), or one that
+        samples: a loop of forward passes with no update anywhere in the function (an
+        Inception score over images a generator draws); directly or through up to two
+        further calls (``test(...)`` calling the metrics function it is handed, which
+        calls the sampling loop)."""
         for func, _ in self.ev.functions_called(call, None):
             owner = self.steps_for(func) if isinstance(func, nodes.FunctionDef) else None
-            if owner is not None and owner._loops_over_data_steps(func):
+            if owner is not None and owner._memo_q(
+                    f"pass{depth}", func, lambda fn: owner._passes_over(fn, depth)):
                 return True
         return False
+
+    def _passes_over(self, fn: nodes.FunctionDef, depth: int) -> bool:
+        """``fn`` (of this module) runs a pass of its own (see :meth:`_runs_data_pass`)."""
+        if self._loops_over_data_steps(fn):
+            return True
+        calls = list(self.ev.own_nodes(fn, nodes.Call))
+        if any(self.is_update_call(c) for c in calls):
+            return False
+        if any(self.is_forward_loop(lp) and not self.is_training_loop(lp)
+               for lp in self.ev.own_nodes(fn, nodes.For)):
+            return True
+        return depth < 2 and any(self._runs_data_pass(c, depth + 1) for c in calls)
 
     def iterates_parameters(self, it: nodes.NodeNG) -> bool:
         """``model.parameters()``, ``named_parameters()``, ``state_dict()`` (or their items)."""

@@ -211,7 +211,10 @@ Not reported: code under an `if` that tests for CUDA, and a guarded choice
 XLA device, or is only printed or logged, or never read (unless another module imports
 it, or reads it as a config class's field, `CFG.device`), and a
 `device_type` string (the kind `torch.autocast` and `pin_memory` tests take: nanoGPT's
-`"cuda" if "cuda" in str(device) else "cpu"`), which places no tensor. A config field's
+`"cuda" if "cuda" in str(device) else "cpu"`), which places no tensor, nor a plain
+`DEVICE = "cuda"` that is read, but only where torch_xla is missing (`except
+ModuleNotFoundError:` around `import torch_xla`) or off the XLA path otherwise, or only
+shown or compared (`no_cuda=DEVICE != "cuda"`). A config field's
 default (`device: str = "cuda"` in a dataclass) is reported like an assignment. Nor are
 the methods of a class written for CUDA (`class CudaBackend(Backend)`) beside a class of
 the same base written for the XLA device (`class XlaBackend(Backend)`): the XLA run
@@ -242,7 +245,8 @@ cannot run on an XLA host.
                     isinstance(node.parent, nodes.FunctionDef) and node.parent.body else target
                 if an.off_xla_path(place, kinds=(nodes.If, nodes.While)) or \
                         self._xla_choice(target) or self._overwritten_guard(target) or \
-                        self._unread_guard(target) or self._other_arm_on_xla(target):
+                        self._unread_guard(target) or self._other_arm_on_xla(target) or \
+                        self._read_only_off_path(target):
                     continue
                 if what.startswith("torch.cuda."):
                     yield Finding(target.lineno, target.col_offset, self.code,
@@ -339,10 +343,31 @@ cannot run on an XLA host.
             assign = assign.parent
         if not isinstance(assign, (nodes.Assign, nodes.AnnAssign)):
             return False
+        return self._placed_by_no_read(assign, off_path=False) is not None
+
+    def _read_only_off_path(self, node: nodes.NodeNG) -> bool:
+        """A plain ``DEVICE = 'cuda'`` whose every read is off the XLA path (``except
+        ModuleNotFoundError: model.to(DEVICE)`` after ``import torch_xla``) or only shown
+        or compared (``no_cuda=DEVICE != 'cuda'``), and that is read at least once: on the
+        XLA path it places nothing. An unread one is still reported (see
+        :meth:`_placed_by_no_read` for the names other modules import)."""
+        assign = node.parent
+        if not isinstance(assign, (nodes.Assign, nodes.AnnAssign)) or assign.value is not node:
+            return False
+        return bool(self._placed_by_no_read(assign, off_path=True))
+
+    def _placed_by_no_read(self, assign: nodes.Assign | nodes.AnnAssign, off_path: bool
+                           ) -> bool | None:
+        """Every read of the names ``assign`` binds (plain names only) is only shown, or
+        with ``off_path`` also off the XLA path: True when one is read so, False when none
+        is read; None when one read may place a tensor, when a target is no plain name,
+        or when another module of the project may import the name (a module-level
+        assignment that is read at all, or a module-level class's field read by name
+        elsewhere)."""
         every = _assign_targets(assign)
         targets = [t for t in every if isinstance(t, nodes.AssignName)]
         if not targets or len(targets) != len(every):
-            return False
+            return None
         names = {t.name for t in targets}
         an = self.ctx.analyzer
         shown = False
@@ -352,8 +377,8 @@ cannot run on an XLA host.
             binds = an.ev.bindings(name)
             if binds and not any(b is t for b in binds for t in targets):
                 continue  # another binding's value
-            if not _only_shown(name):
-                return False
+            if not (_only_shown(name) or off_path and an.off_xla_path(name)):
+                return None
             shown = True
         if isinstance(assign.scope(), nodes.ClassDef):
             # ``class Config: device = ...`` read as ``Config.device``/``cfg.device``
@@ -361,8 +386,8 @@ cannot run on an XLA host.
             for attr in an.module_nodes(nodes.Attribute):
                 if attr.attrname in names and _names_class(an, attr.expr, klass) and \
                         not isinstance(attr.parent, nodes.Assign):
-                    if not _only_shown(attr):
-                        return False
+                    if not (_only_shown(attr) or off_path and an.off_xla_path(attr)):
+                        return None
                     shown = True
         scope = assign.scope()
         if an.link is not None and (isinstance(scope, nodes.Module) and shown or
@@ -374,8 +399,8 @@ cannot run on an XLA host.
                                any(an.link.index.reads_attribute(rel, scope.name, name)
                                    for name in names)):
                 # (``from config import device``, ``CFG.device`` elsewhere: used there)
-                return False
-        return True
+                return None
+        return shown
 
     def _overwritten_guard(self, node: nodes.NodeNG) -> bool:
         """A ``'cuda' if torch.cuda.is_available() else ...`` whose variable gets the XLA device."""

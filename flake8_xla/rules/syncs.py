@@ -346,7 +346,10 @@ framework's step hook, and the `val_step`/`eval_step` method beside a `train_ste
 a trainer outside the project runs per batch) and in the functions they call. Not
 reported: code inside a
 step closure, code that runs once (after the loop, or in a branch that ends the loop),
-the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
+code in a branch that runs a pass of its own every N steps (`if step % 5000 == 0:
+test(G, ...)` where the test helper, or a function it calls, evaluates over a loader or
+samples images through a loop of forward passes with no update: what it reads, it reads
+once per pass), the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
 only on the steps whose numbers went wrong; its test is still read every step), code off
 the XLA path, CPU tensors and Python numbers, `log.debug(...)` in a module that
 sets its logging level above DEBUG, or sets none while the script that imports it does
