@@ -1497,7 +1497,7 @@ class Steps:
         for func, _ in self.ev.functions_called(call, None):
             owner = self.steps_for(func) if isinstance(func, nodes.FunctionDef) else None
             if owner is not None and owner._memo_q(
-                    f"pass{depth}", func, lambda fn: owner._passes_over(fn, depth)):
+                    f"pass{depth}", func, lambda fn, o=owner: o._passes_over(fn, depth)):
                 return True
         return False
 
