@@ -1508,10 +1508,23 @@ class Steps:
         calls = list(self.ev.own_nodes(fn, nodes.Call))
         if any(self.is_update_call(c) for c in calls):
             return False
-        if any(self.is_forward_loop(lp) and not self.is_training_loop(lp)
-               for lp in self.ev.own_nodes(fn, nodes.For)):
+        if any(self._samples(lp) for lp in self.ev.own_nodes(fn, nodes.For)):
             return True
         return depth < 2 and any(self._runs_data_pass(c, depth + 1) for c in calls)
+
+    def _samples(self, loop: nodes.For) -> bool:
+        """Each iteration of ``loop`` runs a model known as one (a module value, not a
+        callable of unknown value that a tensor is handed to: ``writer.add_scalar(k, v)``
+        in a logging loop) and it trains nothing: a sampling or scoring pass."""
+        if self.is_training_loop(loop):
+            return False
+        for call, cx in self.calls_in(loop, into_loops=False):
+            if callee_name(call.func) in UPDATE_NAMES or self._inside_forward(call):
+                continue
+            if any(v.kind is Kind.MODULE and v.device != "cpu"
+                   for v in self.ev.value(call.func, cx)):
+                return True
+        return False
 
     def iterates_parameters(self, it: nodes.NodeNG) -> bool:
         """``model.parameters()``, ``named_parameters()``, ``state_dict()`` (or their items)."""

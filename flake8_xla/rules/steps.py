@@ -35,6 +35,25 @@ def _read_name(node: nodes.NodeNG) -> str | None:
     return node.name if isinstance(node, nodes.Name) else None
 
 
+_SCOPES = (nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
+
+
+def _periodic_if(node: nodes.NodeNG, loop: nodes.NodeNG) -> nodes.If | None:
+    """The ``if`` inside ``loop`` whose body or else-branch holds ``node`` and whose test
+    takes a remainder (``if step % save_every == 0:``, a branch taken every N
+    iterations); None when there is none, or when ``node`` is not written in the loop's
+    own body (a function the loop calls)."""
+    child, cur = node, node.parent
+    while cur is not None and cur is not loop:
+        if isinstance(cur, _SCOPES):
+            return None
+        if isinstance(cur, nodes.If) and child is not cur.test and any(
+                b.op == "%" for b in cur.test.nodes_of_class(nodes.BinOp)):
+            return cur
+        child, cur = cur, cur.parent
+    return None
+
+
 class MissingStepBarrier(Rule):
     """XLA301: a training or evaluation loop that never cuts the lazy graph.
 
@@ -66,7 +85,12 @@ that uploads each observation and runs the policy on it counts as a loop over th
 (a "rollout" loop in the message). A loop over
 the data whose forward outputs are all dropped (`_ = model(x)`, a warm-up or throughput
 loop) runs no graph at all without a barrier: the device does no work, and its timings
-measure tracing alone.
+measure tracing alone. A training loop that steps the optimizer every iteration but
+runs its only barrier in a branch taken every N iterations that steps no optimizer (`if
+step % save_every == 0: xm.save(...); xm.mark_step()`) traces N steps into one graph;
+a barrier beside the optimizer step of a gradient-accumulation bucket (`if (i + 1) %
+accum == 0: optimizer.step(); torch_xla.sync()`) is where that step ends, and is not
+reported.
 
 Measured (checks/XLA301, PJRT_DEVICE=CPU): the largest graph of the flagged script
 grows linearly with the number of steps; the fixed script's stays constant.
@@ -125,17 +149,55 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             training = steps.is_training_loop(loop)
             if not training and not self._collects_lazy_outputs(loop):
                 continue
-            if steps.has_barrier(loop) or an.off_xla_path(loop) or steps.cpu_training(loop):
+            periodic = training and steps.has_barrier(loop) and \
+                self._barrier_only_periodic(loop)
+            if steps.has_barrier(loop) and not periodic or an.off_xla_path(loop) or \
+                    steps.cpu_training(loop):
                 continue
             if steps.in_compiled_function(loop) or self._runs_inside_a_step(loop):
                 continue
             if not self._data_is_plain(loop):
                 continue  # the batches may come from an XLA loader we cannot see
+            if periodic:
+                yield self.finding_text(loop, f"{self.code} {self.PERIODIC}")
+                continue
             kind = "training" if training else "rollout" if not (
                 isinstance(loop, nodes.For) and any(
                     steps.is_data(v) for v in an.value(loop.iter))) and \
                 steps._feeds_uploads(loop) else "evaluation"
             yield self.finding(loop, kind=kind)
+
+    PERIODIC = ("missing step barrier: this training loop steps the optimizer every "
+                "iteration but runs its barrier only in a branch taken every N iterations "
+                "(a save or log interval), so the lazy graph grows over N steps, and is "
+                "compiled as one graph; call torch_xla.sync() at the end of each step or "
+                "iterate pl.MpDeviceLoader(loader, device)")
+
+    def _barrier_only_periodic(self, loop: nodes.NodeNG) -> bool:
+        """The loop steps the optimizer on every iteration (outside any ``if i % N``
+        branch), and every barrier it runs is written in its own body under such a branch
+        that steps no optimizer (``if step % save_every == 0: xm.save(...);
+        xm.mark_step()``): the steps between two barriers trace into one graph. A barrier
+        in the branch that steps the optimizer is a gradient-accumulation boundary (the
+        graph of the micro-steps is meant to be one), and one in a function the loop calls,
+        or an XLA loader, is not judged."""
+        steps = self.an.steps
+        if isinstance(loop, nodes.For) and steps.loader_kind(self.an.value(loop.iter)) in (
+                "xla", "managed"):
+            return False
+        barriers = [c for c, cx in steps.calls_in(loop, into_loops=True)
+                    if steps.is_barrier_call(c, cx)]
+        if not barriers:
+            return False  # (a compiled context, or a barrier found another way)
+        for call in barriers:
+            branch = _periodic_if(call, loop)
+            if branch is None or any(
+                    steps.update_kind(c) in ("optimizer_step", "scaler_step")
+                    for c in branch.nodes_of_class(nodes.Call, skip_klass=_SCOPES)):
+                return False
+        return any(steps.update_kind(c) in ("optimizer_step", "scaler_step") and
+                   _periodic_if(c, loop) is None
+                   for c in loop.nodes_of_class(nodes.Call, skip_klass=_SCOPES))
 
     # ------------------------------------------------------------------ eval loops
     def _collects_lazy_outputs(self, loop: nodes.NodeNG) -> bool:

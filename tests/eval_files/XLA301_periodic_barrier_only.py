@@ -1,0 +1,67 @@
+"""Eval file for XLA301: a training loop that steps the optimizer every iteration but
+runs its barrier only when it saves a checkpoint every N steps; against a gradient
+accumulation loop whose barrier goes with the optimizer step every N micro-steps, and a
+loop that also cuts every step."""
+import torch
+import torch_xla
+import torch_xla.core.xla_model as xm
+import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+def get_batch(data, block, batch, device):
+    ix = torch.randint(len(data) - block, (batch,))
+    x = torch.stack([data[i:i + block] for i in ix]).to(device)
+    y = torch.stack([data[i + 1:i + block + 1] for i in ix]).to(device)
+    return x, y
+
+
+def train(model, data, iters, save_every):
+    device = torch_xla.device()
+    optimizer = torch.optim.AdamW(model.parameters())
+    for step in range(iters):  # error: XLA301
+        x, y = get_batch(data, 64, 8, device)
+        loss = model(x, y)
+        optimizer.zero_grad()
+        loss.backward()
+        xm.optimizer_step(optimizer)
+        if step % save_every == 0 and step > 0:
+            xm.save(model.state_dict(), f"ckpt_{step}.pt")
+            torch_xla.sync()
+
+
+def train_accumulating(model, data, iters, accum):
+    # Trap: the barrier goes with the optimizer step of each accumulation bucket.
+    device = torch_xla.device()
+    optimizer = torch.optim.AdamW(model.parameters())
+    for step in range(iters):
+        x, y = get_batch(data, 64, 8, device)
+        (model(x, y) / accum).backward()
+        if (step + 1) % accum == 0:
+            xm.optimizer_step(optimizer)
+            optimizer.zero_grad()
+            torch_xla.sync()
+
+
+def train_cut_every_step(model, data, iters, save_every):
+    # Trap: the step's own barrier runs every iteration.
+    device = torch_xla.device()
+    optimizer = torch.optim.AdamW(model.parameters())
+    for step in range(iters):
+        x, y = get_batch(data, 64, 8, device)
+        model(x, y).backward()
+        xm.optimizer_step(optimizer)
+        optimizer.zero_grad()
+        torch_xla.sync()
+        if step % save_every == 0:
+            xm.save(model.state_dict(), f"ckpt_{step}.pt")
+            torch_xla.sync()
+
+
+def _mp_fn(index, model, data):
+    train(model, data, 1000, 100)
+    train_accumulating(model, data, 1000, 4)
+    train_cut_every_step(model, data, 1000, 100)
+
+
+def launch(model, data):
+    xmp.spawn(_mp_fn, args=(model, data))
