@@ -164,3 +164,44 @@ def test_a_config_read_through_a_moved_unknown_object_is_no_tensor() -> None:
     # ``.config`` is a model's, which no tensor has: a host value, not a lazy tensor
     values = _value_of_assigned(MODEL_CONFIG, "size")
     assert values and not any(v.kind is Kind.TENSOR for v in values)
+
+
+TENSOR_TESTS = '''\
+import torch
+import torch_xla
+
+
+def copy_out(batch):
+    device = torch_xla.device()
+    batch = {k: v.to(device) for k, v in batch.items()}
+    state = batch["state"].cpu() if isinstance(batch["state"], torch.Tensor) else batch["state"]
+    mask = batch.get("mask")
+    if mask is not None and isinstance(mask, torch.Tensor):
+        mask = mask.detach().cpu()
+    kept = mask
+    other = batch.get("other")
+    if other is not None and other.dim() > 1 and isinstance(other, torch.Tensor):
+        other = other.cpu()
+    other_kept = other
+    return state, kept, other_kept
+'''
+
+
+def test_the_other_arm_of_a_tensor_test_of_a_subscript_holds_no_tensor() -> None:
+    # ``batch["state"].cpu() if isinstance(batch["state"], torch.Tensor) else
+    # batch["state"]``: the else arm runs only for a value that is no tensor
+    values = _value_of_assigned(TENSOR_TESTS, "state", "copy_out")
+    assert values and all(v.kind is not Kind.TENSOR or v.device == "cpu" for v in values)
+
+
+def test_a_name_copied_out_under_a_tensor_test_holds_no_device_tensor_after() -> None:
+    # ``if mask is not None and isinstance(mask, torch.Tensor): mask = mask.cpu()``:
+    # the value from before the branch reaches the use only when it holds no tensor
+    values = _value_of_assigned(TENSOR_TESTS, "kept", "copy_out")
+    assert values and not any(v.kind is Kind.TENSOR and v.device == "xla" for v in values)
+
+
+def test_a_branch_with_another_condition_narrows_nothing() -> None:
+    # (``other.dim() > 1`` false: the device tensor skips the copy and reaches the use)
+    values = _value_of_assigned(TENSOR_TESTS, "other_kept", "copy_out")
+    assert any(v.kind is Kind.TENSOR and v.device == "xla" for v in values)

@@ -1060,8 +1060,21 @@ class Evaluator:
             if truth is False:
                 return self.value(node.orelse, ctx, d)
             # (``v.cpu() if isinstance(v, torch.Tensor) else v``: the name in the other arm
-            # holds no tensor, see _narrowed_to_host)
-            return join(self.value(node.body, ctx, d), self.value(node.orelse, ctx, d))
+            # holds no tensor, see _narrowed_to_host; so does a subscript or an attribute
+            # tested and used alike, ``batch["x"].cpu() if isinstance(batch["x"],
+            # torch.Tensor) else batch["x"]``)
+            body, orelse = self.value(node.body, ctx, d), self.value(node.orelse, ctx, d)
+            test, negated = node.test, False
+            if isinstance(test, nodes.UnaryOp) and test.op == "not":
+                test, negated = test.operand, True
+            subject = self._tensor_test_subject(test)
+            if subject is not None and not isinstance(subject, nodes.Name):
+                other = node.body if negated else node.orelse
+                if other.as_string() == subject.as_string():
+                    narrowed = frozenset(v for v in (body if negated else orelse)
+                                         if v.kind is not Kind.TENSOR) or UNKNOWN_SET
+                    body, orelse = (narrowed, orelse) if negated else (body, narrowed)
+            return join(body, orelse)
         if isinstance(node, nodes.Tuple):
             return one(Kind.TUPLE, elts=self._elts(node.elts, ctx, d))
         if isinstance(node, (nodes.List, nodes.Set)):
@@ -1200,6 +1213,24 @@ class Evaluator:
                     q.rsplit(".", 1)[-1] in ABSTRACT_CONTAINERS:
                 out |= ABSTRACT_CONTAINERS[q.rsplit(".", 1)[-1]]
         return out
+
+    def _tensor_test_subject(self, test: nodes.NodeNG) -> nodes.NodeNG | None:
+        """The expression that ``test`` holds to be a tensor: ``isinstance(E,
+        torch.Tensor)`` (``torch.nn.Parameter`` too, alone or among other types) or
+        ``torch.is_tensor(E)``, of any expression ``E``; else None."""
+        if not (isinstance(test, nodes.Call) and test.args and not test.keywords):
+            return None
+        f = test.func
+        if isinstance(f, nodes.Name) and f.name == "isinstance" and len(test.args) == 2:
+            types = test.args[1].elts if isinstance(test.args[1], nodes.Tuple) else \
+                [test.args[1]]
+            if any((self.qualname(k) or "") in ("torch.Tensor", "torch.nn.Parameter")
+                   for k in types):
+                return test.args[0]
+            return None
+        if len(test.args) == 1 and self.qualname(f) == "torch.is_tensor":
+            return test.args[0]
+        return None
 
     def _isinstance_tensor(self, test: nodes.NodeNG) -> str | None:
         """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``), else None."""
@@ -1357,6 +1388,33 @@ class Evaluator:
         return isinstance(subject, nodes.Name) and subject.name == b.name and \
             branch.parent is use.statement().parent
 
+    def _converts_tensor(self, b: nodes.NodeNG, use: nodes.Name) -> bool:
+        """``b`` is the one assignment in the body of an ``if isinstance(<name>,
+        torch.Tensor):`` (also ``<name> is not None and isinstance(...)``) with no else,
+        that runs before ``use`` in the same block: the other bindings reach ``use`` only
+        when the name holds no tensor (``m = batch.get("mask")`` then ``if m is not None
+        and isinstance(m, torch.Tensor): m = m.cpu()``)."""
+        if not isinstance(b, nodes.AssignName) or not isinstance(b.parent, nodes.Assign):
+            return False
+        branch = b.parent.parent
+        if not isinstance(branch, nodes.If) or b.parent not in branch.body or \
+                branch.orelse or branch.parent_of(use) or branch.frame() is not use.frame() \
+                or (branch.lineno or 0) >= (use.lineno or 0) or \
+                branch.parent is not use.statement().parent:
+            return False
+        test = branch.test
+        parts = test.values if isinstance(test, nodes.BoolOp) and test.op == "and" else [test]
+        tested = False
+        for part in parts:
+            subject = self._tensor_test_subject(part)
+            if isinstance(subject, nodes.Name) and subject.name == b.name:
+                tested = True
+            elif not (isinstance(part, nodes.Compare) and len(part.ops) == 1 and
+                      part.ops[0][0] == "is not" and is_none(part.ops[0][1]) and
+                      isinstance(part.left, nodes.Name) and part.left.name == b.name):
+                return False  # (another condition: false, the name may hold a tensor)
+        return tested
+
     def _dead_none_default(self, b: nodes.NodeNG, ctx: Ctx) -> bool:
         """``b`` fills in a parameter's default (``if max_length is None: max_length =
         length.max()``) while the call followed in ``ctx`` passes that parameter a known
@@ -1407,10 +1465,17 @@ class Evaluator:
         # ``if device is None: device = torch_xla.device()`` before the use: the other
         # bindings reach it only when they are not None
         filled = [b for b in binds if self._fills_none(b, node)] if len(binds) > 1 else []
+        # ``if isinstance(m, torch.Tensor): m = m.cpu()`` before the use: the other bindings
+        # reach it only when they hold no tensor
+        converted = [b for b in binds if self._converts_tensor(b, node)] \
+            if len(binds) > 1 else []
         value = join(*(self.binding_value(b, node, ctx, d) if not filled or b in filled else
                        frozenset(v for v in self.binding_value(b, node, ctx, d)
                                  if not (v.kind is Kind.HOST and v.qual == "none"))
-                       for b in binds))
+                       for b in binds if not converted or b in converted), *(
+            frozenset(v for v in self.binding_value(b, node, ctx, d)
+                      if v.kind is not Kind.TENSOR)
+            for b in binds if converted and b not in converted))
         if V.any_kind(value, Kind.TENSOR) and self._narrowed_to_host(node):
             value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
         if V.any_kind(value, Kind.TENSOR, Kind.DICT, Kind.LIST, Kind.TUPLE):
