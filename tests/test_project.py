@@ -6202,3 +6202,58 @@ def test_a_padding_helper_of_another_module_called_by_a_collate_method(
     assert "max(...) at utils/tools.py:8" in shown[0] and "pad_1D(...)" in shown[0]
     assert "max(...) at utils/tools.py:18" in shown[1]
     assert lint(root / "utils" / "tools.py") == []
+
+
+def test_a_padding_helper_left_at_its_default_length_in_another_module(
+        tmp_path: Path) -> None:
+    """XLA101 at the call of ``pad_batch(ids)``, a helper of another module whose
+    ``length=None`` default it fills in with the batch's longest item (``if length is
+    None: length = max(...)``) and sizes its buffer by; not at the call that passes a
+    fixed ``length=MAX_LEN``."""
+    root = write(tmp_path / "proj", {
+        "pyproject.toml": "",
+        "utils.py": """\
+            def pad_batch(seqs, length=None, value=0):
+                if length is None:
+                    length = max(s.size(0) for s in seqs)
+                out = seqs[0].new_full((len(seqs), length), value)
+                for i, s in enumerate(seqs):
+                    n = min(s.size(0), length)
+                    out[i, :n] = s[:n]
+                return out
+            """,
+        "data.py": """\
+            import torch
+
+            from utils import pad_batch
+
+            MAX_LEN = 128
+
+
+            def train_collate(batch):
+                ids = [torch.tensor(b["input_ids"]) for b in batch]
+                return pad_batch(ids, length=MAX_LEN)
+
+
+            def eval_collate(batch):
+                ids = [torch.tensor(b["input_ids"]) for b in batch]
+                return pad_batch(ids)
+            """,
+        "train.py": """\
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from data import eval_collate, train_collate
+
+
+            def main(train_set, eval_set, model):
+                device = torch_xla.device()
+                for data, fn in ((train_set, train_collate), (eval_set, eval_collate)):
+                    loader = DataLoader(data, batch_size=64, drop_last=True, collate_fn=fn)
+                    for ids in pl.MpDeviceLoader(loader, device):
+                        model(ids)
+            """,
+    })
+    assert lint(root / "data.py") == [(15, "XLA101")]
+    assert "max(...) at utils.py:3" in messages(root / "data.py")[0]

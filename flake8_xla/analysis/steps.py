@@ -1475,9 +1475,11 @@ class Steps:
             passes = [lp for st in block for lp in [st, *self.walk_shallow(st)]
                       if isinstance(lp, nodes.For) and self._iterates_data(lp) and
                       self.is_step_loop(lp)]
-            # (an ``evaluate()`` the branch always calls: a statement of its own block,
-            # not one under a further test such as ``if args.evaluate_during_training:``)
-            if not passes and not any(self._runs_data_pass(call) for st in block
+            # (an ``evaluate()`` the branch always calls: a statement of its own block, or
+            # of a ``with`` block in it, not one under a further test such as ``if
+            # args.evaluate_during_training:``; or a ``model.generate()`` of a sample)
+            if not passes and not any(self._runs_data_pass(call) or self._generates_sample(call)
+                                      for st in _unconditional(block)
                                       if isinstance(st, (nodes.Assign, nodes.Expr))
                                       for call in st.nodes_of_class(nodes.Call)):
                 continue
@@ -1486,6 +1488,13 @@ class Steps:
                 out.update(id(n) for n in st.nodes_of_class(nodes.NodeNG)
                            if id(n) not in kept)
         return out
+
+    def _generates_sample(self, call: nodes.Call) -> bool:
+        """``model.generate(...)`` of a module value: a whole generation, token by token,
+        whose result the branch reads once."""
+        f = call.func
+        return isinstance(f, nodes.Attribute) and f.attrname == "generate" and any(
+            v.kind is Kind.MODULE for v in self.ev.value(f.expr))
 
     def _runs_data_pass(self, call: nodes.Call, depth: int = 0) -> bool:
         """``call`` runs a function that loops over data of its own (``loss, preds =
@@ -1536,6 +1545,15 @@ class Steps:
                     b.has("params") for b in v.bound):
                 return True
         return False
+
+
+def _unconditional(block: list[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
+    """The statements of ``block`` and, in turn, of the ``with`` blocks in it: those that
+    run whenever the block does."""
+    for st in block:
+        yield st
+        if isinstance(st, nodes.With):
+            yield from _unconditional(st.body)
 
 
 def _unknown_source(vs: frozenset[V.Value], depth: int = 0) -> bool:

@@ -191,7 +191,10 @@ A ported script that still says `torch.device('cuda')`, `.cuda()`, `.to('cuda')`
 `device='cuda'` (or sets `torch.set_default_device('cuda')`, a CUDA default tensor type)
 fails on a TPU or Trainium host ("Found no NVIDIA driver"), or,
 behind a `torch.cuda.is_available()` fallback, runs on the host CPU. Default
-arguments count too: a helper whose `device='cuda'` default a caller relies on.
+arguments count too: a helper's `device='cuda'` default, even where today's callers
+pass a device (a later call that relies on it allocates on CUDA), and a config field's
+default (not one that the class's `__post_init__`/`__init__` sets to the XLA device on
+the XLA path).
 
 Measured (checks/XLA501, PJRT_DEVICE=CPU): the flagged script fails with a CUDA
 error; the fixed one trains.
@@ -246,7 +249,7 @@ cannot run on an XLA host.
                 if an.off_xla_path(place, kinds=(nodes.If, nodes.While)) or \
                         self._xla_choice(target) or self._overwritten_guard(target) or \
                         self._unread_guard(target) or self._other_arm_on_xla(target) or \
-                        self._read_only_off_path(target):
+                        self._read_only_off_path(target) or self._field_set_to_xla(target):
                     continue
                 if what.startswith("torch.cuda."):
                     yield Finding(target.lineno, target.col_offset, self.code,
@@ -311,6 +314,43 @@ cannot run on an XLA host.
             for value in values:
                 if _is_cuda(const_str(value)):
                     yield value, f"{targets[0].as_string()} = {value.as_string()}"
+
+    def _field_set_to_xla(self, node: nodes.NodeNG) -> bool:
+        """A class field's CUDA default (``device: str = "cuda"`` of a dataclass) that the
+        class's ``__post_init__`` or ``__init__`` replaces by the XLA device on the XLA path
+        (``if _HAS_XLA: self.device = "xla"``): no instance keeps it there."""
+        assign = node.parent
+        klass = assign.parent if isinstance(assign, (nodes.Assign, nodes.AnnAssign)) else None
+        if not isinstance(klass, nodes.ClassDef) or assign.value is not node:
+            return False
+        target = assign.target if isinstance(assign, nodes.AnnAssign) else (
+            assign.targets[0] if len(assign.targets) == 1 else None)
+        if not isinstance(target, nodes.AssignName):
+            return False
+        ev = self.an.ev
+        for method in klass.body:
+            if not (isinstance(method, nodes.FunctionDef) and
+                    method.name in ("__post_init__", "__init__")):
+                continue
+            for stmt in method.nodes_of_class(nodes.Assign):
+                if not any(isinstance(t, nodes.AssignAttr) and t.attrname == target.name and
+                           isinstance(t.expr, nodes.Name) and t.expr.name == "self"
+                           for t in stmt.targets):
+                    continue
+                text = const_str(stmt.value)
+                if not (text is not None and text.startswith("xla") or
+                        self._xla_device(stmt.value)):
+                    continue
+                child, cur = stmt, stmt.parent
+                taken = True
+                while cur is not None and cur is not method:
+                    if isinstance(cur, nodes.If) and child is not cur.test:
+                        truth = xla_truth(cur.test, ev)
+                        taken = taken and truth is (child in cur.body)
+                    child, cur = cur, cur.parent
+                if taken:
+                    return True
+        return False
 
     def _other_arm_on_xla(self, node: nodes.NodeNG) -> bool:
         """``"xla" if CFG.device == "TPU" else "cuda"``: an arm of a conditional whose test

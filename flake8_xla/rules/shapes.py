@@ -11,7 +11,7 @@ from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function, is_param_of
 from flake8_xla.analysis.hooks import callback_sites, is_partial
-from flake8_xla.analysis.names import callee_name
+from flake8_xla.analysis.names import callee_name, is_none
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.analysis.specs import partial_batching_call
 from flake8_xla.analysis.steps import LOOPS
@@ -395,18 +395,23 @@ def _longest_in(expr: nodes.NodeNG | None, depth: int = 0) -> nodes.Call | None:
 
 
 def _nested_param_longest(name: nodes.Name, depth: int) -> nodes.Call | None:
-    """``name`` is a parameter of a function nested in another (``def pad(x, max_len)``
-    inside ``pad_2D``) that the enclosing function calls only with the batch's longest
-    length (see :func:`_longest_in`) or with a parameter of its own that defaults to None
-    (``pad(x, maxlen)`` under ``if maxlen:``: a length of None is never padded to): the
-    ``max(...)`` of the first such call, else None. A parameter of a module-level
-    function, called from anywhere, is not followed."""
+    """``name`` is a parameter of a padding helper that is called only with the batch's
+    longest length (see :func:`_longest_in`): a function nested in another (``def pad(x,
+    max_len)`` inside ``pad_2D``), called by the enclosing function, which may also hand
+    it a parameter of its own that defaults to None (``pad(x, maxlen)`` under ``if
+    maxlen:``: a length of None is never padded to); or a private helper of the module
+    (``_pad_time(x, length)``, a function or method whose name starts with ``_``), every
+    call of which in the module passes that length. The ``max(...)`` of the first such
+    call, else None. A public function's parameter, which any caller may set, is not
+    followed."""
     func = name.frame()
-    outer = func.parent.frame() if isinstance(func, nodes.FunctionDef) and \
-        func.parent is not None else None
-    if not isinstance(outer, nodes.FunctionDef):
+    if not isinstance(func, nodes.FunctionDef) or func.parent is None:
         return None
-    names = [a.name for a in func.args.args or ()]
+    outer = func.parent.frame()
+    nested = isinstance(outer, nodes.FunctionDef)
+    if not nested and not func.name.startswith("_") or func.name.startswith("__"):
+        return None
+    names = [a.name for a in [*(func.args.posonlyargs or ()), *(func.args.args or ())]]
     if name.name not in names or func.args.vararg or func.args.kwarg:
         return None
     try:
@@ -415,12 +420,24 @@ def _nested_param_longest(name: nodes.Name, depth: int) -> nodes.Call | None:
     except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
         return None
     at = names.index(name.name)
-    none_params = _none_default_params(outer)
+    # (a method called through ``self.``/``cls.`` is handed its receiver first)
+    bound = isinstance(func.parent, nodes.ClassDef) and names[:1] in (["self"], ["cls"]) and \
+        "staticmethod" not in func.decoratornames()
+    none_params = _none_default_params(outer) if nested else set()
+    scope = outer if nested else func.root()
     found = None
-    calls = [c for c in outer.nodes_of_class(nodes.Call)
-             if isinstance(c.func, nodes.Name) and c.func.name == func.name]
+    # (``pad(x, n)`` by name; a method through ``self.``/``cls.``: ``np.pad`` is no call
+    # of a nested ``def pad``)
+    calls = [c for c in scope.nodes_of_class(nodes.Call)
+             if isinstance(c.func, nodes.Name) and c.func.name == func.name and not bound or
+             not nested and isinstance(c.func, nodes.Attribute) and
+             c.func.attrname == func.name and isinstance(c.func.expr, nodes.Name) and
+             c.func.expr.name in ("self", "cls")]
     for call in calls:
-        arg = argument(call, at, name.name)
+        shift = 1 if bound and isinstance(call.func, nodes.Attribute) else 0
+        if at < shift:
+            return None
+        arg = argument(call, at - shift, name.name)
         if arg is None:
             return None
         if isinstance(arg, nodes.Name) and arg.name in none_params and \
@@ -431,6 +448,24 @@ def _nested_param_longest(name: nodes.Name, depth: int) -> nodes.Call | None:
             return None
         found = found or longest
     return found
+
+
+def _filled_default_longest(func: nodes.FunctionDef, name: str) -> nodes.Call | None:
+    """The batch's longest length (see :func:`_longest_in`) that ``func`` gives its
+    parameter ``name`` when the caller leaves it at None: ``if length is None: length =
+    max(s.size(0) for s in seqs)`` as a statement of its body; else None."""
+    for stmt in func.body:
+        if not isinstance(stmt, nodes.If) or stmt.orelse or len(stmt.body) != 1:
+            continue
+        test, fill = stmt.test, stmt.body[0]
+        if isinstance(test, nodes.Compare) and len(test.ops) == 1 and \
+                test.ops[0][0] == "is" and is_none(test.ops[0][1]) and \
+                isinstance(test.left, nodes.Name) and test.left.name == name and \
+                isinstance(fill, nodes.Assign) and len(fill.targets) == 1 and \
+                isinstance(fill.targets[0], nodes.AssignName) and \
+                fill.targets[0].name == name:
+            return _longest_in(fill.value)
+    return None
 
 
 def _none_default_params(func: nodes.FunctionDef) -> set[str]:
@@ -632,7 +667,13 @@ So does a dataset's `__getitem__` that tokenizes its text without padding when a
 DataLoader of the module loads it one item per batch (`batch_size=1`, or none given)
 with the default collate: each step gets the length of one document.
 A collate function that pads by hand (`torch.full((n, max(len(s) for s in batch)), PAD)`)
-is reported where it takes the batch's longest length, the `max(...)`; one that crops
+is reported where it takes the batch's longest length, the `max(...)` (also when a
+helper of the module pads to a length it is handed: a function nested in the padding
+helper, `def pad(x, max_len)` inside `pad_2D`, or a private `self._pad_time(f, frames)`);
+one that calls a padding helper of another module of the project (FastSpeech2's
+`pad_1D(texts)`, or `pad_batch(ids)` leaving `length=None` for the helper to fill in with
+the longest item) is reported at that call, and the message names the helper's line; one
+that crops
 every item to the batch's shortest (`w[start:start + crop]` with `crop = min(w.shape[-1]
 for w in wavs)`, a speaker-ID or audio-clip loader) where it takes the `min(...)`.
 `DataCollatorForLanguageModeling` (and `DataCollatorForWholeWordMask`) always pads each
@@ -743,9 +784,8 @@ that length is taken.
         to the longest of the items, when ``call`` runs it; None when it pads again to a
         fixed length, or when ``call`` passes a parameter that defaults to None and that
         the helper tests (``pad_2D(mels, maxlen)``: a length given by the caller)."""
-        if self._repads(helper, collate=True, an=an):
-            return None
         switches = _none_default_params(helper)
+        passed: set[str] = set()
         if switches:
             passed = {k.arg for k in call.keywords or ()}
             positional = [a.name for a in [*(helper.args.posonlyargs or ()),
@@ -755,17 +795,32 @@ that length is taken.
                       for n in test.test.nodes_of_class(nodes.Name)}
             if passed & switches & tested:
                 return None
+        # (a length left at its None default and filled in with the longest item's:
+        # ``if length is None: length = max(s.size(0) for s in seqs)``)
+        defaulted = {name: longest for name in switches - passed
+                     if (longest := _filled_default_longest(helper, name)) is not None}
         for c in helper.nodes_of_class(nodes.Call):
             q = an.qualname(c.func) or ""
             if q in _FILLERS or isinstance(c.func, nodes.Attribute) and not q and \
                     c.func.attrname in _FILLER_METHODS:
                 found = self._sized_by_longest(c)
+                sizes = [*c.args, *(k.value for k in c.keywords or ())]
             elif q in ("torch.nn.functional.pad", "numpy.pad"):
                 found = _pad_widths_longest(c)
+                sizes = [a for a in (argument(c, 1, "pad"), keyword(c, "pad_width"))
+                         if a is not None]
             else:
                 continue
+            if found is None and defaulted:
+                # (the buffer or the widths take the defaulted length: what a fixed-size
+                # buffer would be is here the longest item's size)
+                found = next((defaulted[n.name] for size in sizes
+                              for n in [size, *size.nodes_of_class(nodes.Name)]
+                              if isinstance(n, nodes.Name) and n.name in defaulted), None)
+                if found is not None:
+                    return found
             if found is not None:
-                return found
+                return None if self._repads(helper, collate=True, an=an) else found
         return None
 
     def _trimmed_batches(self) -> Iterator[Finding]:

@@ -169,24 +169,37 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
 
     PERIODIC = ("missing step barrier: this training loop steps the optimizer every "
                 "iteration but runs its barrier only in a branch taken every N iterations "
-                "(a save or log interval), so the lazy graph grows over N steps, and is "
+                "(a save, log or evaluation interval), so the lazy graph grows over N steps, and is "
                 "compiled as one graph; call torch_xla.sync() at the end of each step or "
                 "iterate pl.MpDeviceLoader(loader, device)")
+
+    def _runs_barrier(self, call: nodes.Call) -> bool:
+        """``call`` runs a project function whose calls (followed as the step analysis
+        follows them) include a barrier."""
+        steps = self.an.steps
+        for func, fctx in steps.ev.functions_called(call, None):
+            owner = steps.steps_for(func)
+            if owner is not None and any(owner.is_barrier_call(c, cx) for c, cx in
+                                         owner.calls_in(func, fctx, into_loops=True)):
+                return True
+        return False
 
     def _barrier_only_periodic(self, loop: nodes.NodeNG) -> bool:
         """The loop steps the optimizer on every iteration (outside any ``if i % N``
         branch), and every barrier it runs is written in its own body under such a branch
         that steps no optimizer (``if step % save_every == 0: xm.save(...);
-        xm.mark_step()``): the steps between two barriers trace into one graph. A barrier
-        in the branch that steps the optimizer is a gradient-accumulation boundary (the
-        graph of the micro-steps is meant to be one), and one in a function the loop calls,
-        or an XLA loader, is not judged."""
+        xm.mark_step()``, or an ``evaluate()`` run every N steps whose loop has the
+        barrier): the steps between two barriers trace into one graph. A barrier in the
+        branch that steps the optimizer is a gradient-accumulation boundary (the graph of
+        the micro-steps is meant to be one); an XLA loader is not judged."""
         steps = self.an.steps
         if isinstance(loop, nodes.For) and steps.loader_kind(self.an.value(loop.iter)) in (
                 "xla", "managed"):
             return False
-        barriers = [c for c, cx in steps.calls_in(loop, into_loops=True)
-                    if steps.is_barrier_call(c, cx)]
+        # (each barrier by the call of the loop's own body that runs it: the barrier, or a
+        # call of a function that runs one, such as an ``evaluate()`` every N steps)
+        barriers = [c for c in loop.nodes_of_class(nodes.Call, skip_klass=_SCOPES)
+                    if steps.is_barrier_call(c) or self._runs_barrier(c)]
         if not barriers:
             return False  # (a compiled context, or a barrier found another way)
         for call in barriers:

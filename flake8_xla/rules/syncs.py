@@ -348,13 +348,14 @@ reported: code inside a
 step closure, code that runs once (after the loop, or in a branch that ends the loop),
 code in a branch that runs a pass of its own every N steps (`if step % 5000 == 0:
 test(G, ...)` where the test helper, or a function it calls, evaluates over a loader or
-samples images through a loop of forward passes with no update: what it reads, it reads
-once per pass), the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
+samples images through a loop of forward passes with no update, or generates a sample
+with `model.generate()`: what it reads, it reads once per pass), the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
 only on the steps whose numbers went wrong; its test is still read every step), code off
 the XLA path, CPU tensors and Python numbers, `log.debug(...)` in a module that
 sets its logging level above DEBUG, or sets none while the script that imports it does
 (logging drops the record before it formats it), and
-a copy out (`.cpu()`, `.numpy()`, `.to('cpu')`) of a name computed before a barrier that
+a copy out (`.cpu()`, `.numpy()`, `.to('cpu')`) of a name (or of a tensor stored on it,
+`model.fc.weight.detach().cpu()`) computed before a barrier that
 runs earlier in the same step (`xm.mark_step()` then `pooled = pooled.cpu()`, or a
 project helper whose body runs the barrier, `flush()`: the barrier executed the graph, so
 the copy runs none; a `.item()` there is still reported, a blocking read the corpus calls
@@ -461,8 +462,9 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         barrier that runs before it (in its block, or in a block around it inside the loop
         or function) and the read. The barrier has executed the graph that computed it, so
         the read copies a result and runs no graph of its own (only a read of the name
-        itself, through ``.detach()``/``.data``/``.cpu()``: ``loss.mean().cpu()``
-        computes after the barrier)."""
+        itself, through ``.detach()``/``.data``/``.cpu()``, or a tensor stored on it by
+        attribute, ``model.fc.weight``: ``loss.mean().cpu()`` computes after the
+        barrier)."""
         subject: nodes.NodeNG | None = None
         if isinstance(node, nodes.Call):
             f = node.func
@@ -475,6 +477,10 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 subject = subject.func.expr
             elif isinstance(subject, nodes.Attribute) and subject.attrname == "data":
                 subject = subject.expr
+            elif isinstance(subject, nodes.Attribute) and chain_root(subject) is not None:
+                # ``model.fc.weight.detach().cpu()``: a stored tensor (a parameter the
+                # optimizer step before the barrier updated), read by its attribute path
+                subject = chain_root(subject)
             else:
                 return False
         if not isinstance(subject, nodes.Name):

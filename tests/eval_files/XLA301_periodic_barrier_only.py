@@ -57,10 +57,34 @@ def train_cut_every_step(model, data, iters, save_every):
             torch_xla.sync()
 
 
+def evaluate(model, batches, device):
+    losses = []
+    for x, y in batches:
+        losses.append(model(x.to(device), y.to(device)))
+        torch_xla.sync()
+    return torch.stack(losses).mean()
+
+
+def train_eval_every(model, data, val, iters, eval_every):
+    # The only barrier runs inside the evaluation called every eval_every steps.
+    device = torch_xla.device()
+    optimizer = torch.optim.AdamW(model.parameters())
+    step = 0
+    while step < iters:  # error: XLA301
+        x, y = get_batch(data, 64, 8, device)
+        model(x, y).backward()
+        xm.optimizer_step(optimizer)
+        optimizer.zero_grad()
+        step += 1
+        if step % eval_every == 0:
+            print(f"step {step}: {evaluate(model, val, device)}")
+
+
 def _mp_fn(index, model, data):
     train(model, data, 1000, 100)
     train_accumulating(model, data, 1000, 4)
     train_cut_every_step(model, data, 1000, 100)
+    train_eval_every(model, data, data, 1000, 100)
 
 
 def launch(model, data):

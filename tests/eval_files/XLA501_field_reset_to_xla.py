@@ -1,0 +1,45 @@
+"""Eval file for XLA501: a dataclass field whose CUDA default ``__post_init__`` replaces
+by the XLA device when torch_xla is there is no hazard; a field kept, a default that a
+call relies on, and a default that today's calls all pass over (a later call that relies
+on it allocates on CUDA: the corpus's convention) are."""
+from dataclasses import dataclass
+
+import torch
+
+try:
+    import torch_xla
+
+    HAS_XLA = True
+except ImportError:
+    HAS_XLA = False
+
+
+def move_batch(batch, device="cuda"):  # error: XLA501
+    return {k: v.to(device) for k, v in batch.items()}
+
+
+def noise_like(x, device="cuda"):  # error: XLA501
+    return torch.randn(x.shape, device=device)
+
+
+@dataclass
+class RunConfig:
+    lr: float = 1e-3
+    device: str = "cuda"
+
+    def __post_init__(self):
+        if HAS_XLA:
+            self.device = "xla"
+
+
+@dataclass
+class EvalConfig:
+    batch_size: int = 64
+    device: str = "cuda"  # error: XLA501
+
+
+def step(model, raw):
+    device = torch_xla.device()
+    batch = move_batch(raw, device)
+    out = model(batch["x"])
+    return out + noise_like(out), RunConfig(), EvalConfig()
