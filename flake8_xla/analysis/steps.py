@@ -1471,6 +1471,9 @@ class Steps:
         loop's: they run once per pass, as the body of a ``validate()`` that the step
         calls does (see :meth:`runs_own_steps`)."""
         out: set[int] = set()
+        # (a sample generated every N steps, ``if step % 500 == 0: out = model.generate(...)``;
+        # a branch of an evaluation loop that generates for each batch is per step)
+        periodic = any(b.op == "%" for b in branch.test.nodes_of_class(nodes.BinOp))
         for block in (branch.body, branch.orelse):
             passes = [lp for st in block for lp in [st, *self.walk_shallow(st)]
                       if isinstance(lp, nodes.For) and self._iterates_data(lp) and
@@ -1478,7 +1481,8 @@ class Steps:
             # (an ``evaluate()`` the branch always calls: a statement of its own block, or
             # of a ``with`` block in it, not one under a further test such as ``if
             # args.evaluate_during_training:``; or a ``model.generate()`` of a sample)
-            if not passes and not any(self._runs_data_pass(call) or self._generates_sample(call)
+            if not passes and not any(self._runs_data_pass(call) or
+                                      periodic and self._generates_sample(call)
                                       for st in _unconditional(block)
                                       if isinstance(st, (nodes.Assign, nodes.Expr))
                                       for call in st.nodes_of_class(nodes.Call)):

@@ -1438,7 +1438,12 @@ divide it, which is not known.
             return
         if not self.flag_only:
             yield from self._sliced_batches()
+        # (the calls spelled like one, by their last name or an import alias, first:
+        # qualifying every call of the module costs more than the rest of the rule)
+        spelled = an.spellings(q.rsplit(".", 1)[-1] for q in TRAINING_ARGUMENTS)
         for call in an.rule_nodes(nodes.Call):
+            if callee_name(call.func) not in spelled:
+                continue
             q = an.qualname(call.func) or ""
             if q in TRAINING_ARGUMENTS:
                 unpacked = an.star_keywords(call)

@@ -29,3 +29,22 @@ def train(name, loader, sample_every, log_every, writer):
             torch_xla.sync()
             writer.add_histogram("lm_head", model.lm_head.weight.detach().cpu(), step)
             print(f"loss {loss.item():.4f}")  # error: XLA201
+
+
+
+
+def evaluate(name, loader, predict_with_generate):
+    # A branch of an evaluation loop that generates for every batch: per step (XLA103).
+    from accelerate import Accelerator
+
+    accelerator = Accelerator()
+    model, loader = accelerator.prepare(AutoModelForCausalLM.from_pretrained(name), loader)
+    preds = []
+    for batch in loader:
+        with torch.no_grad():
+            loss = model(**batch).loss
+            if predict_with_generate:
+                tokens = accelerator.unwrap_model(model).generate(  # error: XLA103
+                    batch["input_ids"], max_length=64)
+                preds.append(tokens)
+    return preds, loss
