@@ -86,7 +86,7 @@ class ModuleContext:
     @cached_property
     def imports(self) -> ImportTable:
         """The module's import table."""
-        return ImportTable(self.tree)
+        return ImportTable(self.tree, self.source)
 
     @cached_property
     def is_xla_code(self) -> bool:

@@ -106,15 +106,57 @@ def walk_statements(tree: ast.AST) -> list[ast.AST]:
     return out
 
 
+#: The names torch_xla's documentation and notebooks import its modules as, with the
+#: functions that identify each (read off the 2.9 wheel, and the removed ones of older
+#: releases): a module that uses one of them without binding the name runs where a
+#: notebook cell imported it (``%run utilities.py``, ``exec`` of a helper file).
+NOTEBOOK_ALIASES: dict[str, tuple[str, frozenset[str]]] = {
+    "xm": ("torch_xla.core.xla_model", frozenset({
+        "xla_device", "optimizer_step", "mark_step", "master_print", "save",
+        "is_master_ordinal", "get_ordinal", "xrt_world_size", "get_local_ordinal",
+        "rendezvous", "mesh_reduce", "all_reduce", "reduce_gradients", "add_step_closure",
+        "wait_device_ops", "xla_device_hw"})),
+    "xmp": ("torch_xla.distributed.xla_multiprocessing", frozenset({"spawn"})),
+    "met": ("torch_xla.debug.metrics", frozenset({"metrics_report", "short_metrics_report"})),
+}
+
+
+def _free_aliases(tree: ast.AST, wanted: set[str]) -> dict[str, str]:
+    """Of the names in ``wanted`` (keys of :data:`NOTEBOOK_ALIASES`), those the module
+    uses as ``name.func`` with one of its identifying functions and never binds (no
+    assignment, parameter, definition, loop or ``with`` target, nor import), each with
+    its module."""
+    used: set[str] = set()
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                node.value.id in wanted and node.attr in NOTEBOOK_ALIASES[node.value.id][1]:
+            used.add(node.value.id)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    return {name: NOTEBOOK_ALIASES[name][0] for name in used - bound}
+
+
 class ImportTable:
     """Maps each name bound by an import anywhere in a module to its qualified name.
 
     The table is flow-insensitive: an import inside a function or a ``try``
     block counts for the whole module, which is what a reader assumes too.
     Relative imports resolve to ``.name`` and never match a torch name.
+
+    Given the module's ``source``, a conventional torch_xla alias that the module uses
+    without binding (``xm.optimizer_step(opt)`` in a helper file that a notebook cell
+    runs after ``import torch_xla.core.xla_model as xm``) resolves as that import would
+    (:data:`NOTEBOOK_ALIASES`); :attr:`implicit` lists those names.
     """
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, tree: ast.AST, source: str | None = None) -> None:
         self.names: dict[str, str] = {}
         self.modules: set[str] = set()
         self.star_modules: list[str] = []
@@ -155,6 +197,17 @@ class ImportTable:
                 # ``xm = importlib.import_module("torch_xla.core.xla_model")``: a lazy import
                 self.modules.add(target)
                 self.names.setdefault(local, target)
+        #: conventional torch_xla aliases used unbound (see the class docstring)
+        self.implicit: frozenset[str] = frozenset()
+        if source is not None:
+            wanted = {name for name in NOTEBOOK_ALIASES
+                      if name not in self.names and f"{name}." in source}
+            if wanted:
+                found = _free_aliases(tree, wanted)
+                for name, module in found.items():
+                    self.names[name] = module
+                    self.modules.add(module)
+                self.implicit = frozenset(found)
 
     def dynamic_import(self, call: ast.Call) -> str | None:
         """The module ``importlib.import_module("a.b")`` imports (a constant, absolute

@@ -71,3 +71,20 @@ def test_astwalk_matches_ast_walk_and_prunes() -> None:
     small = ast.parse("def f():\n    g()\nh()\n")
     names = [n.id for n in walk(small, prune=(ast.FunctionDef,)) if isinstance(n, ast.Name)]
     assert names == ["h"]
+
+
+def test_a_notebook_alias_used_unbound_resolves_as_the_notebook_imports_it() -> None:
+    """``xm.optimizer_step(opt)`` in a file that never binds ``xm`` (a helper that a
+    notebook cell runs after importing torch_xla) resolves to torch_xla's xla_model; a
+    bound ``xm``, an alias used without one of its module's functions, or a table built
+    without the source leaves it alone."""
+    helper = "def step(opt):\n    xm.optimizer_step(opt)\n    xmp.foo()\n"
+    table = ImportTable(ast.parse(helper), helper)
+    assert table.resolve("xm") == "torch_xla.core.xla_model"
+    assert table.imports_prefix("torch_xla") and table.implicit == {"xm"}
+    assert table.resolve("xmp") is None  # (``foo`` is no xla_multiprocessing function)
+    assert ImportTable(ast.parse(helper)).resolve("xm") is None
+    bound = "def step(opt, xm):\n    xm.optimizer_step(opt)\n"
+    assert ImportTable(ast.parse(bound), bound).resolve("xm") is None
+    assigned = "xm = load()\nxm.save(1)\n"
+    assert ImportTable(ast.parse(assigned), assigned).implicit == frozenset()

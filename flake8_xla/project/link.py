@@ -204,7 +204,8 @@ def _tree(index: ProjectIndex, rel: str) -> tuple[nodes.Module, ImportTable, str
         if len(raw) <= MAX_BYTES:
             text = _decode(raw)
             tree = parse_quietly(text, str(index.path(rel)))
-            found = (build_module(text, "flake8_xla_checked", tree), ImportTable(tree), text)
+            found = (build_module(text, "flake8_xla_checked", tree), ImportTable(tree, text),
+                     text)
             mark_unit_tests(found[0], unit_test_spans(tree, rel))
     except Exception:  # noqa: BLE001 - a module that cannot be built is not followed
         found = None

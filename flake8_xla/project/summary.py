@@ -149,7 +149,7 @@ def _import_time_callees(tree: ast.Module) -> set[int]:
 
 def summarize(tree: ast.Module, source: str) -> Summary:
     """The summary of a module from its ast tree and text (no astroid, no import)."""
-    table = ImportTable(tree)
+    table = ImportTable(tree, source)
     imports: list[tuple[str, int, tuple[str, ...]]] = []
     refs: set[str] = set()
     deep: set[str] = set()

@@ -37,9 +37,9 @@ import string
 from flake8_xla.astwalk import walk
 from flake8_xla.imports import ImportTable
 
-#: Cheap text test: a module that shows XLA use spells ``xla`` or ``Accelerator``, or
+#: Cheap text test: a module that shows XLA use spells ``xla``, ``Accelerator`` or ``xm.``, or
 #: starts a word with ``tpu`` (``use_tpu``, ``TPUAccelerator``; not ``outputs``).
-XLA_TEXT = re.compile(r"xla|XLA|Accelerator|(?<![A-Za-z])(?:tpu|TPU|Tpu)")
+XLA_TEXT = re.compile(r"xla|XLA|Accelerator|xm\.|(?<![A-Za-z])(?:tpu|TPU|Tpu)")
 #: Frameworks whose XLA switches count as XLA use (names with an ``xla``/``tpu`` word).
 FRAMEWORKS = ("accelerate", "transformers", "lightning", "pytorch_lightning",
               "lightning_fabric", "optimum")
@@ -75,17 +75,18 @@ _ASCII_LETTER_BYTES = frozenset(string.ascii_letters.encode())
 
 def mentions_xla(source: str | bytes) -> bool:
     """The text could show XLA use (necessary for :func:`shows_xla_use`): what
-    :data:`XLA_TEXT` matches (``xla``, ``XLA``, ``Accelerator``, or ``tpu``/``TPU``/
+    :data:`XLA_TEXT` matches (``xla``, ``XLA``, ``Accelerator``, ``xm.``, or ``tpu``/``TPU``/
     ``Tpu`` not preceded by a letter, as in ``use_tpu`` but not ``output``), found with
     substring searches (the regular expression's look-behind is slow on long files full of
     ``output``). Takes the text or its raw bytes."""
     if isinstance(source, bytes):
-        if b"xla" in source or b"XLA" in source or b"Accelerator" in source:
+        if b"xla" in source or b"XLA" in source or b"Accelerator" in source or \
+                b"xm." in source:
             return True
         letters: frozenset = _ASCII_LETTER_BYTES
         variants: tuple = (b"tpu", b"TPU", b"Tpu")
     else:
-        if "xla" in source or "XLA" in source or "Accelerator" in source:
+        if "xla" in source or "XLA" in source or "Accelerator" in source or "xm." in source:
             return True
         letters = _ASCII_LETTERS
         variants = ("tpu", "TPU", "Tpu")
@@ -99,7 +100,11 @@ def mentions_xla(source: str | bytes) -> bool:
 
 
 def file_rule(tree: ast.AST, source: str, imports: ImportTable) -> bool:
-    """The per-file rule: an import of torch_xla/torch_xla_py, or an ``'xla'`` device string."""
+    """The per-file rule: an import of torch_xla/torch_xla_py, or an ``'xla'`` device string
+    (or a conventional torch_xla alias used without an import, which a notebook made:
+    :attr:`ImportTable.implicit`)."""
+    if imports.implicit:
+        return True
     if "xla" not in source:
         return False
     if imports.imports_prefix("torch_xla") or imports.imports_prefix("torch_xla_py"):
