@@ -11,7 +11,7 @@ from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function, is_param_of
 from flake8_xla.analysis.hooks import callback_sites, is_partial
-from flake8_xla.analysis.names import callee_name, is_none
+from flake8_xla.analysis.names import callee_name, const_str, is_none
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.analysis.specs import partial_batching_call
 from flake8_xla.analysis.steps import LOOPS
@@ -1949,13 +1949,21 @@ def _named_mask(index: nodes.NodeNG) -> bool:
     """A whole index spelled as a mask (``target_mask``, ``self.mask``): indexing a tensor by
     a tensor so named selects by a boolean mask (an integer tensor of 0/1 would gather rows
     0 and 1, which nobody names a mask), also when its boolean dtype cannot be inferred (a
-    parameter, a model output's field); its inverse ``~mask`` too."""
+    parameter, a model output's field, a batch's entry ``batch["mask"]``); its inverse
+    ``~mask`` too; and an episode's end flags (``done``, ``dones``: ``returns[done]``,
+    ``batch["episode_return"][batch["done"]]`` in a reinforcement-learning step)."""
     if isinstance(index, nodes.UnaryOp) and index.op == "~":
         return _named_mask(index.operand)
     ident = index.name if isinstance(index, nodes.Name) else (
-        index.attrname if isinstance(index, nodes.Attribute) else "")
+        index.attrname if isinstance(index, nodes.Attribute) else (
+            const_str(index.slice) or "" if isinstance(index, nodes.Subscript) else ""))
     ident = ident.lower()
-    return ident == "mask" or ident.endswith("_mask") or ident.startswith("mask_")
+    return ident == "mask" or ident.endswith("_mask") or ident.startswith("mask_") or \
+        ident in _DONE_FLAGS
+
+
+#: Names of the per-step episode-end flags of reinforcement-learning batches (bool).
+_DONE_FLAGS = frozenset({"done", "dones"})
 
 
 #: Marks what DynamicShapeOp._kind finds with a boolean mask on the host (its own message).
@@ -2260,7 +2268,9 @@ class DynamicShapeOp(Rule):
                          "by the mask) instead")
     explanation = """\
 `torch.nonzero`, `masked_select`, `unique`, `bincount`, boolean-mask indexing `t[t > 0]` (and
-assignment `t[mask] = v`), slicing by a tensor value `t[:n_tensor]`,
+assignment `t[mask] = v`; an index whose dtype is not known counts as a mask when it is
+named one, `target_mask`, `batch["mask"]`, or an episode's `done` flags), slicing by a
+tensor value `t[:n_tensor]`,
 `repeat_interleave` with the counts in a tensor (unless `output_size=` is given),
 `torch.topk`/`kthvalue` with `k` in a tensor (or read back from the device in the step,
 such as an item of `counts.cpu().tolist()`) and `pack_padded_sequence` of a tensor on
