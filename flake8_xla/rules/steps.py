@@ -36,6 +36,9 @@ def _read_name(node: nodes.NodeNG) -> str | None:
 
 
 _SCOPES = (nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
+#: Classes whose ``target=`` function runs in a thread or process of its own.
+THREAD_TARGETS = frozenset({"threading.Thread", "multiprocessing.Process",
+                            "torch.multiprocessing.Process"})
 
 
 def _periodic_if(node: nodes.NodeNG, loop: nodes.NodeNG) -> nodes.If | None:
@@ -90,7 +93,8 @@ runs its only barrier in a branch taken every N iterations that steps no optimiz
 step % save_every == 0: xm.save(...); xm.mark_step()`) traces N steps into one graph;
 a barrier beside the optimizer step of a gradient-accumulation bucket (`if (i + 1) %
 accum == 0: optimizer.step(); torch_xla.sync()`) is where that step ends, and is not
-reported.
+reported. A function that a launcher, a thread or a process runs
+(`threading.Thread(target=batch_and_learn)`) drives its loops, as a script's `main()` does.
 
 Measured (checks/XLA301, PJRT_DEVICE=CPU): the largest graph of the flagged script
 grows linearly with the number of steps; the fixed script's stays constant.
@@ -400,9 +404,14 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         return not driver and not steps._feeds_uploads(loop)
 
     def _launched(self, func: nodes.NodeNG) -> bool:
+        """``func`` is a launcher's entry point (``xmp.spawn(fn)``), or the target of a
+        thread or process (``threading.Thread(target=batch_and_learn)``): it drives what
+        its loops run."""
         an = self.an
-        for _, call, pos in callback_sites(an.ev).get(id(func), []):
+        for kw, call, pos in callback_sites(an.ev).get(id(func), []):
             if pos == 0 and an.does(call, "launch"):
+                return True
+            if kw == "target" and (an.qualname(call.func) or "") in THREAD_TARGETS:
                 return True
         return False
 
