@@ -751,8 +751,8 @@ that length is taken.
         :meth:`_collates`.)"""
         an = self.an
         link = an.link
-        if link is None:
-            return
+        if link is None or "collat" not in self.ctx.source:
+            return  # (syntax first: a module with no collate function, by name or keyword)
         collating: dict[int, bool] = {}
         for call in an.rule_nodes(nodes.Call):
             if not call.args or not isinstance(call.func, (nodes.Name, nodes.Attribute)):
