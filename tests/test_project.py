@@ -6221,13 +6221,24 @@ def test_a_padding_helper_left_at_its_default_length_in_another_module(
                     n = min(s.size(0), length)
                     out[i, :n] = s[:n]
                 return out
+
+
+            class Padder:
+                def pad(self, seqs, length=None):
+                    if length is None:
+                        length = max(s.size(0) for s in seqs)
+                    out = seqs[0].new_full((len(seqs), length), 0)
+                    for i, s in enumerate(seqs):
+                        out[i, :s.size(0)] = s[:length]
+                    return out
             """,
         "data.py": """\
             import torch
 
-            from utils import pad_batch
+            from utils import Padder, pad_batch
 
             MAX_LEN = 128
+            PADDER = Padder()
 
 
             def train_collate(batch):
@@ -6238,6 +6249,16 @@ def test_a_padding_helper_left_at_its_default_length_in_another_module(
             def eval_collate(batch):
                 ids = [torch.tensor(b["input_ids"]) for b in batch]
                 return pad_batch(ids)
+
+
+            def method_collate(batch):
+                ids = [torch.tensor(b["input_ids"]) for b in batch]
+                return PADDER.pad(ids, MAX_LEN)
+
+
+            def starred_collate(batch):
+                args = ([torch.tensor(b["input_ids"]) for b in batch], MAX_LEN)
+                return pad_batch(*args)
             """,
         "train.py": """\
             import torch_xla
@@ -6249,11 +6270,12 @@ def test_a_padding_helper_left_at_its_default_length_in_another_module(
 
             def main(train_set, eval_set, model):
                 device = torch_xla.device()
-                for data, fn in ((train_set, train_collate), (eval_set, eval_collate)):
+                for data, fn in ((train_set, train_collate), (eval_set, eval_collate),
+                                 (eval_set, method_collate), (eval_set, starred_collate)):
                     loader = DataLoader(data, batch_size=64, drop_last=True, collate_fn=fn)
                     for ids in pl.MpDeviceLoader(loader, device):
                         model(ids)
             """,
     })
-    assert lint(root / "data.py") == [(15, "XLA101")]
+    assert lint(root / "data.py") == [(16, "XLA101")]
     assert "max(...) at utils.py:3" in messages(root / "data.py")[0]

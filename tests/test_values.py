@@ -183,7 +183,13 @@ def copy_out(batch):
     if other is not None and other.dim() > 1 and isinstance(other, torch.Tensor):
         other = other.cpu()
     other_kept = other
-    return state, kept, other_kept
+    late = batch.get("late")
+    if isinstance(late, torch.Tensor):
+        late = late.cpu()
+    if other_kept is None:
+        late = batch["state"] * 2
+    late_kept = late
+    return state, kept, other_kept, late_kept
 '''
 
 
@@ -204,4 +210,10 @@ def test_a_name_copied_out_under_a_tensor_test_holds_no_device_tensor_after() ->
 def test_a_branch_with_another_condition_narrows_nothing() -> None:
     # (``other.dim() > 1`` false: the device tensor skips the copy and reaches the use)
     values = _value_of_assigned(TENSOR_TESTS, "other_kept", "copy_out")
+    assert any(v.kind is Kind.TENSOR and v.device == "xla" for v in values)
+
+
+def test_a_binding_after_the_tensor_test_keeps_its_tensor() -> None:
+    # (``late = batch["state"] * 2`` after the branch: a device tensor that reaches the use)
+    values = _value_of_assigned(TENSOR_TESTS, "late_kept", "copy_out")
     assert any(v.kind is Kind.TENSOR and v.device == "xla" for v in values)

@@ -1469,13 +1469,17 @@ class Evaluator:
         # reach it only when they hold no tensor
         converted = [b for b in binds if self._converts_tensor(b, node)] \
             if len(binds) > 1 else []
+        # (only the bindings before that branch: one after it holds what it holds)
+        before = min(b.parent.parent.fromlineno for b in converted) if converted else 0
+        stripped = [b for b in binds if converted and b not in converted and
+                     b.lineno is not None and b.lineno < before]
         value = join(*(self.binding_value(b, node, ctx, d) if not filled or b in filled else
                        frozenset(v for v in self.binding_value(b, node, ctx, d)
                                  if not (v.kind is Kind.HOST and v.qual == "none"))
-                       for b in binds if not converted or b in converted), *(
+                       for b in binds if b not in stripped), *(
             frozenset(v for v in self.binding_value(b, node, ctx, d)
                       if v.kind is not Kind.TENSOR)
-            for b in binds if converted and b not in converted))
+            for b in stripped))
         if V.any_kind(value, Kind.TENSOR) and self._narrowed_to_host(node):
             value = frozenset(v for v in value if v.kind is not Kind.TENSOR) or V.host()
         if V.any_kind(value, Kind.TENSOR, Kind.DICT, Kind.LIST, Kind.TUPLE):

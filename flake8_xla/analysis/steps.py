@@ -1473,8 +1473,8 @@ class Steps:
         out: set[int] = set()
         # (a sample generated every N steps, ``if step % 500 == 0: out = model.generate(...)``;
         # a branch of an evaluation loop that generates for each batch is per step)
-        periodic = any(b.op == "%" for b in branch.test.nodes_of_class(nodes.BinOp))
-        for block in (branch.body, branch.orelse):
+        periodic = runs_every_n(branch.test)
+        for block, every_n in ((branch.body, periodic), (branch.orelse, False)):
             passes = [lp for st in block for lp in [st, *self.walk_shallow(st)]
                       if isinstance(lp, nodes.For) and self._iterates_data(lp) and
                       self.is_step_loop(lp)]
@@ -1482,7 +1482,7 @@ class Steps:
             # of a ``with`` block in it, not one under a further test such as ``if
             # args.evaluate_during_training:``; or a ``model.generate()`` of a sample)
             if not passes and not any(self._runs_data_pass(call) or
-                                      periodic and self._generates_sample(call)
+                                      every_n and self._generates_sample(call)
                                       for st in _unconditional(block)
                                       if isinstance(st, (nodes.Assign, nodes.Expr))
                                       for call in st.nodes_of_class(nodes.Call)):
@@ -1549,6 +1549,23 @@ class Steps:
                     b.has("params") for b in v.bound):
                 return True
         return False
+
+
+def runs_every_n(test: nodes.NodeNG) -> bool:
+    """The body of an ``if`` with this test runs once every N iterations: the test (or a
+    term of its ``and``) holds a remainder to one value, ``step % N == 0``, ``(i + 1) %
+    N == 0`` or ``not step % N`` (``step % N != 0`` and a bare ``step % N`` run N - 1
+    times out of N)."""
+    if isinstance(test, nodes.BoolOp):
+        return test.op == "and" and any(runs_every_n(v) for v in test.values)
+
+    def remainder(n: nodes.NodeNG) -> bool:
+        return isinstance(n, nodes.BinOp) and n.op == "%"
+
+    if isinstance(test, nodes.UnaryOp) and test.op == "not":
+        return remainder(test.operand)
+    return isinstance(test, nodes.Compare) and len(test.ops) == 1 and \
+        test.ops[0][0] == "==" and (remainder(test.left) or remainder(test.ops[0][1]))
 
 
 def _unconditional(block: list[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:

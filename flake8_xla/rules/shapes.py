@@ -787,9 +787,16 @@ that length is taken.
         switches = _none_default_params(helper)
         passed: set[str] = set()
         if switches:
+            if any(isinstance(a, nodes.Starred) for a in call.args) or \
+                    any(k.arg is None for k in call.keywords or ()):
+                return None  # (``pad_batch(*args)``: which parameters it sets is unknown)
             passed = {k.arg for k in call.keywords or ()}
             positional = [a.name for a in [*(helper.args.posonlyargs or ()),
                                            *(helper.args.args or ())]]
+            if isinstance(helper.parent, nodes.ClassDef) and \
+                    isinstance(call.func, nodes.Attribute) and positional[:1] in (
+                        ["self"], ["cls"]) and "staticmethod" not in helper.decoratornames():
+                positional = positional[1:]  # (``padder.pad(ids, MAX_LEN)``: bound first)
             passed |= set(positional[:len(call.args)])
             tested = {n.name for test in helper.nodes_of_class(nodes.If)
                       for n in test.test.nodes_of_class(nodes.Name)}

@@ -12,6 +12,7 @@ from flake8_xla.analysis.flows import enclosing_class, enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.specs import device_value
+from flake8_xla.analysis.steps import COMPILE_CONTEXTS, runs_every_n
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_forward, may_update, tensor_world
 from flake8_xla.rules.base import Rule
@@ -42,16 +43,16 @@ THREAD_TARGETS = frozenset({"threading.Thread", "multiprocessing.Process",
 
 
 def _periodic_if(node: nodes.NodeNG, loop: nodes.NodeNG) -> nodes.If | None:
-    """The ``if`` inside ``loop`` whose body or else-branch holds ``node`` and whose test
-    takes a remainder (``if step % save_every == 0:``, a branch taken every N
-    iterations); None when there is none, or when ``node`` is not written in the loop's
-    own body (a function the loop calls)."""
+    """The ``if`` inside ``loop`` whose body holds ``node`` and runs once every N
+    iterations (``if step % save_every == 0:``, see :func:`runs_every_n`); None when
+    there is none, or when ``node`` is not written in the loop's own body (a function the
+    loop calls)."""
     child, cur = node, node.parent
     while cur is not None and cur is not loop:
         if isinstance(cur, _SCOPES):
             return None
-        if isinstance(cur, nodes.If) and child is not cur.test and any(
-                b.op == "%" for b in cur.test.nodes_of_class(nodes.BinOp)):
+        if isinstance(cur, nodes.If) and any(s is child for s in cur.body) and \
+                runs_every_n(cur.test):
             return cur
         child, cur = cur, cur.parent
     return None
@@ -202,10 +203,15 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             return False
         # (each barrier by the call of the loop's own body that runs it: the barrier, or a
         # call of a function that runs one, such as an ``evaluate()`` every N steps)
+        if any(isinstance(expr, nodes.Call) and
+               self.an.qualname(expr.func) in COMPILE_CONTEXTS
+               for w in loop.nodes_of_class(nodes.With, skip_klass=_SCOPES)
+               for expr, _ in w.items):
+            return False  # (``with torch_xla.step():`` cuts each step)
         barriers = [c for c in loop.nodes_of_class(nodes.Call, skip_klass=_SCOPES)
                     if steps.is_barrier_call(c) or self._runs_barrier(c)]
         if not barriers:
-            return False  # (a compiled context, or a barrier found another way)
+            return False  # (a barrier found another way)
         for call in barriers:
             branch = _periodic_if(call, loop)
             if branch is None or any(

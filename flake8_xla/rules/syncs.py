@@ -477,9 +477,11 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 subject = subject.func.expr
             elif isinstance(subject, nodes.Attribute) and subject.attrname == "data":
                 subject = subject.expr
-            elif isinstance(subject, nodes.Attribute) and chain_root(subject) is not None:
+            elif isinstance(subject, nodes.Attribute) and \
+                    isinstance(chain_root(subject), nodes.Name):
                 # ``model.fc.weight.detach().cpu()``: a stored tensor (a parameter the
-                # optimizer step before the barrier updated), read by its attribute path
+                # optimizer step before the barrier updated), read by its attribute path;
+                # an attribute of the name written after the barrier is a new value
                 subject = chain_root(subject)
             else:
                 return False
@@ -490,8 +492,11 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         for before in _statements_before(node):
             if self._is_barrier_statement(before):
                 return not any(
-                    isinstance(a, nodes.AssignName) and a.name == name
-                    for s in between for a in s.nodes_of_class(nodes.AssignName))
+                    isinstance(a, nodes.AssignName) and a.name == name or
+                    isinstance(a, nodes.AssignAttr) and isinstance(
+                        root := chain_root(a.expr), nodes.Name) and root.name == name
+                    for s in between
+                    for a in s.nodes_of_class((nodes.AssignName, nodes.AssignAttr)))
             between.append(before)
         return False
 

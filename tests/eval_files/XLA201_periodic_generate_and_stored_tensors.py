@@ -48,3 +48,15 @@ def evaluate(name, loader, predict_with_generate):
                     batch["input_ids"], max_length=64)
                 preds.append(tokens)
     return preds, loss
+
+
+class Prober:
+    def fit(self, model, optimizer, batches):
+        device = torch_xla.device()
+        for x in batches:
+            model(x.to(device)).sum().backward()
+            optimizer.step()
+            torch_xla.sync()
+            # (written after the barrier: a new value, which the read computes)
+            self.stats = model(x.to(device)).mean(0)
+            print(self.stats.cpu())  # error: XLA201

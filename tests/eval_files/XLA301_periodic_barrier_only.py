@@ -57,6 +57,38 @@ def train_cut_every_step(model, data, iters, save_every):
             torch_xla.sync()
 
 
+def train_step_context(model, data, iters, save_every):
+    # Trap: ``with torch_xla.step():`` cuts every step; the save's sync is extra.
+    device = torch_xla.device()
+    optimizer = torch.optim.AdamW(model.parameters())
+    for step in range(iters):
+        with torch_xla.step():
+            x, y = get_batch(data, 64, 8, device)
+            model(x, y).backward()
+            xm.optimizer_step(optimizer)
+            optimizer.zero_grad()
+        if step % save_every == 0:
+            xm.save(model.state_dict(), f"ckpt_{step}.pt")
+            torch_xla.sync()
+
+
+def train_sync_both_arms(model, data, iters, save_every):
+    # Trap: both arms sync, so every step is cut; and a sync in the arm that runs
+    # N - 1 steps out of N is no every-N barrier.
+    device = torch_xla.device()
+    optimizer = torch.optim.AdamW(model.parameters())
+    for step in range(iters):
+        x, y = get_batch(data, 64, 8, device)
+        model(x, y).backward()
+        xm.optimizer_step(optimizer)
+        optimizer.zero_grad()
+        if step % save_every != 0:
+            torch_xla.sync()
+        else:
+            xm.save(model.state_dict(), f"ckpt_{step}.pt")
+            torch_xla.sync()
+
+
 def evaluate(model, batches, device):
     losses = []
     for x, y in batches:
@@ -85,6 +117,8 @@ def _mp_fn(index, model, data):
     train_accumulating(model, data, 1000, 4)
     train_cut_every_step(model, data, 1000, 100)
     train_eval_every(model, data, data, 1000, 100)
+    train_step_context(model, data, 1000, 100)
+    train_sync_both_arms(model, data, 1000, 100)
 
 
 def launch(model, data):
