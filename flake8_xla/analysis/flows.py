@@ -238,6 +238,21 @@ def _isinstance_types(test: nodes.NodeNG) -> tuple[str, list[nodes.NodeNG]] | No
     return test.args[0].name, kinds
 
 
+def _branch_before(b: nodes.NodeNG, use: nodes.Name) -> nodes.If | None:
+    """The ``if`` (without ``else``) whose body holds ``b``, a plain assignment of a name,
+    as one of its statements, when that ``if`` comes before ``use`` in the same block of
+    the same function and does not hold it; else None."""
+    if not isinstance(b, nodes.AssignName) or not isinstance(b.parent, nodes.Assign):
+        return None
+    branch = b.parent.parent
+    if not isinstance(branch, nodes.If) or b.parent not in branch.body or \
+            branch.orelse or branch.parent_of(use) or branch.frame() is not use.frame() \
+            or (branch.lineno or 0) >= (use.lineno or 0) or \
+            branch.parent is not use.statement().parent:
+        return None
+    return branch
+
+
 def _host_type_test(test: nodes.NodeNG, name: str) -> bool:
     """``test`` is ``isinstance(name, T)`` (or ``(T1, T2)``) whose every type is a host
     type (:data:`HOST_TYPES`)."""
@@ -1233,16 +1248,11 @@ class Evaluator:
         return None
 
     def _isinstance_tensor(self, test: nodes.NodeNG) -> str | None:
-        """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``), else None."""
-        found = _isinstance_types(test)
-        if found is not None and any(
-                (self.qualname(k) or "") in ("torch.Tensor", "torch.nn.Parameter")
-                for k in found[1]):
-            return found[0]
-        if isinstance(test, nodes.Call) and len(test.args) == 1 and \
-                isinstance(test.args[0], nodes.Name) and \
-                self.qualname(test.func) == "torch.is_tensor":
-            return test.args[0].name  # ``v.item() if torch.is_tensor(v) else v``
+        """The name ``test`` narrows to a tensor (``isinstance(v, torch.Tensor)``,
+        ``torch.is_tensor(v)``: :meth:`_tensor_test_subject` of a name), else None."""
+        subject = self._tensor_test_subject(test)
+        if isinstance(subject, nodes.Name):
+            return subject.name
         if isinstance(test, nodes.Call) and isinstance(test.func, nodes.Name) and \
                 test.func.name == "hasattr" and len(test.args) == 2 and \
                 isinstance(test.args[0], nodes.Name) and \
@@ -1370,12 +1380,8 @@ class Evaluator:
     def _fills_none(b: nodes.NodeNG, use: nodes.Name) -> bool:
         """``b`` is the one assignment in the body of an ``if <name> is None:`` (or ``if not
         <name>:``) that runs before ``use`` in the same function and does not hold it."""
-        if not isinstance(b, nodes.AssignName) or not isinstance(b.parent, nodes.Assign):
-            return False
-        branch = b.parent.parent
-        if not isinstance(branch, nodes.If) or b.parent not in branch.body or \
-                branch.orelse or branch.parent_of(use) or branch.frame() is not use.frame() \
-                or (branch.lineno or 0) >= (use.lineno or 0):
+        branch = _branch_before(b, use)
+        if branch is None:
             return False
         test = branch.test
         if isinstance(test, nodes.UnaryOp) and test.op == "not":
@@ -1385,8 +1391,7 @@ class Evaluator:
             subject = test.left
         else:
             return False
-        return isinstance(subject, nodes.Name) and subject.name == b.name and \
-            branch.parent is use.statement().parent
+        return isinstance(subject, nodes.Name) and subject.name == b.name
 
     def _converts_tensor(self, b: nodes.NodeNG, use: nodes.Name) -> bool:
         """``b`` is the one assignment in the body of an ``if isinstance(<name>,
@@ -1394,13 +1399,8 @@ class Evaluator:
         that runs before ``use`` in the same block: the other bindings reach ``use`` only
         when the name holds no tensor (``m = batch.get("mask")`` then ``if m is not None
         and isinstance(m, torch.Tensor): m = m.cpu()``)."""
-        if not isinstance(b, nodes.AssignName) or not isinstance(b.parent, nodes.Assign):
-            return False
-        branch = b.parent.parent
-        if not isinstance(branch, nodes.If) or b.parent not in branch.body or \
-                branch.orelse or branch.parent_of(use) or branch.frame() is not use.frame() \
-                or (branch.lineno or 0) >= (use.lineno or 0) or \
-                branch.parent is not use.statement().parent:
+        branch = _branch_before(b, use)
+        if branch is None:
             return False
         test = branch.test
         parts = test.values if isinstance(test, nodes.BoolOp) and test.op == "and" else [test]

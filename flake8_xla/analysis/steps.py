@@ -571,14 +571,15 @@ class Steps:
                 return True
             if any(self.is_barrier_call(c, cx) for c, cx in self.calls_in(lp, into_loops=True)):
                 return True
-            for n in self.body_nodes(lp, into_loops=True):
-                if isinstance(n, nodes.With):
-                    for expr, _ in n.items:
-                        if isinstance(expr, nodes.Call) and self.an.qualname(
-                                expr.func) in COMPILE_CONTEXTS:
-                            return True
-            return False
+            return self.compiles_steps(lp)
         return self._memo_q("barrier", loop, compute)
+
+    def compiles_steps(self, loop: nodes.NodeNG) -> bool:
+        """The loop's body (inner loops included) runs a ``with torch_xla.step():`` (or
+        another compile context) block, which cuts the graph where it ends."""
+        return any(isinstance(n, nodes.With) and any(
+            isinstance(expr, nodes.Call) and self.an.qualname(expr.func) in COMPILE_CONTEXTS
+            for expr, _ in n.items) for n in self.body_nodes(loop, into_loops=True))
 
     def is_forward_loop(self, loop: nodes.NodeNG) -> bool:
         """A ``for`` loop whose iterations run a forward pass (its body, not an inner loop)."""

@@ -419,10 +419,7 @@ def _nested_param_longest(name: nodes.Name, depth: int) -> nodes.Call | None:
             return None
     except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
         return None
-    at = names.index(name.name)
-    # (a method called through ``self.``/``cls.`` is handed its receiver first)
-    bound = isinstance(func.parent, nodes.ClassDef) and names[:1] in (["self"], ["cls"]) and \
-        "staticmethod" not in func.decoratornames()
+    bound = _bound_method(func)
     none_params = _none_default_params(outer) if nested else set()
     scope = outer if nested else func.root()
     found = None
@@ -434,10 +431,10 @@ def _nested_param_longest(name: nodes.Name, depth: int) -> nodes.Call | None:
              c.func.attrname == func.name and isinstance(c.func.expr, nodes.Name) and
              c.func.expr.name in ("self", "cls")]
     for call in calls:
-        shift = 1 if bound and isinstance(call.func, nodes.Attribute) else 0
-        if at < shift:
-            return None
-        arg = argument(call, at - shift, name.name)
+        params = _positional_params(func, call)
+        if name.name not in params:
+            return None  # (the receiver)
+        arg = argument(call, params.index(name.name), name.name)
         if arg is None:
             return None
         if isinstance(arg, nodes.Name) and arg.name in none_params and \
@@ -448,6 +445,24 @@ def _nested_param_longest(name: nodes.Name, depth: int) -> nodes.Call | None:
             return None
         found = found or longest
     return found
+
+
+def _bound_method(func: nodes.FunctionDef) -> bool:
+    """``func`` is a method that a call through an attribute hands its receiver first
+    (its first parameter ``self`` or ``cls``; not a ``staticmethod``)."""
+    first = [*(func.args.posonlyargs or ()), *(func.args.args or ())][:1]
+    return isinstance(func.parent, nodes.ClassDef) and \
+        [a.name for a in first] in (["self"], ["cls"]) and \
+        "staticmethod" not in func.decoratornames()
+
+
+def _positional_params(func: nodes.FunctionDef, call: nodes.Call) -> list[str]:
+    """The names of ``func``'s positional parameters in the order ``call``'s positional
+    arguments fill them (``padder.pad(ids, MAX_LEN)``: the receiver is bound first)."""
+    names = [a.name for a in [*(func.args.posonlyargs or ()), *(func.args.args or ())]]
+    if isinstance(call.func, nodes.Attribute) and _bound_method(func):
+        return names[1:]
+    return names
 
 
 def _filled_default_longest(func: nodes.FunctionDef, name: str) -> nodes.Call | None:
@@ -791,13 +806,7 @@ that length is taken.
                     any(k.arg is None for k in call.keywords or ()):
                 return None  # (``pad_batch(*args)``: which parameters it sets is unknown)
             passed = {k.arg for k in call.keywords or ()}
-            positional = [a.name for a in [*(helper.args.posonlyargs or ()),
-                                           *(helper.args.args or ())]]
-            if isinstance(helper.parent, nodes.ClassDef) and \
-                    isinstance(call.func, nodes.Attribute) and positional[:1] in (
-                        ["self"], ["cls"]) and "staticmethod" not in helper.decoratornames():
-                positional = positional[1:]  # (``padder.pad(ids, MAX_LEN)``: bound first)
-            passed |= set(positional[:len(call.args)])
+            passed |= set(_positional_params(helper, call)[:len(call.args)])
             tested = {n.name for test in helper.nodes_of_class(nodes.If)
                       for n in test.test.nodes_of_class(nodes.Name)}
             if passed & switches & tested:

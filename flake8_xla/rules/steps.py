@@ -12,7 +12,7 @@ from flake8_xla.analysis.flows import enclosing_class, enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.specs import device_value
-from flake8_xla.analysis.steps import COMPILE_CONTEXTS, runs_every_n
+from flake8_xla.analysis.steps import runs_every_n
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_forward, may_update, tensor_world
 from flake8_xla.rules.base import Rule
@@ -203,10 +203,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             return False
         # (each barrier by the call of the loop's own body that runs it: the barrier, or a
         # call of a function that runs one, such as an ``evaluate()`` every N steps)
-        if any(isinstance(expr, nodes.Call) and
-               self.an.qualname(expr.func) in COMPILE_CONTEXTS
-               for w in loop.nodes_of_class(nodes.With, skip_klass=_SCOPES)
-               for expr, _ in w.items):
+        if steps.compiles_steps(loop):
             return False  # (``with torch_xla.step():`` cuts each step)
         barriers = [c for c in loop.nodes_of_class(nodes.Call, skip_klass=_SCOPES)
                     if steps.is_barrier_call(c) or self._runs_barrier(c)]
