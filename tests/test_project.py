@@ -6279,3 +6279,108 @@ def test_a_padding_helper_left_at_its_default_length_in_another_module(
     })
     assert lint(root / "data.py") == [(16, "XLA101")]
     assert "max(...) at utils.py:3" in messages(root / "data.py")[0]
+
+
+def test_a_member_setter_makes_no_forward_pass_of_an_ensemble_loop(tmp_path: Path) -> None:
+    """An ensemble's member loop in another module (threads, one per device) hands each
+    member device tensors through a setter, then trains it in full with a function whose
+    epoch loop reads the epoch's loss once: that loop is no step loop of the member loop
+    (a setter stores, it runs no forward pass). The per-step read still is reported."""
+    root = write(tmp_path / "ens", {
+        "pyproject.toml": "[project]\nname = 'ens'\n",
+        "trainer.py": """\
+            import torch
+            import torch_xla
+            from torch import nn
+
+
+            def fit_one(model, x, y, epochs=3):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for epoch in range(epochs):
+                    total = torch.zeros((), device=x.device)
+                    for i in range(0, len(x) - len(x) % 32, 32):
+                        optimizer.zero_grad()
+                        loss = nn.functional.mse_loss(model(x[i:i + 32]), y[i:i + 32])
+                        loss.backward()
+                        optimizer.step()
+                        total += loss.detach()
+                        print(loss.item())
+                        torch_xla.sync()
+                    print(f"epoch {epoch}: {float(total):.4f}")
+                return model
+            """,
+        "parallel.py": """\
+            import threading
+
+            import torch_xla
+            from trainer import fit_one
+
+
+            def fit_members(members, x, y, anchors, devices):
+                out = [None] * len(members)
+
+                def worker(device, ids):
+                    xd, yd = x.to(device), y.to(device)
+                    extra = anchors.to(device)
+                    for i in ids:
+                        members[i].set_anchors(extra)
+                        out[i] = fit_one(members[i], xd, yd)
+
+                threads = [threading.Thread(target=worker, args=(d, [k]))
+                           for k, d in enumerate(devices)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                return out
+
+
+            def main(members, x, y, anchors):
+                return fit_members(members, x, y, anchors, [torch_xla.device()])
+            """,
+    })
+    assert lint(root / "trainer.py") == [(16, "XLA201")]
+
+
+def test_a_projects_own_xla_spawn_sets_the_mp_fn_arguments(tmp_path: Path) -> None:
+    """A copy of transformers' xla_spawn.py in the project that imports the script by
+    path and spawns ``mod._mp_fn`` with ``args=(seed,)`` decides what ``_mp_fn`` takes:
+    the script's ``_mp_fn(index, seed)`` is not reported. Without that launcher it is."""
+    files = {
+        "pyproject.toml": "[project]\nname = 'spawned'\n",
+        "bin/run_mlm.py": """\
+            import torch
+
+
+            def main(seed):
+                torch.manual_seed(int(seed))
+
+
+            def _mp_fn(index, seed):
+                main(seed)
+            """,
+        "bin/xla_spawn.py": """\
+            import importlib
+            import sys
+            import time
+            from pathlib import Path
+
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+
+            def main():
+                path = Path(sys.argv[1])
+                sys.path.append(str(path.parent.resolve()))
+                mod = importlib.import_module(path.stem)
+                xmp.spawn(mod._mp_fn, args=(time.time(),), nprocs=8)
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+    }
+    root = write(tmp_path / "with", files)
+    assert lint(root / "bin/run_mlm.py", target="all") == []
+    files.pop("bin/xla_spawn.py")
+    root = write(tmp_path / "without", files)
+    assert lint(root / "bin/run_mlm.py", target="all") == [(8, "XLA505")]

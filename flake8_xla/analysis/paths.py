@@ -415,6 +415,10 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
             truth = _word_truth(test)
         if truth is None and isinstance(bound, nodes.Const):
             truth = bound.value
+        if truth is None and ev is not None and isinstance(test, nodes.Name):
+            # ``self.checks = checks`` of ``__init__(self, checks=True)``, built as
+            # ``Loss(checks=False)``: the one bool constant its callers pass
+            truth = _passed_bool(test, ev)
         if truth is None and ev is not None and _imported_xla_module(test, ev):
             truth = True
         if truth is None and ev is not None and isinstance(test, nodes.Attribute) and \
@@ -426,6 +430,35 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
             truth = False
         return truth
     return None
+
+
+def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
+    """The bool constant a constructor's parameter holds in every construction the
+    analysis follows (each passes the same ``True``/``False``, or leaves that default),
+    when ``param`` is a parameter of a class's ``__init__`` that it never rebinds and no
+    class of the project derives from that class (a subclass's ``super().__init__(...)``
+    may pass another); None otherwise (another value, an unknown one, no such parameter).
+    A method's callers are not all known (a subclass in another module calls
+    ``self.decode(..., append_eos_token=True)``); a class's constructions are."""
+    from flake8_xla.analysis.flows import enclosing_class
+
+    binds = ev.bindings(param)
+    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+            not isinstance(binds[0].parent, nodes.Arguments):
+        return None
+    func = binds[0].parent.parent
+    klass = enclosing_class(func) if isinstance(func, nodes.FunctionDef) and \
+        func.name == "__init__" else None
+    if klass is None or not isinstance(klass.parent, nodes.Module):
+        return None
+    subs = ev.link.subclasses(ev, klass) if ev.link is not None else ev.subclasses(klass)
+    if subs is None or subs:
+        return None
+    vs = ev.value(param)
+    texts = {v.text for v in vs if v.kind is Kind.HOST and v.qual == "bool"}
+    if len(vs) != 1 or texts not in ({"True"}, {"False"}):
+        return None
+    return texts == {"True"}
 
 
 def _startswith_device(test: nodes.Call) -> nodes.Const | None:

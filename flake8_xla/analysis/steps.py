@@ -205,6 +205,21 @@ def _batch_index_branch(node: nodes.NodeNG, func: nodes.NodeNG) -> bool:
     return False
 
 
+#: Method names that store or record what they are handed (``metric.update(preds, y)``,
+#: ``member.set_anchors(t)``, ``meter.add(loss)``, ``buffer.push(obs)``): an object's
+#: bookkeeping, never its forward pass, whatever the object is.
+STORING_METHODS = frozenset({"update", "append", "extend", "insert", "add", "push", "put",
+                             "record", "store", "write", "log", "save", "accumulate",
+                             "load_state_dict", "copy_", "fill_"})
+STORING_PREFIXES = ("set_", "add_", "update_", "log_", "record_", "register_", "store_",
+                    "write_", "save_", "push_", "append_")
+
+
+def _stores(method: str) -> bool:
+    """``method`` names a call that stores what it is handed (:data:`STORING_METHODS`)."""
+    return method in STORING_METHODS or method.startswith(STORING_PREFIXES)
+
+
 class Steps:
     """Step-loop questions about one module, memoised."""
 
@@ -316,7 +331,8 @@ class Steps:
         if any(v.kind is Kind.MODULE and v.device != "cpu" for v in vs):
             return not self._inside_forward(call)
         if not V.is_known(vs) and not q and not (
-                isinstance(func, nodes.Attribute) and self._known_non_module(func.expr, ctx)) \
+                isinstance(func, nodes.Attribute) and (
+                    self._known_non_module(func.expr, ctx) or _stores(func.attrname))) \
                 and any(
                 V.holds_lazy(self.ev.value(a, ctx)) for a in [*call.args, *(
                     k.value for k in call.keywords or ())]):

@@ -1035,6 +1035,25 @@ class ProjectIndex:
                 return True
         return False
 
+    def launched_by_name(self, rel: str, name: str) -> bool:
+        """Another module of the project imports torch_xla's launcher
+        (``xla_multiprocessing``) and spells ``.<name>`` in its text: a launcher of the
+        project's own, which imports scripts by path and spawns their ``name`` with the
+        arguments it chooses (a copy of transformers' ``xla_spawn.py`` passing
+        ``args=(seed,)`` to ``xmp.spawn(mod._mp_fn, ...)``). Reads only those modules."""
+        needle = "." + name
+        for m in self._by_hint().get("xla_multiprocessing", ()):
+            if m == rel or self.is_library(m):
+                continue
+            try:
+                with open(self.path(m), "rb") as fh:
+                    raw = fh.read(MAX_BYTES + 1)
+            except OSError:
+                continue
+            if len(raw) <= MAX_BYTES and needle in _decode(raw):
+                return True
+        return False
+
     def used_only_off_xla(self, rel: str, name: str) -> bool:
         """``name``, a top-level definition of ``rel``, is used only by modules that are not
         XLA code: no module that is XLA code and imports ``rel`` spells ``name`` (nor

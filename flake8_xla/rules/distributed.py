@@ -1649,8 +1649,11 @@ xmp.spawn(_mp_fn)
                 continue  # (a launcher call of the module is checked above, at its call)
             link = an.link
             rel = link.rel_of(an) if link is not None else None
-            if rel is not None and link.index.spelled_elsewhere(rel, "_mp_fn"):
-                continue  # (another module imports it: ``xmp.spawn(_mp_fn, args=...)`` there)
+            if rel is not None and (link.index.spelled_elsewhere(rel, "_mp_fn") or
+                                    link.index.launched_by_name(rel, "_mp_fn")):
+                # (another module imports it: ``xmp.spawn(_mp_fn, args=...)`` there; or
+                # the project's own xla_spawn.py spawns ``mod._mp_fn`` with its args)
+                continue
             what = ("_mp_fn() does not take the process index" if not params else
                     f"_mp_fn() requires {required} arguments")
             yield self.finding(func, what=what + " (transformers' xla_spawn.py calls "

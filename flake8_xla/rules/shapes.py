@@ -118,8 +118,28 @@ def _from_frame(expr: nodes.NodeNG, frame: nodes.NodeNG) -> bool:
     return False
 
 
+#: Words that name an item's length where a dataset stored it (``item["question_len"]``,
+#: ``sample["length"]``, ``ex.seq_len``).
+_LENGTH_WORDS = frozenset({"len", "length", "lens", "lengths"})
+
+
+def _names_length(name: str) -> bool:
+    """A key or attribute named for an item's own length (``question_len``, ``length``),
+    not for a bound on it (``max_len``, ``pad_length``)."""
+    words = set(name.lower().split("_"))
+    return bool(words & _LENGTH_WORDS) and not words & {"max", "min", "pad", "padded"}
+
+
 def _length_expr(node: nodes.NodeNG) -> bool:
-    """``len(x)`` / ``x.size(0)`` / ``x.shape[1]``: the length of one item."""
+    """``len(x)`` / ``x.size(0)`` / ``x.shape[1]``: the length of one item; or the length
+    the dataset stored in it, by a key or attribute named for one (``item["input_len"]``,
+    ``ex.length``)."""
+    if isinstance(node, nodes.Subscript) and isinstance(node.slice, nodes.Const) and \
+            isinstance(node.slice.value, str):
+        return _names_length(node.slice.value)
+    if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and \
+            node.expr.name not in ("self", "cls"):
+        return _names_length(node.attrname)
     return any(isinstance(n, nodes.Name) and n.name == "len"
                for n in [node, *node.nodes_of_class(nodes.Name)]) or any(
         n.attrname in ("shape", "size") for n in node.nodes_of_class(nodes.Attribute))
@@ -493,6 +513,247 @@ def _none_default_params(func: nodes.FunctionDef) -> set[str]:
     out |= {a.name for a, d in zip(args.kwonlyargs or (), args.kw_defaults or ())
             if isinstance(d, nodes.Const) and d.value is None}
     return out
+
+
+#: Calls that keep the shape of the tensor they are called on (a dtype, a copy, a move).
+_SHAPE_KEEPING = frozenset({"float", "long", "int", "half", "double", "contiguous", "clone",
+                            "detach", "to", "numpy", "squeeze", "unsqueeze"})
+
+
+def _item_independent(node: nodes.NodeNG, depth: int = 0) -> bool:
+    """``node`` is the same for every item of a dataset: an int constant, a module-level
+    name (``SEGMENT = 2 * SAMPLE_RATE``), an attribute of ``self`` (``self.num_samples``),
+    or arithmetic of those."""
+    if depth > 4:
+        return False
+    if isinstance(node, nodes.Const):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, nodes.Name):
+        try:
+            scope, binds = node.lookup(node.name)
+        except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+            return False
+        return bool(binds) and isinstance(scope, nodes.Module)
+    if isinstance(node, nodes.Attribute):
+        return isinstance(node.expr, nodes.Name) and node.expr.name == "self"
+    if isinstance(node, nodes.BinOp):
+        return _item_independent(node.left, depth + 1) and \
+            _item_independent(node.right, depth + 1)
+    return False
+
+
+def _fixed_length(node: nodes.NodeNG, depth: int = 0) -> bool:
+    """``node``, a value ``__getitem__`` returns, has one length whatever the item: a crop
+    of a fixed extent (``wav[start:start + SEGMENT]``), a padding up to a fixed length
+    (``F.pad(wav, (0, SEGMENT - n))``), a resize to a fixed size (``F.interpolate(mel,
+    size=FRAMES)``), through indexing and dtype or device changes; a name every binding of
+    which, where it is returned, is one of those (the two arms of ``if n >= SEGMENT:``)."""
+    if depth > 6:
+        return False
+    if isinstance(node, nodes.Name):
+        try:
+            _, binds = node.lookup(node.name)
+        except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+            return False
+        binds = _past_full_branches(list(binds))
+        return bool(binds) and all(
+            isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+            len(b.parent.targets) == 1 and b.parent.targets[0] is b and
+            _fixed_length(b.parent.value, depth + 1) for b in binds)
+    if isinstance(node, nodes.Subscript):
+        parts = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
+        slices = [p for p in parts if isinstance(p, nodes.Slice)]
+        if not slices:
+            return _fixed_length(node.value, depth + 1)  # ``interpolate(m[None], ...)[0]``
+        last = slices[-1]
+        if len(slices) != 1 or last.lower is None or last.step is not None or not (
+                isinstance(last.upper, nodes.BinOp) and last.upper.op == "+"):
+            return False
+        start = last.lower.as_string()
+        upper = last.upper
+        return any(a.as_string() == start and _item_independent(b)
+                   for a, b in ((upper.left, upper.right), (upper.right, upper.left)))
+    if not isinstance(node, nodes.Call):
+        return False
+    f = node.func
+    name = callee_name(f)
+    if name == "interpolate":
+        size = keyword(node, "size") or (node.args[1] if len(node.args) > 1 else None)
+        return size is not None and (_item_independent(size) or isinstance(
+            size, (nodes.Tuple, nodes.List)) and all(_item_independent(e) for e in size.elts))
+    if name == "pad" and len(node.args) >= 2 and isinstance(node.args[1], (nodes.Tuple,
+                                                                           nodes.List)):
+        # ``F.pad(wav, (0, SEGMENT - n))``: up to SEGMENT
+        return any(isinstance(e, nodes.BinOp) and e.op == "-" and
+                   _item_independent(e.left) for e in node.args[1].elts)
+    if isinstance(f, nodes.Attribute) and f.attrname in _SHAPE_KEEPING:
+        return _fixed_length(f.expr, depth + 1)
+    return False
+
+
+def _past_full_branches(binds: list[nodes.NodeNG]) -> list[nodes.NodeNG]:
+    """``binds`` (the bindings astroid finds reaching a use) less those that an ``if`` /
+    ``else`` binding the name in both arms, after them, rebinds on every path."""
+    out = list(binds)
+    for b in binds:
+        stmt = b.statement()
+        branch = stmt.parent
+        while branch is not None and not isinstance(branch, nodes.If):
+            branch = branch.parent if not isinstance(branch, (nodes.FunctionDef,
+                                                              nodes.Module)) else None
+        if branch is None or not branch.orelse:
+            continue
+        name = getattr(b, "name", None)
+        arms = [[n for part in arm for n in part.nodes_of_class(nodes.AssignName)
+                 if n.name == name] for arm in (branch.body, branch.orelse)]
+        if all(arms):
+            # (those before the ``if`` are rebound by one of its arms on every path)
+            out = [o for o in out if o in arms[0] or o in arms[1] or
+                   o.fromlineno > branch.tolineno]
+    return out
+
+
+def _item_key(name: nodes.Name) -> int | str | None:
+    """Which part of each item of the batch a collate function's ``name`` collects: a
+    tuple position (``wavs, labels = zip(*batch)``, ``[b[0] for b in batch]``, ``[x for
+    x, _ in batch]``) or a dict key (``[b["wav"] for b in batch]``); None otherwise."""
+    binds = _bindings_in_frame(name)
+    if binds is None:
+        try:
+            _, found = name.lookup(name.name)
+        except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+            return None
+        binds = found
+    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName):
+        return None
+    bind = binds[0]
+    stmt = bind.parent
+    if isinstance(stmt, nodes.Tuple) and isinstance(stmt.parent, nodes.Assign):
+        value = stmt.parent.value
+        if isinstance(value, nodes.Call) and callee_name(value.func) == "zip" and \
+                len(value.args) == 1 and isinstance(value.args[0], nodes.Starred):
+            return stmt.elts.index(bind)
+        return None
+    if not isinstance(stmt, nodes.Assign):
+        return None
+    value = stmt.value
+    if isinstance(value, nodes.Call) and callee_name(value.func) in ("list", "tuple") and \
+            len(value.args) == 1:
+        value = value.args[0]
+    return _comp_key(value)
+
+
+def _comp_key(comp: nodes.NodeNG) -> int | str | None:
+    """The item part a comprehension over the batch collects (see :func:`_item_key`)."""
+    if not isinstance(comp, (nodes.ListComp, nodes.GeneratorExp)) or \
+            len(comp.generators) != 1:
+        return None
+    gen = comp.generators[0]
+    elt = comp.elt
+    if isinstance(gen.target, nodes.AssignName) and isinstance(elt, nodes.Subscript) and \
+            isinstance(elt.value, nodes.Name) and elt.value.name == gen.target.name and \
+            isinstance(elt.slice, nodes.Const) and isinstance(elt.slice.value, (int, str)):
+        return elt.slice.value
+    if isinstance(gen.target, nodes.Tuple) and isinstance(elt, nodes.Name):
+        names = [t.name if isinstance(t, nodes.AssignName) else None for t in gen.target.elts]
+        return names.index(elt.name) if elt.name in names else None
+    return None
+
+
+def _names_param(name: nodes.Name) -> bool:
+    """``name`` is a parameter of its function (a collate function's ``batch``)."""
+    try:
+        scope, binds = name.lookup(name.name)
+    except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+        return False
+    return any(is_param_of(b, scope) for b in binds)
+
+
+def _padded_part(node: nodes.NodeNG) -> int | str | None:
+    """The item part whose longest length a collate function pads to, from what it pads
+    (``pad_sequence(list(wavs))``) or the ``max(...)`` of the lengths (``max(m.shape[-1]
+    for m in mels)``, ``max(len(x[0]) for x in batch)``); None when not known."""
+    if isinstance(node, nodes.Call) and callee_name(node.func) in ("list", "tuple") and \
+            len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, nodes.Call) and callee_name(node.func) == "max" and \
+            len(node.args) == 1:
+        node = node.args[0]
+        if isinstance(node, nodes.Name):
+            value = _bound_once(node)
+            node = value if value is not None else node
+        if isinstance(node, (nodes.ListComp, nodes.GeneratorExp)) and \
+                len(node.generators) == 1:
+            gen = node.generators[0]
+            if isinstance(gen.iter, nodes.Name) and isinstance(gen.target, nodes.AssignName):
+                subs = [s for s in node.elt.nodes_of_class(nodes.Subscript)
+                        if isinstance(s.value, nodes.Name) and
+                        s.value.name == gen.target.name and isinstance(s.slice, nodes.Const)]
+                if subs and _names_param(gen.iter):
+                    return subs[0].slice.value  # ``max(len(x[0]) for x in batch)``
+                return _padded_part(gen.iter)
+            return None
+    if isinstance(node, nodes.Name):
+        return _item_key(node)
+    return None
+
+
+def _collated_datasets(an: Analyzer, collate: nodes.NodeNG) -> list[nodes.ClassDef] | None:
+    """The Dataset classes whose items reach ``collate``: those of the module's
+    ``DataLoader(dataset, collate_fn=collate)`` calls, when the module builds one with it
+    (None when one of their datasets is not a class of the project's); else every class
+    of the module."""
+    datasets: list[nodes.ClassDef] = []
+    built = False
+    for call in an.calls_named("DataLoader"):
+        fn = keyword(call, "collate_fn")
+        if fn is None or not any(v.kind is Kind.FUNCTION and v.node is collate
+                                 for v in an.value(fn)):
+            continue
+        built = True
+        data = argument(call, 0, "dataset")
+        vs = an.value(data) if data is not None else frozenset()
+        if not vs or not all(v.kind is Kind.DATASET and isinstance(v.node, nodes.ClassDef)
+                             for v in vs):
+            return None
+        datasets += [v.node for v in vs if v.node not in datasets]
+    return datasets if built else list(an.module_nodes(nodes.ClassDef))
+
+
+def _items_fixed(an: Analyzer, pad: nodes.NodeNG) -> bool:
+    """The collate function padding ``pad`` (what it pads, or the ``max(...)`` it pads
+    to) gets items whose padded part has one length already: every Dataset class of its
+    module returns that part (a tuple position or dict key) cropped, padded or resized to
+    a fixed length in ``__getitem__`` (an audio clip cut to ``SEGMENT`` samples, a mel
+    spectrogram resized to ``FRAMES`` frames). False when the module defines no dataset,
+    the part is not known, or some dataset returns it otherwise."""
+    key = _padded_part(pad)
+    if key is None:
+        return False
+    classes = _collated_datasets(an, pad.frame())
+    if classes is None:
+        return False
+    found = False
+    for klass in classes:
+        getitem = next((m for m in klass.body if isinstance(m, nodes.FunctionDef) and
+                        m.name == "__getitem__"), None)
+        if getitem is None or an.ev.class_kind(klass) is not Kind.DATASET:
+            continue
+        rets = [r for r in getitem.nodes_of_class(nodes.Return) if r.frame() is getitem]
+        if not rets:
+            return False
+        for r in rets:
+            part = None
+            if isinstance(r.value, (nodes.Tuple, nodes.List)) and isinstance(key, int) and \
+                    key < len(r.value.elts):
+                part = r.value.elts[key]
+            elif isinstance(r.value, nodes.Dict) and isinstance(key, str):
+                part = next((v for k, v in r.value.items
+                             if isinstance(k, nodes.Const) and k.value == key), None)
+            if part is None or not _fixed_length(part):
+                return False
+        found = True
+    return found
 
 
 def _pad_widths_longest(call: nodes.Call) -> nodes.Call | None:
@@ -870,13 +1131,13 @@ that length is taken.
         if (q in _FILLERS or isinstance(call.func, nodes.Attribute) and not q and
                 call.func.attrname in _FILLER_METHODS) and \
                 (longest := self._sized_by_longest(call)) is not None and \
-                self._in_collate_fn(call):
+                self._in_collate_fn(call) and not _items_fixed(an, longest):
             # (reported where the length is chosen: the fix is a fixed length there)
             return longest, ("the batch's longest item (max(...)) as the size of a batch "
                              "tensor in the collate function")
         if q in ("torch.nn.functional.pad", "numpy.pad") and \
                 (longest := _pad_widths_longest(call)) is not None and \
-                self._in_collate_fn(call):
+                self._in_collate_fn(call) and not _items_fixed(an, longest):
             return longest, ("the batch's longest item (max(...)) as the padded length in "
                              "the collate function")
         if q.startswith(NOT_TOKENIZERS) and q != PAD_SEQUENCE:
@@ -891,7 +1152,8 @@ that length is taken.
                               "(it pads each batch to its longest item)")
             return None
         if q == PAD_SEQUENCE:
-            if self._in_collate_fn(call) or self._in_step(call):
+            if self._in_collate_fn(call) and not (call.args and _items_fixed(an, call.args[0])) \
+                    or self._in_step(call):
                 return call, "pad_sequence"
             return None
         if q.endswith("batch_by_size") and keyword(call, "max_tokens") is not None:
@@ -1055,7 +1317,11 @@ that length is taken.
                     and any(isinstance(e, nodes.Name) and e.name in filled or
                             isinstance(e, nodes.Call) and _filler(an, e) and
                             self._sized_by_longest(e) is None
-                            for e in c.args[0].elts):
+                            for e in c.args[0].elts) and not any(
+                        isinstance(e, nodes.Call) and _filler(an, e) and
+                        self._sized_by_longest(e) is not None for e in c.args[0].elts):
+                # (a mask ``cat([ones(len(ids)), zeros(max_len - len(ids))])`` has a part
+                # sized by the batch's longest item: the padding itself, not a re-padding)
                 return True
         return False
 

@@ -228,9 +228,9 @@ class AucMeter:
         self.y.extend(y_true.tolist())  # trap: every branch rebound it to a host array
 
 
-def train_with_meter(model, loader, optimizer):
+def train_with_meter(model, loader, optimizer, smooth):
     model = model.to(device)
-    meter = AucMeter(smooth=False)
+    meter = AucMeter(smooth=smooth)
     for x, y in pl.MpDeviceLoader(loader, device):
         loss = model(x).sum()
         loss.backward()
