@@ -45,7 +45,7 @@ from flake8_xla.analysis.flows import (
     unit_test_spans,
 )
 from flake8_xla.analysis.hooks import is_library_hook, is_partial
-from flake8_xla.analysis.names import callee_name, keyword
+from flake8_xla.analysis.names import callee_name, keyword, words_of
 from flake8_xla.analysis.paths import (
     in_failing_branch,
     in_nonfinite_branch,
@@ -1585,12 +1585,30 @@ def runs_every_n(test: nodes.NodeNG) -> bool:
         test.ops[0][0] == "==" and (remainder(test.left) or remainder(test.ops[0][1]))
 
 
+#: Words of a test that picks one process of the run (``if master_process:``,
+#: ``xm.is_master_ordinal()``, ``rank == 0``, ``accelerator.is_main_process``).
+RANK_WORDS = frozenset({"master", "main", "rank", "ordinal", "chief", "leader"})
+
+
+def _rank_test(test: nodes.NodeNG) -> bool:
+    """``test`` only picks the process that runs a block (a rank or master-process test),
+    every name and attribute in it named for one, beside constants: the block still runs
+    on every run, on that process."""
+    refs = [n for n in test.nodes_of_class((nodes.Name, nodes.Attribute))
+            if not isinstance(n.parent, nodes.Attribute)]
+    return bool(refs) and all(words_of(n) & RANK_WORDS for n in refs) and all(
+        isinstance(n, (nodes.Name, nodes.Attribute, nodes.Const, nodes.Compare, nodes.Call,
+                       nodes.UnaryOp, nodes.BoolOp, nodes.List, nodes.Tuple))
+        for n in test.nodes_of_class(nodes.NodeNG))
+
+
 def _unconditional(block: list[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
-    """The statements of ``block`` and, in turn, of the ``with`` blocks in it: those that
-    run whenever the block does."""
+    """The statements of ``block`` and, in turn, of the ``with`` blocks in it and of the
+    ``if`` blocks that only pick the process (:func:`_rank_test`): those that run whenever
+    the block does (on that process)."""
     for st in block:
         yield st
-        if isinstance(st, nodes.With):
+        if isinstance(st, nodes.With) or isinstance(st, nodes.If) and _rank_test(st.test):
             yield from _unconditional(st.body)
 
 
