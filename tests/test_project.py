@@ -6384,3 +6384,40 @@ def test_a_projects_own_xla_spawn_sets_the_mp_fn_arguments(tmp_path: Path) -> No
     files.pop("bin/xla_spawn.py")
     root = write(tmp_path / "without", files)
     assert lint(root / "bin/run_mlm.py", target="all") == [(8, "XLA505")]
+
+
+def test_a_function_of_a_module_past_the_budget_returns_an_unknown(tmp_path: Path) -> None:
+    """A function of a project module too big to analyse is not a library function: what
+    it returns (here Python floats read on the host) is unknown, not the lazy tensors it
+    is handed, so the caller's ``float(err)`` per step is not reported as a host read."""
+    from flake8_xla.project.link import MAX_MODULE_BYTES
+
+    padding = "# (a long module)\n" * (MAX_MODULE_BYTES // 18 + 10)
+    root = write(tmp_path / "big", {
+        "pyproject.toml": "[project]\nname = 'big'\n",
+        "checks.py": """\
+            import torch
+
+
+            def max_error(ref, out):
+                return float((ref.cpu() - out.cpu()).abs().max())
+            """ + padding,
+        "bench.py": """\
+            import torch
+            import torch_xla
+
+            from checks import max_error
+
+
+            def run(model, xs, ref):
+                device = torch_xla.device()
+                errs = []
+                for x in xs:
+                    out = model(x.to(device))
+                    torch_xla.sync()
+                    err = max_error(ref, out)
+                    errs.append(float(err))
+                return errs
+            """,
+    })
+    assert lint(root / "bench.py") == []

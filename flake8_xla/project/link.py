@@ -912,7 +912,10 @@ class Session:
         """The value a call of the project name ``q`` returns, or None (not a project name)."""
         callee = self.resolve(ev, q, call.func, d)
         if callee is None:
-            return None
+            # a function of a module of the project that is not analysed (past the
+            # budget, or too big): its result is not known, whatever it is handed (never
+            # read as a library function's, which returns the tensors it is given)
+            return UNKNOWN_SET if self._unanalysed_member(ev, q) else None
         head, _, last = q.rpartition(".")
         if not V.is_known(callee) and head:
             # ``registry.TRAINERS.get(kind)``: a method of a value the project defines
@@ -922,6 +925,16 @@ class Session:
                 return join(*out) if out else UNKNOWN_SET
         out = [ev._call_of(v, call, ctx, d) for v in callee]
         return join(*out) if out else UNKNOWN_SET
+
+    def _unanalysed_member(self, ev: Evaluator, q: str) -> bool:
+        """``q`` names something a module of the project defines, which :meth:`resolve`
+        did not analyse."""
+        if ev.api.call(q.lstrip(".")) is not None and not q.startswith("."):
+            return False
+        importer = self._importer(ev)
+        hit = self.index.resolve_name(importer[0], q) if importer is not None else None
+        return hit is not None and bool(hit[1]) and hit[0].endswith(".py") and \
+            not self.index.is_library(hit[0])
 
     def arrived(self, func: nodes.NodeNG, call: nodes.Call, result: frozenset[Value]) -> None:
         """A call of another module's function returned ``result``: remember the call as the
