@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from astroid import nodes
@@ -170,6 +171,10 @@ def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
     return None
 
 
+#: ``PJRT_DEVICE=CUDA`` (or GPU) as a launch command or a store of the setting writes it.
+_XLA_GPU = re.compile(r"""PJRT_DEVICE['"]?\]?\s*(?:=|,|:)\s*['"]?(?:CUDA|GPU)\b""")
+
+
 class HardcodedCudaDevice(Rule):
     """XLA501: a CUDA device hard-coded in XLA code.
 
@@ -194,7 +199,8 @@ behind a `torch.cuda.is_available()` fallback, runs on the host CPU. Default
 arguments count too: a helper's `device='cuda'` default, even where today's callers
 pass a device (a later call that relies on it allocates on CUDA), and a config field's
 default (not one that the class's `__post_init__`/`__init__` sets to the XLA device on
-the XLA path).
+the XLA path). CUDA-only calls (`torch.cuda.synchronize()`, the memory counters) are not
+reported in a module that says it runs PyTorch/XLA on GPUs (`PJRT_DEVICE=CUDA`).
 
 Measured (checks/XLA501, PJRT_DEVICE=CPU): the flagged script fails with a CUDA
 error; the fixed one trains.
@@ -252,10 +258,19 @@ cannot run on an XLA host.
                         self._read_only_off_path(target) or self._field_set_to_xla(target):
                     continue
                 if what.startswith("torch.cuda."):
+                    if self._xla_on_gpu():
+                        continue  # (PJRT_DEVICE=CUDA: the XLA host has the GPUs)
                     yield Finding(target.lineno, target.col_offset, self.code,
                                   f"{self.code} " + self.CUDA_CALL.format(what=what))
                     continue
                 yield self.finding(target, what=what)
+
+    def _xla_on_gpu(self) -> bool:
+        """The module says it runs PyTorch/XLA on GPUs (``PJRT_DEVICE=CUDA`` in a launch
+        command it documents, ``os.environ["PJRT_DEVICE"] = "CUDA"``): its XLA host has
+        the CUDA devices that ``torch.cuda.synchronize()`` and the memory counters ask
+        for (torch_xla's GPU runtime, ``PJRT_DEVICE=CUDA``)."""
+        return bool(_XLA_GPU.search(self.ctx.source))
 
     def _kinds(self, node: nodes.NodeNG) -> Iterator[tuple[nodes.NodeNG, str]]:
         an = self.ctx.analyzer

@@ -1544,7 +1544,10 @@ fails at start-up with a TypeError on every replica; so does a bound method
 (`xmp.spawn(runner.run)`) whose only parameter is `self`, and a lambda with no
 parameter (`xmp.spawn(lambda: train(cfg))`), and a function that a decorator of the
 project replaces by a wrapper without one (`@with_config` returning `def wrapper():`).
-Scripts meant for the
+So does a function that requires more arguments than the index and `args=` give
+(`torch_xla.launch(train_worker, args=(cfg,))` of `def train_worker(index, cfg,
+tokenizer)`). A project's own copy of `xla_spawn.py` (spawning `mod._mp_fn` with the
+`args=` it chooses) decides what `_mp_fn` takes. Scripts meant for the
 transformers launcher (`xla_spawn.py`) must define a module-level `_mp_fn(index)`: a
 module-level `def _mp_fn():` without a parameter, which the module never calls itself, is
 reported at its definition.
@@ -1607,6 +1610,17 @@ xmp.spawn(_mp_fn)
                         f"{name} takes {len(params)} argument(s) but gets the process "
                         f"index plus {n_extra} from args=")
                 yield self.finding(fn, what=what)
+                continue
+            required = len(params) - len(target.args.defaults or ())
+            if required > 1 + n_extra and (extra is None or isinstance(extra, nodes.Tuple) and
+                                           not any(isinstance(e, nodes.Starred)
+                                                   for e in extra.elts)):
+                # ``launch(train_worker, args=(cfg,))`` of ``train_worker(index, cfg,
+                # tokenizer)``: a TypeError in every process before it starts
+                name = shown or (f"{target.name}()" if isinstance(target, nodes.FunctionDef)
+                                 else "the lambda")
+                yield self.finding(fn, what=f"{name} requires {required} arguments but gets "
+                                            f"the process index plus {n_extra} from args=")
         yield from self._mp_fn_without_index(an)
 
     @staticmethod

@@ -573,10 +573,21 @@ def _fixed_length(node: nodes.NodeNG, depth: int = 0) -> bool:
         upper = last.upper
         return any(a.as_string() == start and _item_independent(b)
                    for a, b in ((upper.left, upper.right), (upper.right, upper.left)))
+    if isinstance(node, nodes.BinOp) and node.op == "+":
+        # ``ids + [PAD] * (MAX_LEN - len(ids))`` of ``ids = tokens[:MAX_LEN]``
+        for head, fill in ((node.left, node.right), (node.right, node.left)):
+            bound = _list_fill_to(fill)
+            if bound is not None and _capped_at(head, bound):
+                return True
+        return False
     if not isinstance(node, nodes.Call):
         return False
     f = node.func
     name = callee_name(f)
+    if name in ("randn", "rand", "zeros", "ones", "empty", "full") and node.args:
+        sizes = node.args[0].elts if isinstance(node.args[0], (nodes.Tuple, nodes.List)) \
+            else node.args[:1] if name == "full" else node.args
+        return all(_item_independent(e) for e in sizes)  # ``torch.randn(SEGMENT)``
     if name == "interpolate":
         size = keyword(node, "size") or (node.args[1] if len(node.args) > 1 else None)
         return size is not None and (_item_independent(size) or isinstance(
@@ -611,6 +622,37 @@ def _past_full_branches(binds: list[nodes.NodeNG]) -> list[nodes.NodeNG]:
             out = [o for o in out if o in arms[0] or o in arms[1] or
                    o.fromlineno > branch.tolineno]
     return out
+
+
+def _list_fill_to(fill: nodes.NodeNG) -> str | None:
+    """The bound ``C`` (as written) of ``[PAD] * (C - len(x))``, when ``C`` is the same
+    for every item; else None."""
+    if not (isinstance(fill, nodes.BinOp) and fill.op == "*"):
+        return None
+    for seq, count in ((fill.left, fill.right), (fill.right, fill.left)):
+        if isinstance(seq, (nodes.List, nodes.Tuple)) and isinstance(count, nodes.BinOp) and \
+                count.op == "-" and _item_independent(count.left):
+            return count.left.as_string()
+    return None
+
+
+def _capped_at(node: nodes.NodeNG, bound: str) -> bool:
+    """``node`` is, or is a name bound once to, a slice ``x[:bound]`` (no longer than
+    ``bound``)."""
+    if isinstance(node, nodes.Name):
+        try:
+            _, binds = node.lookup(node.name)
+        except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+            return False
+        binds = _past_full_branches(list(binds))
+        return len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and \
+            isinstance(binds[0].parent, nodes.Assign) and _capped_at(binds[0].parent.value,
+                                                                     bound)
+    if isinstance(node, nodes.Subscript) and isinstance(node.slice, nodes.Slice):
+        sl = node.slice
+        return sl.lower is None and sl.step is None and sl.upper is not None and \
+            sl.upper.as_string() == bound
+    return False
 
 
 def _item_key(name: nodes.Name) -> int | str | None:

@@ -85,12 +85,59 @@ def collate_perturbed(batch):
     return pad_sequence(wavs, batch_first=True)  # error: XLA101
 
 
+class Reviews(Dataset):
+    def __init__(self, encoded, max_len=256):
+        self.encoded, self.max_len = encoded, max_len
+
+    def __len__(self):
+        return len(self.encoded)
+
+    def __getitem__(self, i):
+        ids = self.encoded[i][:self.max_len]
+        ids = ids + [0] * (self.max_len - len(ids))
+        return ids, torch.randn(SEGMENT)
+
+
+class Uncapped(Dataset):
+    def __init__(self, encoded, max_len=256):
+        self.encoded, self.max_len = encoded, max_len
+
+    def __len__(self):
+        return len(self.encoded)
+
+    def __getitem__(self, i):
+        ids = self.encoded[i]
+        return ids + [0] * (self.max_len - len(ids)), 0
+
+
+def collate_ids(batch):
+    seqs, noise = zip(*batch)
+    width = max(len(s) for s in seqs)
+    out = torch.full((len(seqs), width), 0, dtype=torch.long)
+    for i, s in enumerate(seqs):
+        out[i, :len(s)] = torch.tensor(s)
+    return out, pad_sequence(list(noise), batch_first=True)
+
+
+def collate_uncapped(batch):
+    seqs = [s for s, _ in batch]
+    width = max(len(s) for s in seqs)  # error: XLA101
+    out = torch.full((len(seqs), width), 0, dtype=torch.long)
+    for i, s in enumerate(seqs):
+        out[i, :len(s)] = torch.tensor(s)
+    return out
+
+
 def train(model, items, texts, paths):
     device = torch_xla.device()
     loaders = [DataLoader(Clips(items, texts), batch_size=8, drop_last=True, collate_fn=fn)
                for fn in (collate_wavs, collate_mels, collate_texts)]
     loaders.append(DataLoader(Perturbed(paths), batch_size=8, drop_last=True,
                               collate_fn=collate_perturbed))
+    loaders.append(DataLoader(Reviews(texts), batch_size=8, drop_last=True,
+                              collate_fn=collate_ids))
+    loaders.append(DataLoader(Uncapped(texts), batch_size=8, drop_last=True,
+                              collate_fn=collate_uncapped))
     for loader in loaders:
         for batch in pl.MpDeviceLoader(loader, device):
             model(batch)

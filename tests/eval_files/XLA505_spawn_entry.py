@@ -19,6 +19,10 @@ def good(index):
     pass
 
 
+def worker(index, cfg, tokenizer, log_every=10):
+    pass
+
+
 class Runner:
     def run(self):
         pass
@@ -42,3 +46,6 @@ if __name__ == "__main__":
     xmp.spawn(Runner.entry)
     xmp.spawn(lambda: main(), args=())  # error: XLA505
     xmp.spawn(lambda index: train(index, {}))
+    torch_xla.launch(worker, args=({},))  # error: XLA505
+    torch_xla.launch(worker, args=({}, None))
+    xmp.spawn(worker, args=({}, None, 5))
