@@ -415,9 +415,12 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
             truth = _word_truth(test)
         if truth is None and isinstance(bound, nodes.Const):
             truth = bound.value
-        if truth is None and ev is not None and isinstance(test, nodes.Name):
+        if truth is None and ev is not None and isinstance(test, nodes.Name) and \
+                not _COLLECTING_FORBIDDEN:
             # ``self.checks = checks`` of ``__init__(self, checks=True)``, built as
-            # ``Loss(checks=False)``: the one bool constant its callers pass
+            # ``Loss(checks=False)``: the one bool constant its callers pass (a constant
+            # of the program, not a switch of the XLA path: no flag it guards is taken
+            # for one that the script forbids on XLA)
             truth = _passed_bool(test, ev)
         if truth is None and ev is not None and _imported_xla_module(test, ev):
             truth = True
@@ -910,7 +913,19 @@ def forbidden_flags(ev: Evaluator) -> frozenset[str]:
     return result
 
 
+#: Set while :func:`_collect_forbidden` runs (see :func:`_passed_bool`'s use).
+_COLLECTING_FORBIDDEN: list[bool] = []
+
+
 def _collect_forbidden(ev: Evaluator) -> frozenset[str]:
+    _COLLECTING_FORBIDDEN.append(True)
+    try:
+        return _collect_forbidden_flags(ev)
+    finally:
+        _COLLECTING_FORBIDDEN.pop()
+
+
+def _collect_forbidden_flags(ev: Evaluator) -> frozenset[str]:
     out: set[str] = set()
     for node in ev.module_nodes((nodes.If, nodes.Assert)):
         test = node.test
