@@ -505,6 +505,9 @@ class CallArgs(NamedTuple):
     keywords: tuple[tuple[str, frozenset[Value]], ...]
     starred: bool
     star_kwargs: bool
+    #: what the ``**mapping`` arguments may pass under keys not known (their values, when
+    #: every one is a dict of known values: ``**reduce_dict(losses)``), else None
+    star_values: frozenset[Value] | None = None
 
 
 def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.NodeNG]:
@@ -4053,6 +4056,7 @@ class Evaluator:
                               else UNKNOWN_SET)
         keywords = []
         star_kwargs = False
+        spread_values: list[frozenset[Value]] | None = []
         for kw in call.keywords or ():
             if kw.arg is None:
                 spread = self.value(kw.value, ctx, d) if only is None else UNKNOWN_SET
@@ -4063,10 +4067,21 @@ class Evaluator:
                     keywords.extend(sv.items)
                     continue
                 star_kwargs = True
+                if spread_values is not None and spread and all(
+                        v.kind is Kind.DICT for v in spread):
+                    # ``**reduce_dict(losses)``: a dict of these values or a comprehension
+                    # of them, whose keys are not known
+                    spread_values.extend(vs for v in spread for _, vs in v.items or ())
+                    spread_values.extend(v.elem for v in spread if v.elem is not None)
+                else:
+                    spread_values = None
             else:
                 keywords.append((kw.arg, self.value(kw.value, ctx, d)
                                  if only is None or kw.arg == only[1] else UNKNOWN_SET))
-        return CallArgs(tuple(positional), tuple(keywords), starred, star_kwargs)
+        star_values = join(*spread_values) if star_kwargs and spread_values else None
+        if star_values is not None and not V.is_known(star_values):
+            star_values = None
+        return CallArgs(tuple(positional), tuple(keywords), starred, star_kwargs, star_values)
 
     def ctx_for_call(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,
                      d: int, self_v: frozenset[Value] | None = None,
@@ -4126,8 +4141,8 @@ class Evaluator:
             # that no parameter takes, by name.
             extra = tuple((name, value) for name, value in passed.keywords
                           if name not in params and name not in kwonly)
-            args.setdefault(a.kwarg, one(Kind.DICT, items=extra,
-                                         elem=UNKNOWN_SET if passed.star_kwargs else None))
+            args.setdefault(a.kwarg, one(Kind.DICT, items=extra, elem=(
+                passed.star_values or UNKNOWN_SET) if passed.star_kwargs else None))
         return Ctx(func, args, self._parent_ctx(func, ctx), depth)
 
     def returns(self, func: nodes.NodeNG, ctx: Ctx | None, d: int) -> frozenset[Value]:
