@@ -1281,7 +1281,7 @@ def test_a_plain_optimizer_step_in_a_helper_of_a_replicated_loop(tmp_path: Path)
 
 
             if __name__ == "__main__":
-                xmp.spawn(_mp_fn)
+                xmp.spawn(_mp_fn, args=(None,))
             """,
     })
     assert lint(top / "utils.py") == [(2, "XLA502")]
