@@ -17,6 +17,7 @@ from flake8_xla.analysis import (
     source_key,
     xla_truth,
 )
+from flake8_xla.analysis.names import callee_name
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.rules.base import Rule
@@ -200,7 +201,9 @@ arguments count too: a helper's `device='cuda'` default, even where today's call
 pass a device (a later call that relies on it allocates on CUDA), and a config field's
 default (not one that the class's `__post_init__`/`__init__` sets to the XLA device on
 the XLA path). CUDA-only calls (`torch.cuda.synchronize()`, the memory counters) are not
-reported in a module that says it runs PyTorch/XLA on GPUs (`PJRT_DEVICE=CUDA`).
+reported in a module that says it runs PyTorch/XLA on GPUs (`PJRT_DEVICE=CUDA`), nor is a
+device choice read only as the `map_location=` of a checkpoint load (on an XLA host it
+loads onto the CPU, and `load_state_dict` copies the tensors to the model's device).
 
 Measured (checks/XLA501, PJRT_DEVICE=CPU): the flagged script fails with a CUDA
 error; the fixed one trains.
@@ -255,7 +258,8 @@ cannot run on an XLA host.
                 if an.off_xla_path(place, kinds=(nodes.If, nodes.While)) or \
                         self._xla_choice(target) or self._overwritten_guard(target) or \
                         self._unread_guard(target) or self._other_arm_on_xla(target) or \
-                        self._read_only_off_path(target) or self._field_set_to_xla(target):
+                        self._read_only_off_path(target) or self._field_set_to_xla(target) or \
+                        self._only_loads_onto(target):
                     continue
                 if what.startswith("torch.cuda."):
                     if self._xla_on_gpu():
@@ -399,6 +403,28 @@ cannot run on an XLA host.
         if not isinstance(assign, (nodes.Assign, nodes.AnnAssign)):
             return False
         return self._placed_by_no_read(assign, off_path=False) is not None
+
+    def _only_loads_onto(self, node: nodes.NodeNG) -> bool:
+        """``node`` chooses a device (``torch.device('cpu') if not torch.cuda.is_available()
+        else torch.device('cuda')``) bound to a local name whose every read is the
+        ``map_location=`` of a load: a checkpoint read onto the CPU on an XLA host, whose
+        tensors the model copies to wherever it lives (``load_state_dict``)."""
+        cur = node
+        while isinstance(cur.parent, (nodes.IfExp, nodes.Call)) and not isinstance(
+                cur.parent, nodes.Assign):
+            cur = cur.parent
+        assign = cur.parent
+        if not isinstance(assign, nodes.Assign) or assign.value is not cur or \
+                len(assign.targets) != 1 or not isinstance(assign.targets[0], nodes.AssignName):
+            return False
+        target = assign.targets[0]
+        scope = assign.scope()
+        if not isinstance(scope, nodes.FunctionDef):
+            return False
+        reads = [n for n in scope.nodes_of_class(nodes.Name) if n.name == target.name]
+        return bool(reads) and all(
+            isinstance(n.parent, nodes.Keyword) and n.parent.arg == "map_location" and
+            callee_name(n.parent.parent.func) == "load" for n in reads)
 
     def _read_only_off_path(self, node: nodes.NodeNG) -> bool:
         """A plain ``DEVICE = 'cuda'`` whose every read is off the XLA path (``except
