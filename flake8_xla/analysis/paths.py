@@ -436,13 +436,16 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
 
 
 def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
-    """The bool constant a constructor's parameter holds in every construction the
-    analysis follows (each passes the same ``True``/``False``, or leaves that default),
-    when ``param`` is a parameter of a class's ``__init__`` that it never rebinds and no
-    class of the project derives from that class (a subclass's ``super().__init__(...)``
-    may pass another); None otherwise (another value, an unknown one, no such parameter).
-    A method's callers are not all known (a subclass in another module calls
-    ``self.decode(..., append_eos_token=True)``); a class's constructions are."""
+    """The bool constant a constructor's parameter holds in every construction of its
+    class, when all of them are known: ``param`` is a parameter of a class's ``__init__``
+    that it never rebinds and stores on ``self`` (no other method or code of the module
+    stores that attribute again), no class of the project derives from the class, the
+    class is only ever called where it is named (here and in the modules that name it:
+    no registry, alias, ``partial`` or ``cls(...)``), it is built at least once, and each
+    construction passes the same ``True``/``False`` (or leaves that default) with no
+    ``*args``/``**kwargs``. None otherwise. A method's callers are not all known (a
+    subclass in another module calls ``self.decode(..., append_eos_token=True)``); a
+    class's direct constructions are."""
     from flake8_xla.analysis.flows import enclosing_class
 
     binds = ev.bindings(param)
@@ -457,11 +460,59 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
     subs = ev.link.subclasses(ev, klass) if ev.link is not None else ev.subclasses(klass)
     if subs is None or subs:
         return None
-    vs = ev.value(param)
-    texts = {v.text for v in vs if v.kind is Kind.HOST and v.qual == "bool"}
-    if len(vs) != 1 or texts not in ({"True"}, {"False"}):
-        return None
-    return texts == {"True"}
+    stored = {t.attrname for a in func.nodes_of_class(nodes.Assign)
+              if isinstance(a.value, nodes.Name) and a.value.name == param.name
+              for t in a.targets if isinstance(t, nodes.AssignAttr)}
+    if not stored or any(t.attrname in stored and t.frame() is not func
+                         for t in ev.module_nodes(nodes.AssignAttr)):
+        return None  # (``criterion.checks = True`` or a setter method: not the constructor's)
+    sites: list[tuple[Evaluator, nodes.Call]] = []
+    analysed = [ev]
+    if ev.link is not None:
+        remote = ev.link.constructions(ev, klass)
+        if remote is None:
+            return None
+        # (a construction in a module that is not XLA code, the GPU script beside the
+        # TPU one, never runs on the XLA path)
+        sites += [(e, c) for e, c in remote if ev.link.home_is_xla_code(c)]
+        analysed += list({id(e): e for e, _ in remote}.values())
+    for owner in analysed:
+        for name in owner.module_nodes(nodes.Name):
+            if name.name != klass.name:
+                continue
+            call = name.parent
+            if isinstance(call, nodes.Call) and isinstance(call.func, nodes.Name) and \
+                    call.func.name in ("super", "isinstance", "issubclass") and \
+                    name in call.args:
+                continue  # (``super(Loss, self).__init__()``, a type test: no instance)
+            if not (isinstance(call, nodes.Call) and call.func is name):
+                return None  # named other than to build it: built where it is not seen
+            if owner is ev:
+                sites.append((ev, call))
+    if not sites:
+        return None  # never built in the project (by a config system, say): not known
+    positional = [a.name for a in [*(func.args.posonlyargs or ()), *(func.args.args or ())]][1:]
+    found: set[bool] = set()
+    for owner, call in sites:
+        if any(isinstance(a, nodes.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords or ()):
+            return None
+        arg = keyword(call, param.name)
+        if arg is None and param.name in positional and \
+                positional.index(param.name) < len(call.args):
+            arg = call.args[positional.index(param.name)]
+        if arg is None:
+            default = func.args.default_value(param.name) if param.name in \
+                [a.name for a in func.args.arguments] else None
+            if not (isinstance(default, nodes.Const) and isinstance(default.value, bool)):
+                return None
+            found.add(default.value)
+        else:
+            truth = V.known_bool(owner.value(arg))
+            if truth is None:
+                return None
+            found.add(truth)
+    return found.pop() if len(found) == 1 else None
 
 
 def _startswith_device(test: nodes.Call) -> nodes.Const | None:

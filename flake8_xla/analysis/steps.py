@@ -45,7 +45,7 @@ from flake8_xla.analysis.flows import (
     unit_test_spans,
 )
 from flake8_xla.analysis.hooks import is_library_hook, is_partial
-from flake8_xla.analysis.names import callee_name, keyword, words_of
+from flake8_xla.analysis.names import callee_name, keyword, words_of_text
 from flake8_xla.analysis.paths import (
     in_failing_branch,
     in_nonfinite_branch,
@@ -208,11 +208,13 @@ def _batch_index_branch(node: nodes.NodeNG, func: nodes.NodeNG) -> bool:
 #: Method names that store or record what they are handed (``metric.update(preds, y)``,
 #: ``member.set_anchors(t)``, ``meter.add(loss)``, ``buffer.push(obs)``): an object's
 #: bookkeeping, never its forward pass, whatever the object is.
-STORING_METHODS = frozenset({"update", "append", "extend", "insert", "add", "push", "put",
+#: (Not ``update``, nor ``log_``: an agent's ``update(batch)`` runs a training step, a
+#: distribution's ``log_prob(x)`` computes on its input.)
+STORING_METHODS = frozenset({"append", "extend", "insert", "add", "push", "put",
                              "record", "store", "write", "log", "save", "accumulate",
                              "load_state_dict", "copy_", "fill_"})
-STORING_PREFIXES = ("set_", "add_", "update_", "log_", "record_", "register_", "store_",
-                    "write_", "save_", "push_", "append_")
+STORING_PREFIXES = ("set_", "add_", "record_", "register_", "store_", "write_", "save_",
+                    "push_", "append_")
 
 
 def _stores(method: str) -> bool:
@@ -1585,21 +1587,39 @@ def runs_every_n(test: nodes.NodeNG) -> bool:
         test.ops[0][0] == "==" and (remainder(test.left) or remainder(test.ops[0][1]))
 
 
-#: Words of a test that picks one process of the run (``if master_process:``,
-#: ``xm.is_master_ordinal()``, ``rank == 0``, ``accelerator.is_main_process``).
-RANK_WORDS = frozenset({"master", "main", "rank", "ordinal", "chief", "leader"})
+#: Words of a flag or predicate that picks the first process of the run (``if
+#: master_process:``, ``xm.is_master_ordinal()``, ``accelerator.is_main_process``).
+MASTER_WORDS = frozenset({"master", "main", "chief", "leader"})
+#: Words of a process index compared with the first one (``rank == 0``,
+#: ``args.local_rank in [-1, 0]``, ``xm.get_ordinal() == 0``).
+RANK_WORDS = frozenset({"rank", "ordinal"})
 
 
 def _rank_test(test: nodes.NodeNG) -> bool:
-    """``test`` only picks the process that runs a block (a rank or master-process test),
-    every name and attribute in it named for one, beside constants: the block still runs
-    on every run, on that process."""
-    refs = [n for n in test.nodes_of_class((nodes.Name, nodes.Attribute))
-            if not isinstance(n.parent, nodes.Attribute)]
-    return bool(refs) and all(words_of(n) & RANK_WORDS for n in refs) and all(
-        isinstance(n, (nodes.Name, nodes.Attribute, nodes.Const, nodes.Compare, nodes.Call,
-                       nodes.UnaryOp, nodes.BoolOp, nodes.List, nodes.Tuple))
-        for n in test.nodes_of_class(nodes.NodeNG))
+    """``test`` only picks the first process of the run: a flag or predicate named for
+    the master/main process (``master_process``, ``xm.is_master_ordinal()``), a rank or
+    ordinal compared with 0 or -1 (``rank == 0``, ``local_rank in [-1, 0]``), or an
+    ``and`` of those. The block still runs on every run, on that process (not a setting
+    such as ``cfg.lora_rank > 0``)."""
+    if isinstance(test, nodes.BoolOp):
+        return test.op == "and" and all(_rank_test(v) for v in test.values)
+    if isinstance(test, nodes.Call) and not test.args:
+        test = test.func
+    if isinstance(test, (nodes.Name, nodes.Attribute)):
+        own = words_of_text(test.name if isinstance(test, nodes.Name) else test.attrname)
+        return bool(own & MASTER_WORDS)
+    if isinstance(test, nodes.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0]
+        left = test.left.func if isinstance(test.left, nodes.Call) else test.left
+        if not isinstance(left, (nodes.Name, nodes.Attribute)):
+            return False
+        own = words_of_text(left.name if isinstance(left, nodes.Name) else left.attrname)
+        firsts = right.elts if isinstance(right, (nodes.List, nodes.Tuple)) else [right]
+        return bool(own & RANK_WORDS) and op in ("==", "in") and bool(firsts) and all(
+            isinstance(e, nodes.Const) and e.value in (0, -1) or
+            isinstance(e, nodes.UnaryOp) and e.op == "-" and
+            isinstance(e.operand, nodes.Const) and e.operand.value == 1 for e in firsts)
+    return False
 
 
 def _unconditional(block: list[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:

@@ -173,7 +173,8 @@ def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
 
 
 #: ``PJRT_DEVICE=CUDA`` (or GPU) as a launch command or a store of the setting writes it.
-_XLA_GPU = re.compile(r"""PJRT_DEVICE['"]?\]?\s*(?:=|,|:)\s*['"]?(?:CUDA|GPU)\b""")
+_XLA_GPU = re.compile(r"""PJRT_DEVICE['"]?\]?\s*(?:=|,|:)\s*['"]?(?:CUDA|GPU)\b"""
+                      r"""(?!['"]?\s*if\b)""")
 
 
 class HardcodedCudaDevice(Rule):

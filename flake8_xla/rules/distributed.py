@@ -1524,6 +1524,16 @@ def _plain_loaders(vs: frozenset[V.Value], depth: int) -> Iterator[V.Value]:
             yield from _plain_loaders(v.bound, depth + 1)
 
 
+def _bound_partial(an: Analyzer, fn: nodes.NodeNG) -> bool:
+    """``fn`` is a name some assignment binds to ``functools.partial(...)`` (``worker =
+    partial(train_worker, flags=flags)``): the arguments it binds are not known here."""
+    if not isinstance(fn, nodes.Name):
+        return False
+    return any(isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+               isinstance(b.parent.value, nodes.Call) and is_partial(an.ev, b.parent.value)
+               for b in an.ev.bindings(fn))
+
+
 class SpawnEntryPoint(Rule):
     """XLA505: a launcher entry point that does not take the process index.
 
@@ -1597,7 +1607,7 @@ xmp.spawn(_mp_fn)
                 # ``@with_config`` whose ``wrapper()`` the launcher really calls
                 shown = f"{target.name}(), as its decorator's {wrapper.name}(),"
                 target, bound = wrapper, False
-            extra = keyword(call, "args")
+            extra = argument(call, 1, "args")  # (``xmp.spawn(fn, (FLAGS,), nprocs=8)``)
             n_extra = len(extra.elts) if isinstance(extra, nodes.Tuple) else 0
             params = target.args.posonlyargs + target.args.args
             if bound:
@@ -1612,7 +1622,8 @@ xmp.spawn(_mp_fn)
                 yield self.finding(fn, what=what)
                 continue
             required = len(params) - len(target.args.defaults or ())
-            if required > 1 + n_extra and (extra is None or isinstance(extra, nodes.Tuple) and
+            if required > 1 + n_extra and not _bound_partial(an, fn) and (
+                    extra is None or isinstance(extra, nodes.Tuple) and
                                            not any(isinstance(e, nodes.Starred)
                                                    for e in extra.elts)):
                 # ``launch(train_worker, args=(cfg,))`` of ``train_worker(index, cfg,
@@ -1664,7 +1675,7 @@ xmp.spawn(_mp_fn)
             link = an.link
             rel = link.rel_of(an) if link is not None else None
             if rel is not None and (link.index.spelled_elsewhere(rel, "_mp_fn") or
-                                    link.index.launched_by_name(rel, "_mp_fn")):
+                                    params and link.index.launched_by_name(rel, "_mp_fn")):
                 # (another module imports it: ``xmp.spawn(_mp_fn, args=...)`` there; or
                 # the project's own xla_spawn.py spawns ``mod._mp_fn`` with its args)
                 continue

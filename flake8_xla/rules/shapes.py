@@ -135,11 +135,11 @@ def _length_expr(node: nodes.NodeNG) -> bool:
     the dataset stored in it, by a key or attribute named for one (``item["input_len"]``,
     ``ex.length``)."""
     if isinstance(node, nodes.Subscript) and isinstance(node.slice, nodes.Const) and \
-            isinstance(node.slice.value, str):
-        return _names_length(node.slice.value)
+            isinstance(node.slice.value, str) and _names_length(node.slice.value):
+        return True
     if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and \
-            node.expr.name not in ("self", "cls"):
-        return _names_length(node.attrname)
+            node.expr.name not in ("self", "cls") and _names_length(node.attrname):
+        return True
     return any(isinstance(n, nodes.Name) and n.name == "len"
                for n in [node, *node.nodes_of_class(nodes.Name)]) or any(
         n.attrname in ("shape", "size") for n in node.nodes_of_class(nodes.Attribute))
@@ -520,6 +520,16 @@ _SHAPE_KEEPING = frozenset({"float", "long", "int", "half", "double", "contiguou
                             "detach", "to", "numpy", "squeeze", "unsqueeze"})
 
 
+def _crops(node: nodes.NodeNG) -> bool:
+    """``node`` is a crop ``x[s:s + C]`` (possibly converted: ``.float()``)."""
+    while isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
+            node.func.attrname in _SHAPE_KEEPING:
+        node = node.func.expr
+    return isinstance(node, nodes.Subscript) and any(
+        isinstance(p, nodes.Slice) for p in (
+            node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]))
+
+
 def _item_independent(node: nodes.NodeNG, depth: int = 0) -> bool:
     """``node`` is the same for every item of a dataset: an int constant, a module-level
     name (``SEGMENT = 2 * SAMPLE_RATE``), an attribute of ``self`` (``self.num_samples``),
@@ -556,10 +566,15 @@ def _fixed_length(node: nodes.NodeNG, depth: int = 0) -> bool:
         except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
             return False
         binds = _past_full_branches(list(binds))
-        return bool(binds) and all(
-            isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
-            len(b.parent.targets) == 1 and b.parent.targets[0] is b and
-            _fixed_length(b.parent.value, depth + 1) for b in binds)
+        values = [b.parent.value for b in binds
+                  if isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+                  len(b.parent.targets) == 1 and b.parent.targets[0] is b]
+        # (a crop alone leaves an item shorter than its extent as it is: ``x[s:s + C]``
+        # is fixed only beside a binding that pads or resizes, the other arm of ``if
+        # n >= C:``)
+        return bool(binds) and len(values) == len(binds) and all(
+            _fixed_length(v, depth + 1) for v in values) and (
+            depth > 0 or not all(_crops(v) for v in values))
     if isinstance(node, nodes.Subscript):
         parts = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
         slices = [p for p in parts if isinstance(p, nodes.Slice)]
@@ -594,33 +609,56 @@ def _fixed_length(node: nodes.NodeNG, depth: int = 0) -> bool:
             size, (nodes.Tuple, nodes.List)) and all(_item_independent(e) for e in size.elts))
     if name == "pad" and len(node.args) >= 2 and isinstance(node.args[1], (nodes.Tuple,
                                                                            nodes.List)):
-        # ``F.pad(wav, (0, SEGMENT - n))``: up to SEGMENT
+        # ``F.pad(wav, (0, SEGMENT - n))``: up to SEGMENT (not ``hop - n % hop``: up to a
+        # multiple of the hop, which varies)
         return any(isinstance(e, nodes.BinOp) and e.op == "-" and
-                   _item_independent(e.left) for e in node.args[1].elts)
+                   _item_independent(e.left) and not any(
+                       b.op == "%" for b in [e.right, *e.right.nodes_of_class(nodes.BinOp)]
+                       if isinstance(b, nodes.BinOp)) for e in node.args[1].elts)
     if isinstance(f, nodes.Attribute) and f.attrname in _SHAPE_KEEPING:
         return _fixed_length(f.expr, depth + 1)
     return False
 
 
+def _block_of(stmt: nodes.NodeNG) -> list[nodes.NodeNG] | None:
+    """The statement list that holds ``stmt`` (its parent's body, else, handlers...)."""
+    parent = stmt.parent
+    for field in ("body", "orelse", "handlers", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and any(s is stmt for s in block):
+            return block
+    return None
+
+
+def _binds_on_every_path(block: list[nodes.NodeNG], name: str) -> bool:
+    """Some statement of ``block`` binds ``name`` whichever way it runs: a plain
+    assignment, or an ``if`` with an ``else`` whose every arm does (``elif`` chains
+    included)."""
+    for st in block:
+        if isinstance(st, nodes.Assign) and any(
+                isinstance(t, nodes.AssignName) and t.name == name for t in st.targets):
+            return True
+        if isinstance(st, nodes.If) and st.orelse and \
+                _binds_on_every_path(st.body, name) and _binds_on_every_path(st.orelse, name):
+            return True
+    return False
+
+
 def _past_full_branches(binds: list[nodes.NodeNG]) -> list[nodes.NodeNG]:
-    """``binds`` (the bindings astroid finds reaching a use) less those that an ``if`` /
-    ``else`` binding the name in both arms, after them, rebinds on every path."""
+    """``binds`` (the bindings astroid finds reaching a use) less each one that a later
+    ``if``/``else`` of the same statement list rebinds on every path (both arms bind the
+    name: ``wav = wav.mean(0)`` then ``if n >= SEG: wav = crop else: wav = pad``)."""
     out = list(binds)
     for b in binds:
         stmt = b.statement()
-        branch = stmt.parent
-        while branch is not None and not isinstance(branch, nodes.If):
-            branch = branch.parent if not isinstance(branch, (nodes.FunctionDef,
-                                                              nodes.Module)) else None
-        if branch is None or not branch.orelse:
-            continue
+        block = _block_of(stmt)
         name = getattr(b, "name", None)
-        arms = [[n for part in arm for n in part.nodes_of_class(nodes.AssignName)
-                 if n.name == name] for arm in (branch.body, branch.orelse)]
-        if all(arms):
-            # (those before the ``if`` are rebound by one of its arms on every path)
-            out = [o for o in out if o in arms[0] or o in arms[1] or
-                   o.fromlineno > branch.tolineno]
+        if block is None or name is None:
+            continue
+        later = block[block.index(stmt) + 1:]
+        if any(isinstance(st, nodes.If) and st.orelse and
+               _binds_on_every_path([st], name) for st in later):
+            out = [o for o in out if o is not b]
     return out
 
 
@@ -673,7 +711,8 @@ def _item_key(name: nodes.Name) -> int | str | None:
     if isinstance(stmt, nodes.Tuple) and isinstance(stmt.parent, nodes.Assign):
         value = stmt.parent.value
         if isinstance(value, nodes.Call) and callee_name(value.func) == "zip" and \
-                len(value.args) == 1 and isinstance(value.args[0], nodes.Starred):
+                len(value.args) == 1 and isinstance(value.args[0], nodes.Starred) and \
+                not any(isinstance(e, nodes.Starred) for e in stmt.elts):
             return stmt.elts.index(bind)
         return None
     if not isinstance(stmt, nodes.Assign):
@@ -747,18 +786,31 @@ def _collated_datasets(an: Analyzer, collate: nodes.NodeNG) -> list[nodes.ClassD
     of the module."""
     datasets: list[nodes.ClassDef] = []
     built = False
-    for call in an.calls_named("DataLoader"):
-        fn = keyword(call, "collate_fn")
-        if fn is None or not any(v.kind is Kind.FUNCTION and v.node is collate
-                                 for v in an.value(fn)):
-            continue
-        built = True
-        data = argument(call, 0, "dataset")
-        vs = an.value(data) if data is not None else frozenset()
-        if not vs or not all(v.kind is Kind.DATASET and isinstance(v.node, nodes.ClassDef)
-                             for v in vs):
-            return None
-        datasets += [v.node for v in vs if v.node not in datasets]
+    name = getattr(collate, "name", None)
+    builders = [an]
+    if an.link is not None and isinstance(collate, nodes.FunctionDef) and \
+            isinstance(collate.parent, nodes.Module):
+        # (``DataLoader(MelClips(...), collate_fn=collate_mels)`` in train.py)
+        builders += list(an.link._spellers(an.ev, collate.name))
+    for owner in builders:
+        for call in owner.calls_named("DataLoader"):
+            fn = keyword(call, "collate_fn")
+            if fn is None:
+                continue
+            hands = any(v.kind is Kind.FUNCTION and v.node is collate
+                        for v in owner.value(fn))
+            if not hands and name is not None and any(
+                    n.name == name for n in fn.nodes_of_class(nodes.Name)):
+                return None  # (``collate_fn=lambda b: collate(b, ...)``: not followed)
+            if not hands:
+                continue
+            built = True
+            data = argument(call, 0, "dataset")
+            vs = owner.value(data) if data is not None else frozenset()
+            if not vs or not all(v.kind is Kind.DATASET and isinstance(v.node, nodes.ClassDef)
+                                 for v in vs):
+                return None
+            datasets += [v.node for v in vs if v.node not in datasets]
     return datasets if built else list(an.module_nodes(nodes.ClassDef))
 
 
@@ -777,9 +829,13 @@ def _items_fixed(an: Analyzer, pad: nodes.NodeNG) -> bool:
         return False
     found = False
     for klass in classes:
-        getitem = next((m for m in klass.body if isinstance(m, nodes.FunctionDef) and
-                        m.name == "__getitem__"), None)
-        if getitem is None or an.ev.class_kind(klass) is not Kind.DATASET:
+        if an.ev.class_kind(klass) is not Kind.DATASET:
+            continue
+        methods = {m.name: m for m in klass.body if isinstance(m, nodes.FunctionDef)}
+        getitem = methods.get("__getitem__")
+        if getitem is None:
+            if "__iter__" in methods:
+                return False  # (an IterableDataset's items: not followed)
             continue
         rets = [r for r in getitem.nodes_of_class(nodes.Return) if r.frame() is getitem]
         if not rets:
@@ -792,7 +848,7 @@ def _items_fixed(an: Analyzer, pad: nodes.NodeNG) -> bool:
             elif isinstance(r.value, nodes.Dict) and isinstance(key, str):
                 part = next((v for k, v in r.value.items
                              if isinstance(k, nodes.Const) and k.value == key), None)
-            if part is None or not _fixed_length(part):
+            if part is None or not _fixed_length(part) or _crops(part):
                 return False
         found = True
     return found

@@ -745,6 +745,18 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                     for v in held)) and all(V.lazy_value(v, strong) for v in index):
                 what = "a Python list" if lists else "an nn.ModuleList"
                 return f"indexing {what} with a tensor", fix
+        if isinstance(node, nodes.Subscript) and node.ctx == Context.Load:
+            # ``values[ix, start:ends[ix]]`` with ``ends`` a lazy tensor: a slice takes
+            # its bounds' ``__index__``, which reads each on the host (only a bound every
+            # value of which is a lazy tensor)
+            parts = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
+            for part in parts:
+                if not isinstance(part, nodes.Slice):
+                    continue
+                for bound in (part.lower, part.upper, part.step):
+                    vs = an.value(bound, ctx) if bound is not None else frozenset()
+                    if vs and all(V.lazy_value(v, strong) for v in vs):
+                        return "slicing with a tensor as a bound", fix
         if isinstance(node, nodes.BinOp) and node.op == "%" and self._format_string(node.left):
             right = node.right
             items = right.elts if isinstance(right, nodes.Tuple) else [right]

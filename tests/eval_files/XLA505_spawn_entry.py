@@ -1,4 +1,6 @@
 """Eval file for XLA505 (launcher entry point without the index)."""
+import functools
+
 import torch_xla
 import torch_xla.distributed.xla_multiprocessing as xmp
 
@@ -49,3 +51,6 @@ if __name__ == "__main__":
     torch_xla.launch(worker, args=({},))  # error: XLA505
     torch_xla.launch(worker, args=({}, None))
     xmp.spawn(worker, args=({}, None, 5))
+    xmp.spawn(worker, ({}, None), nprocs=8)
+    bound = functools.partial(worker, cfg={}, tokenizer=None)
+    torch_xla.launch(bound)
