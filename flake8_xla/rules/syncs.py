@@ -745,10 +745,12 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                     for v in held)) and all(V.lazy_value(v, strong) for v in index):
                 what = "a Python list" if lists else "an nn.ModuleList"
                 return f"indexing {what} with a tensor", fix
-        if isinstance(node, nodes.Subscript) and node.ctx == Context.Load:
-            # ``values[ix, start:ends[ix]]`` with ``ends`` a lazy tensor: a slice takes
-            # its bounds' ``__index__``, which reads each on the host (only a bound every
-            # value of which is a lazy tensor)
+        if isinstance(node, nodes.Subscript) and node.ctx == Context.Load and (
+                base := an.value(node.value, ctx)) and not V.holds_lazy(base, strong=strong):
+            # ``values.cpu()[ix, start:ends[ix]]`` with ``ends`` a lazy tensor: a slice of
+            # a host value takes its bounds' ``__index__``, which reads each on the host
+            # (only a bound every value of which is a lazy tensor; a lazy tensor sliced so
+            # is a dynamic shape, XLA104's)
             parts = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
             for part in parts:
                 if not isinstance(part, nodes.Slice):
