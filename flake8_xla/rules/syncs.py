@@ -746,7 +746,10 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 what = "a Python list" if lists else "an nn.ModuleList"
                 return f"indexing {what} with a tensor", fix
         if isinstance(node, nodes.Subscript) and node.ctx == Context.Load and (
-                base := an.value(node.value, ctx)) and not V.holds_lazy(base, strong=strong):
+                base := an.value(node.value, ctx)) and all(
+                    v.kind is Kind.TENSOR and v.device == "cpu" or
+                    v.kind in (Kind.LIST, Kind.TUPLE, Kind.HOST) for v in base) and \
+                not V.holds_lazy(base, strong=strong):
             # ``values.cpu()[ix, start:ends[ix]]`` with ``ends`` a lazy tensor: a slice of
             # a host value takes its bounds' ``__index__``, which reads each on the host
             # (only a bound every value of which is a lazy tensor; a lazy tensor sliced so
