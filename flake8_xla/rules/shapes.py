@@ -561,19 +561,11 @@ def _fixed_length(node: nodes.NodeNG, depth: int = 0) -> bool:
     if depth > 6:
         return False
     if isinstance(node, nodes.Name):
-        try:
-            _, binds = node.lookup(node.name)
-        except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
-            return False
-        binds = _past_full_branches(list(binds))
-        values = [b.parent.value for b in binds
-                  if isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
-                  len(b.parent.targets) == 1 and b.parent.targets[0] is b]
+        values = _reaching_values(node)
         # (a crop alone leaves an item shorter than its extent as it is: ``x[s:s + C]``
         # is fixed only beside a binding that pads or resizes, the other arm of ``if
         # n >= C:``)
-        return bool(binds) and len(values) == len(binds) and all(
-            _fixed_length(v, depth + 1) for v in values) and (
+        return bool(values) and all(_fixed_length(v, depth + 1) for v in values) and (
             depth > 0 or not all(_crops(v) for v in values))
     if isinstance(node, nodes.Subscript):
         parts = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
@@ -618,6 +610,21 @@ def _fixed_length(node: nodes.NodeNG, depth: int = 0) -> bool:
     if isinstance(f, nodes.Attribute) and f.attrname in _SHAPE_KEEPING:
         return _fixed_length(f.expr, depth + 1)
     return False
+
+
+def _reaching_values(name: nodes.Name) -> list[nodes.NodeNG] | None:
+    """The values of the assignments of ``name`` that reach it (astroid's, less those a
+    later ``if``/``else`` rebinds on every path: :func:`_past_full_branches`); None when
+    one is not a plain ``name = value`` or astroid cannot tell."""
+    try:
+        _, binds = name.lookup(name.name)
+    except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+        return None
+    binds = _past_full_branches(list(binds))
+    values = [b.parent.value for b in binds
+              if isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+              len(b.parent.targets) == 1 and b.parent.targets[0] is b]
+    return values if binds and len(values) == len(binds) else None
 
 
 def _block_of(stmt: nodes.NodeNG) -> list[nodes.NodeNG] | None:
@@ -678,14 +685,8 @@ def _capped_at(node: nodes.NodeNG, bound: str) -> bool:
     """``node`` is, or is a name bound once to, a slice ``x[:bound]`` (no longer than
     ``bound``)."""
     if isinstance(node, nodes.Name):
-        try:
-            _, binds = node.lookup(node.name)
-        except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
-            return False
-        binds = _past_full_branches(list(binds))
-        return len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and \
-            isinstance(binds[0].parent, nodes.Assign) and _capped_at(binds[0].parent.value,
-                                                                     bound)
+        values = _reaching_values(node)
+        return values is not None and len(values) == 1 and _capped_at(values[0], bound)
     if isinstance(node, nodes.Subscript) and isinstance(node.slice, nodes.Slice):
         sl = node.slice
         return sl.lower is None and sl.step is None and sl.upper is not None and \
