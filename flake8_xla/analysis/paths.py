@@ -491,16 +491,12 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
                 sites.append((ev, call))
     if not sites:
         return None  # never built in the project (by a config system, say): not known
-    positional = [a.name for a in [*(func.args.posonlyargs or ()), *(func.args.args or ())]][1:]
     found: set[bool] = set()
     for owner, call in sites:
         if any(isinstance(a, nodes.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords or ()):
             return None
-        arg = keyword(call, param.name)
-        if arg is None and param.name in positional and \
-                positional.index(param.name) < len(call.args):
-            arg = call.args[positional.index(param.name)]
+        arg = owner.site_argument(func, call, param.name, bound_self=True)
         if arg is None:
             default = func.args.default_value(param.name) if param.name in \
                 [a.name for a in func.args.arguments] else None

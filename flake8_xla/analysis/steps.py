@@ -1595,6 +1595,11 @@ MASTER_WORDS = frozenset({"master", "main", "chief", "leader"})
 RANK_WORDS = frozenset({"rank", "ordinal"})
 
 
+def _own_words(ref: nodes.Name | nodes.Attribute) -> set[str]:
+    """The words of the name itself (``args.local_rank`` gives {local, rank})."""
+    return words_of_text(ref.name if isinstance(ref, nodes.Name) else ref.attrname)
+
+
 def _rank_test(test: nodes.NodeNG) -> bool:
     """``test`` only picks the first process of the run: a flag or predicate named for
     the master/main process (``master_process``, ``xm.is_master_ordinal()``), a rank or
@@ -1606,16 +1611,14 @@ def _rank_test(test: nodes.NodeNG) -> bool:
     if isinstance(test, nodes.Call) and not test.args:
         test = test.func
     if isinstance(test, (nodes.Name, nodes.Attribute)):
-        own = words_of_text(test.name if isinstance(test, nodes.Name) else test.attrname)
-        return bool(own & MASTER_WORDS)
+        return bool(_own_words(test) & MASTER_WORDS)
     if isinstance(test, nodes.Compare) and len(test.ops) == 1:
         op, right = test.ops[0]
         left = test.left.func if isinstance(test.left, nodes.Call) else test.left
         if not isinstance(left, (nodes.Name, nodes.Attribute)):
             return False
-        own = words_of_text(left.name if isinstance(left, nodes.Name) else left.attrname)
         firsts = right.elts if isinstance(right, (nodes.List, nodes.Tuple)) else [right]
-        return bool(own & RANK_WORDS) and op in ("==", "in") and bool(firsts) and all(
+        return bool(_own_words(left) & RANK_WORDS) and op in ("==", "in") and bool(firsts) and all(
             isinstance(e, nodes.Const) and e.value in (0, -1) or
             isinstance(e, nodes.UnaryOp) and e.op == "-" and
             isinstance(e.operand, nodes.Const) and e.operand.value == 1 for e in firsts)

@@ -340,9 +340,8 @@ class ProjectIndex:
             return e
         e = {"s": size, "m": mtime, "c": False, "h": []}
         try:
-            with open(self.path(rel), "rb") as fh:
-                raw = fh.read(MAX_BYTES + 1)
-            if len(raw) <= MAX_BYTES:
+            raw = self._read_bytes(rel)
+            if raw is not None:
                 e["c"] = mentions_xla(raw)
                 e["h"] = _import_hints(raw)
         except OSError:
@@ -382,6 +381,13 @@ class ProjectIndex:
             self._facts.setdefault(rel, None)
         return self._facts[rel]
 
+    def _read_bytes(self, rel: str) -> bytes | None:
+        """The file's bytes, or None when it is larger than :data:`MAX_BYTES` (read no
+        further). Raises OSError when it cannot be read."""
+        with open(self.path(rel), "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+        return raw if len(raw) <= MAX_BYTES else None
+
     def holds_text(self, rel: str, source: str) -> bool:
         """The file of ``rel`` on disk decodes to ``source`` (False for an editor's unsaved
         buffer, or a file that cannot be read). The last answer is kept for the same
@@ -390,9 +396,8 @@ class ProjectIndex:
         if held is not None and held[0] == rel and held[1] is source:
             return held[2]
         try:
-            with open(self.path(rel), "rb") as fh:
-                raw = fh.read(MAX_BYTES + 1)
-            same = len(raw) <= MAX_BYTES and _decode(raw) == source
+            raw = self._read_bytes(rel)
+            same = raw is not None and _decode(raw) == source
         except (OSError, ValueError):
             same = False
         self._holds = (rel, source, same)
@@ -415,9 +420,8 @@ class ProjectIndex:
         found: Summary | None = None
         facts: FileFacts | None = None
         try:
-            with open(self.path(rel), "rb") as fh:
-                raw = fh.read(MAX_BYTES + 1)
-            if len(raw) <= MAX_BYTES:
+            raw = self._read_bytes(rel)
+            if raw is not None:
                 text = _decode(raw)
                 tree = parse_quietly(text, str(rel))
                 found = summarize(tree, text)
@@ -790,9 +794,8 @@ class ProjectIndex:
             return found
         names: set[str] = set()
         try:
-            with open(self.path(rel), "rb") as fh:
-                raw = fh.read(MAX_BYTES + 1)
-            tree = parse_quietly(_decode(raw), rel) if len(raw) <= MAX_BYTES else None
+            raw = self._read_bytes(rel)
+            tree = parse_quietly(_decode(raw), rel) if raw is not None else None
         except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
             tree = None
         if tree is not None:
@@ -1046,11 +1049,10 @@ class ProjectIndex:
             if m == rel or self.is_library(m):
                 continue
             try:
-                with open(self.path(m), "rb") as fh:
-                    raw = fh.read(MAX_BYTES + 1)
+                raw = self._read_bytes(m)
             except OSError:
                 continue
-            if len(raw) <= MAX_BYTES and needle in _decode(raw):
+            if raw is not None and needle in _decode(raw):
                 return True
         return False
 

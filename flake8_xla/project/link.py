@@ -804,17 +804,10 @@ class Session:
                 hops: int = 0) -> frozenset[Value] | None:
         """What the project defines under the qualified name ``q`` as ``ev``'s module
         spells it, or None (a library name, not a project name, or out of budget)."""
-        if ev.api.call(q.lstrip(".")) is not None and not q.startswith("."):
-            return None
-        importer = self._importer(ev)
-        if importer is None or hops > _MAX_REEXPORT:
-            return None
-        hit = self.index.resolve_name(importer[0], q)
+        hit = self._project_member(ev, q) if hops <= _MAX_REEXPORT else None
         if hit is None:
             return None
         target, rest = hit
-        if self.index.is_library(target) or not target.endswith(".py") or not rest:
-            return None  # a module itself stays a REF; its attributes resolve in turn
         an = self.analyzer(target)
         if an is None:
             return None
@@ -926,15 +919,23 @@ class Session:
         out = [ev._call_of(v, call, ctx, d) for v in callee]
         return join(*out) if out else UNKNOWN_SET
 
+    def _project_member(self, ev: Evaluator, q: str) -> tuple[str, list[str]] | None:
+        """``(module, names)`` when the qualified name ``q``, as ``ev``'s module spells it,
+        names something (not a module itself, which stays a REF) that a module of the
+        project defines; None for a name of the API model or of a library."""
+        if ev.api.call(q.lstrip(".")) is not None and not q.startswith("."):
+            return None
+        importer = self._importer(ev)
+        hit = self.index.resolve_name(importer[0], q) if importer is not None else None
+        if hit is None or self.index.is_library(hit[0]) or not hit[0].endswith(".py") or \
+                not hit[1]:
+            return None
+        return hit
+
     def _unanalysed_member(self, ev: Evaluator, q: str) -> bool:
         """``q`` names something a module of the project defines, which :meth:`resolve`
         did not analyse."""
-        if ev.api.call(q.lstrip(".")) is not None and not q.startswith("."):
-            return False
-        importer = self._importer(ev)
-        hit = self.index.resolve_name(importer[0], q) if importer is not None else None
-        return hit is not None and bool(hit[1]) and hit[0].endswith(".py") and \
-            not self.index.is_library(hit[0])
+        return self._project_member(ev, q) is not None
 
     def arrived(self, func: nodes.NodeNG, call: nodes.Call, result: frozenset[Value]) -> None:
         """A call of another module's function returned ``result``: remember the call as the

@@ -411,8 +411,7 @@ cannot run on an XLA host.
         ``map_location=`` of a load: a checkpoint read onto the CPU on an XLA host, whose
         tensors the model copies to wherever it lives (``load_state_dict``)."""
         cur = node
-        while isinstance(cur.parent, (nodes.IfExp, nodes.Call)) and not isinstance(
-                cur.parent, nodes.Assign):
+        while isinstance(cur.parent, (nodes.IfExp, nodes.Call)):
             cur = cur.parent
         assign = cur.parent
         if not isinstance(assign, nodes.Assign) or assign.value is not cur or \

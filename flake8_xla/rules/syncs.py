@@ -77,6 +77,13 @@ def sync_prefixes() -> tuple[str, ...]:
     return tuple(p for p, e in model().prefixes if e.sync)
 
 
+def _slice_bounds(sub: nodes.Subscript) -> list[nodes.NodeNG]:
+    """The bounds (start, stop, step) written in ``sub``'s slices (``x[a:b, ::c]``)."""
+    parts = sub.slice.elts if isinstance(sub.slice, nodes.Tuple) else [sub.slice]
+    return [b for p in parts if isinstance(p, nodes.Slice)
+            for b in (p.lower, p.upper, p.step) if b is not None]
+
+
 def _rebinds_item(target: nodes.Subscript) -> bool:
     """``batch[k] = v.to(device)`` in ``for k, v in batch.items():``, ``batch["ids"] =
     ...`` or ``batch[k] = batch[k].to(device)``: a dict's entry replaced (tensors have no
@@ -746,20 +753,17 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 what = "a Python list" if lists else "an nn.ModuleList"
                 return f"indexing {what} with a tensor", fix
         if isinstance(node, nodes.Subscript) and node.ctx == Context.Load and (
-                base := an.value(node.value, ctx)) and all(
-                    v.kind is Kind.TENSOR and v.device == "cpu" or
-                    v.kind in (Kind.LIST, Kind.TUPLE, Kind.HOST) for v in base) and \
-                not V.holds_lazy(base, strong=strong):
+                bounds := _slice_bounds(node)):
             # ``values.cpu()[ix, start:ends[ix]]`` with ``ends`` a lazy tensor: a slice of
             # a host value takes its bounds' ``__index__``, which reads each on the host
             # (only a bound every value of which is a lazy tensor; a lazy tensor sliced so
-            # is a dynamic shape, XLA104's)
-            parts = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
-            for part in parts:
-                if not isinstance(part, nodes.Slice):
-                    continue
-                for bound in (part.lower, part.upper, part.step):
-                    vs = an.value(bound, ctx) if bound is not None else frozenset()
+            # is a dynamic shape, XLA104's). The bounds first: most subscripts have none.
+            base = an.value(node.value, ctx)
+            if base and all(v.kind is Kind.TENSOR and v.device == "cpu" or
+                            v.kind in (Kind.LIST, Kind.TUPLE, Kind.HOST) for v in base) and \
+                    not V.holds_lazy(base, strong=strong):
+                for bound in bounds:
+                    vs = an.value(bound, ctx)
                     if vs and all(V.lazy_value(v, strong) for v in vs):
                         return "slicing with a tensor as a bound", fix
         if isinstance(node, nodes.BinOp) and node.op == "%" and self._format_string(node.left):
