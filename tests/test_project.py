@@ -3917,6 +3917,60 @@ def test_a_models_forward_takes_what_another_modules_step_passes(tmp_path: Path)
     assert lint(top / "model.py") == [(14, "XLA104"), (15, "XLA104")]
 
 
+def test_a_forward_takes_what_callers_of_a_factory_of_its_class_pass(tmp_path: Path) -> None:
+    """``model = build_model(cfg)`` in ``train.py`` (``build_model`` of ``model.py`` returns
+    a ``TokenClassifier``): the step's ``model(ids, labels)`` runs its forward with the
+    loader's lazy tensors, as for a script that names the class. A factory returning
+    something else gives the forward nothing."""
+    model_py = """\
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class TokenClassifier(nn.Module):
+            def __init__(self, n=5):
+                super().__init__()
+                self.emb = nn.Embedding(1000, 32)
+                self.head = nn.Linear(32, n)
+
+            def forward(self, input_ids, labels):
+                logits = self.head(self.emb(input_ids))
+                active = labels != -100
+                active_logits = logits[active]
+                return F.cross_entropy(active_logits, labels[active])
+
+
+        def build_model(cfg):
+            return {ret}
+        """
+    train_py = """\
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.parallel_loader as pl
+
+        from model import build_model
+
+
+        def main(dataset, cfg):
+            device = torch_xla.device()
+            loader = torch.utils.data.DataLoader(dataset, batch_size=64, drop_last=True)
+            model = build_model(cfg).to(device)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for ids, labels in pl.MpDeviceLoader(loader, device):
+                opt.zero_grad()
+                loss = model(ids, labels)
+                loss.backward()
+                xm.optimizer_step(opt)
+        """
+    top = write(tmp_path / "r", {"pyproject.toml": "", "train.py": train_py,
+                                 "model.py": model_py.format(ret="TokenClassifier(cfg.n)")})
+    assert lint(top / "model.py") == [(14, "XLA104"), (15, "XLA104")]
+    other = write(tmp_path / "o", {"pyproject.toml": "", "train.py": train_py,
+                                   "model.py": model_py.format(ret="cfg.model")})
+    assert lint(other / "model.py") == []
+
+
 def test_a_process_group_set_up_by_a_helper_makes_the_script_multi_replica(tmp_path: Path
                                                                            ) -> None:
     """``rank, world = dist_utils.init_distributed()`` sets up the XLA process group that

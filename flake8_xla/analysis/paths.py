@@ -370,6 +370,9 @@ def _base_truth(test: nodes.NodeNG, ev: Evaluator | None, depth: int = 0) -> boo
             # (``"xla:0"`` starts so too)
             return _comparison_truth(test.func.expr, "==", prefix, ev)
         q = ev.qualname(test.func) if ev is not None else None
+        if q == "bool" and len(test.args) == 1 and not test.keywords:
+            # ``bool(args.amp and device.type == "cuda")``: the truth of what it converts
+            return _base_truth(test.args[0], ev, depth + 1)
         if q in XLA_FALSE_CALLS:
             return False
         flag = _getattr_flag(test, ev)

@@ -600,7 +600,9 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
         if split in sizes:
             text = str(sizes[split])
     elif entry.name.endswith("TensorDataset") and call.args:
-        size = _leading_dim(ev, call.args[0], ctx, d, 0)
+        # (every tensor of a TensorDataset has its rows: it asserts so; the first known)
+        size = next((n for a in call.args if not isinstance(a, nodes.Starred)
+                     if (n := _leading_dim(ev, a, ctx, d, 0)) is not None), None)
         text = str(size) if size is not None else None
     elif entry.name == "torchvision.datasets.FakeData":
         # ``FakeData(size=51_200, ...)``: that many images (1000 by default)
@@ -733,11 +735,24 @@ def _leading_dim(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, dep
             (a for a in node.args if isinstance(a, (nodes.Tuple, nodes.List))), None)
     elif q in _SHAPED_FACTORIES:
         first = keyword(node, "size") or (node.args[0] if node.args else None)
+    elif q == "torch.arange":
+        return _arange_count(ev, node, ctx, d)
     else:
         return None
     if isinstance(first, (nodes.Tuple, nodes.List)):
         first = first.elts[0] if first.elts else None
     return _known_int(ev, first, ctx, d)
+
+
+def _arange_count(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> int | None:
+    """The entries of ``torch.arange(end)`` / ``arange(start, end[, step])`` with known int
+    bounds given by position, else None."""
+    if call.keywords or not 1 <= len(call.args) <= 3:
+        return None
+    bounds = [_known_int(ev, a, ctx, d) for a in call.args]
+    if any(b is None for b in bounds) or (len(bounds) == 3 and not bounds[2]):
+        return None
+    return len(range(*bounds))  # type: ignore[arg-type]
 
 
 def _known_int(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: int

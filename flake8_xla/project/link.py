@@ -303,6 +303,25 @@ def _setup_value(v: Value) -> bool:
         p.kind in _SETUP_KINDS for part in V.parts(v) for p in part)
 
 
+def _factories(ev: Evaluator, klass: nodes.ClassDef, d: int) -> list[str]:
+    """Names of the top-level functions of ``klass``'s module that build an instance of it
+    and return it (``def make_loss(cfg): return RegressionLoss(...)``): the modules that
+    call one of them hold instances of the class without naming it."""
+    found: list[str] = []
+    for name in ev.name_uses(klass.name):
+        call = name.parent
+        if not (isinstance(call, nodes.Call) and call.func is name):
+            continue
+        func = call.scope()
+        if not isinstance(func, nodes.FunctionDef) or not isinstance(func.parent, nodes.Module) \
+                or func.name in found:
+            continue
+        if any(v.kind in (Kind.MODULE, Kind.OBJECT) and v.node is klass
+               for v in ev.returns(func, None, d)):
+            found.append(func.name)
+    return found
+
+
 def _named_sites(an: Analyzer, attr: str, name: str, method: bool) -> list[nodes.Call]:
     """The calls of a caller module that may run method ``attr`` of the class ``name``:
     calls of ``<obj>.attr`` for a method (``super().attr`` among them), else of the class
@@ -1114,7 +1133,8 @@ class Session:
         found: list[frozenset[Value]] = []
         if owner is not None:
             sites = 0
-            for caller in self._callers(owner[0], (klass.name,)):
+            names = (klass.name, *_factories(ev, klass, d))
+            for caller in self._callers(owner[0], names):
                 an = self.analyzer(caller)
                 if an is None or an.module is ev.module:
                     continue

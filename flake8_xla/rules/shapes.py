@@ -586,7 +586,12 @@ def _fixed_length(node: nodes.NodeNG, depth: int = 0) -> bool:
             bound = _list_fill_to(fill)
             if bound is not None and _capped_at(head, bound):
                 return True
-        return False
+    if isinstance(node, nodes.BinOp) and node.op in ("+", "-", "*", "/"):
+        # ``torch.randn(SEGMENT) * self.scale``: a fixed-length tensor scaled or shifted
+        # by a number the same for every item keeps its length
+        return any(_fixed_length(t, depth + 1) and (
+            isinstance(o, nodes.Const) and isinstance(o.value, float) or _item_independent(o))
+            for t, o in ((node.left, node.right), (node.right, node.left)))
     if not isinstance(node, nodes.Call):
         return False
     f = node.func
@@ -807,12 +812,48 @@ def _collated_datasets(an: Analyzer, collate: nodes.NodeNG) -> list[nodes.ClassD
                 continue
             built = True
             data = argument(call, 0, "dataset")
-            vs = owner.value(data) if data is not None else frozenset()
-            if not vs or not all(v.kind is Kind.DATASET and isinstance(v.node, nodes.ClassDef)
-                                 for v in vs):
+            classes = _dataset_classes(owner, owner.value(data) if data is not None
+                                       else frozenset())
+            if classes is None:
                 return None
-            datasets += [v.node for v in vs if v.node not in datasets]
+            datasets += [c for c in classes if c not in datasets]
     return datasets if built else list(an.module_nodes(nodes.ClassDef))
+
+
+#: Datasets whose items are those of the datasets they are built from (their first
+#: argument: one dataset, or a list of them).
+_ITEM_WRAPPERS = ("torch.utils.data.ConcatDataset", "torch.utils.data.Subset")
+
+
+def _dataset_classes(an: Analyzer, vs: frozenset[V.Value], depth: int = 0
+                     ) -> list[nodes.ClassDef] | None:
+    """The project's Dataset classes whose items a loader over ``vs`` yields: instances of
+    them, and the datasets a ``ConcatDataset([...])`` or ``Subset(ds, idx)`` built in
+    ``an``'s module takes its items from. None when some item source is not such a
+    class (or not known)."""
+    if not vs or depth > 3:
+        return None
+    found: list[nodes.ClassDef] = []
+    for v in vs:
+        if v.kind is Kind.DATASET and isinstance(v.node, nodes.ClassDef):
+            inner: list[nodes.ClassDef] | None = [v.node]
+        elif v.kind is Kind.DATASET and v.qual in _ITEM_WRAPPERS and \
+                isinstance(v.node, nodes.Call) and v.node.root() is an.module:
+            arg = argument(v.node, 0, "datasets" if v.qual.endswith("ConcatDataset")
+                           else "dataset")
+            held = an.value(arg) if arg is not None else frozenset()
+            if v.qual.endswith("ConcatDataset"):
+                # (a list or tuple of datasets: the values of its elements)
+                if any(x.kind not in (Kind.LIST, Kind.TUPLE) for x in held):
+                    return None
+                held = frozenset().union(*(p for x in held for p in V.parts(x)))
+            inner = _dataset_classes(an, held, depth + 1)
+        else:
+            inner = None
+        if inner is None:
+            return None
+        found += [c for c in inner if c not in found]
+    return found
 
 
 def _items_fixed(an: Analyzer, pad: nodes.NodeNG) -> bool:
@@ -1841,43 +1882,117 @@ divide it, which is not known.
                                                   "dataloader_drop_last=True",
                                        fix=self.FIX_TRAINER)
         reported: set[int] = set()
-        link = an.link
+        # (ragged loaders of a factory whose callers pass ``drop_last``, reached through a
+        # site that names no one call of it: reported at the factory only when no call
+        # of it is)
+        deferred: dict[int, tuple[V.Value, nodes.NodeNG]] = {}
+        passed: set[int] = set()
         for origin, site in self._loaders_on_xla_path():
-            if id(origin.node) in reported or not isinstance(origin.node, nodes.Call):
+            if not isinstance(origin.node, nodes.Call):
+                continue
+            factory = self._drop_last_factory(origin.node)
+            passing = self._passing_call(factory, site) if factory is not None else None
+            if factory is not None and passing is None:
+                if self._ragged(origin):
+                    deferred.setdefault(id(origin.node), (origin, site))
+                continue
+            key = id(passing if passing is not None else origin.node)
+            if key in reported:
                 continue
             if not self._ragged(origin):
                 continue  # (one loader of a helper, not ragged with its call's arguments:
                 # another call of the same helper may still give a ragged one)
-            reported.add(id(origin.node))
-            if link is not None and origin.node.root() is not an.module and \
-                    link.home_is_xla_code(origin.node):
-                continue  # reported where it is built, when that module is checked
-            if not an.off_xla_path(origin.node):
-                what = self.origin_text(origin.node, "this DataLoader",
-                                        "the DataLoader built at {where}")
-                far = link.where(site) if link is not None and \
-                    site.root() is not an.module else None
-                if far is not None:
-                    what = f"this DataLoader, which {self._site_text(site)} at {far},"
-                at: nodes.NodeNG = origin.node
-                if origin.has("partial_batches"):
-                    # (at the pipeline's ``.batched(bs)`` stage, where the short batches
-                    # are made and ``partial=False`` goes, when this module builds it)
-                    dataset = argument(origin.node, 0, "dataset")
-                    stage = partial_batching_call(an.ev, dataset) if dataset is not None \
-                        else None
-                    if stage is not None and stage.root() is an.module and \
-                            not an.off_xla_path(stage):
-                        # (on the line of ``.batched(``, not where a chained pipeline
-                        # expression starts)
-                        at = stage.args[0] if stage.args else stage
-                        f = stage.func
-                        # (``.batched`` of a chained pipeline; ``ds.batched``/``wds.batched``)
-                        label = f".{f.attrname}" if isinstance(f, nodes.Attribute) and \
-                            not isinstance(f.expr, nodes.Name) else f.as_string()
-                        what = f"the webdataset stage {label}(...) feeding this DataLoader"
-                fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
-                yield self.finding(at, fix=fix, what=what)
+            reported.add(key)
+            if passing is not None and factory is not None:
+                # (the factory's caller wrote the ``drop_last`` that makes it ragged)
+                passed.add(id(origin.node))
+                if not an.off_xla_path(passing):
+                    yield self.finding(passing, fix=self.FIX_LOADER, what=(
+                        f"the DataLoader that {factory[0].name}() builds (line "
+                        f"{origin.node.lineno}) with the drop_last passed here"))
+                continue
+            yield from self._origin_findings(origin, site)
+        for key, (origin, site) in deferred.items():
+            if key not in passed and key not in reported:
+                reported.add(key)
+                yield from self._origin_findings(origin, site)
+
+    def _origin_findings(self, origin: V.Value, site: nodes.NodeNG) -> Iterator[Finding]:
+        """The finding of a ragged loader ``origin`` that ``site`` reaches, at the
+        DataLoader call (or the webdataset stage that makes the short batches)."""
+        an = self.an
+        link = an.link
+        if link is not None and origin.node.root() is not an.module and \
+                link.home_is_xla_code(origin.node):
+            return  # reported where it is built, when that module is checked
+        if not an.off_xla_path(origin.node):
+            what = self.origin_text(origin.node, "this DataLoader",
+                                    "the DataLoader built at {where}")
+            far = link.where(site) if link is not None and \
+                site.root() is not an.module else None
+            if far is not None:
+                what = f"this DataLoader, which {self._site_text(site)} at {far},"
+            at: nodes.NodeNG = origin.node
+            if origin.has("partial_batches"):
+                # (at the pipeline's ``.batched(bs)`` stage, where the short batches
+                # are made and ``partial=False`` goes, when this module builds it)
+                dataset = argument(origin.node, 0, "dataset")
+                stage = partial_batching_call(an.ev, dataset) if dataset is not None \
+                    else None
+                if stage is not None and stage.root() is an.module and \
+                        not an.off_xla_path(stage):
+                    # (on the line of ``.batched(``, not where a chained pipeline
+                    # expression starts)
+                    at = stage.args[0] if stage.args else stage
+                    f = stage.func
+                    # (``.batched`` of a chained pipeline; ``ds.batched``/``wds.batched``)
+                    label = f".{f.attrname}" if isinstance(f, nodes.Attribute) and \
+                        not isinstance(f.expr, nodes.Name) else f.as_string()
+                    what = f"the webdataset stage {label}(...) feeding this DataLoader"
+            fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
+            yield self.finding(at, fix=fix, what=what)
+
+    def _drop_last_factory(self, loader: nodes.Call) -> tuple[nodes.FunctionDef, str] | None:
+        """``(factory, parameter)`` when ``loader``, a DataLoader call of a function of this
+        module, takes its ``drop_last`` from a parameter of it that is never rebound
+        (``def make_loader(ds, bs, drop_last): return DataLoader(ds, bs,
+        drop_last=drop_last)``) and every call of it in the module passes that parameter:
+        the caller writes what makes it ragged; else None."""
+        an = self.an
+        func = loader.frame()
+        drop = keyword(loader, "drop_last")
+        if not isinstance(func, nodes.FunctionDef) or loader.root() is not an.module or \
+                not isinstance(drop, nodes.Name):
+            return None
+        binds = an.ev.bindings(drop)
+        if len(binds) != 1 or not isinstance(binds[0].parent, nodes.Arguments) or \
+                binds[0].parent.parent is not func:
+            return None  # (not the factory's own parameter, or rebound)
+        sites = an.ev.call_sites(func)
+        if not sites or not all(isinstance(an.ev.site_argument(func, call, drop.name, bound),
+                                           nodes.NodeNG) for call, bound in sites):
+            return None  # (a call leaving it to the default: the factory's line decides)
+        return func, drop.name
+
+    def _passing_call(self, factory: tuple[nodes.FunctionDef, str], site: nodes.NodeNG
+                      ) -> nodes.Call | None:
+        """The one call of ``factory`` (see :meth:`_drop_last_factory`) whose loader ``site``
+        (a step loop or an XLA loader call) iterates: ``val_loader = make_loader(val_ds,
+        16, drop_last=False)`` then ``pl.MpDeviceLoader(val_loader, device)``; None when
+        the site's loader is not such a call (a parameter, a container)."""
+        an = self.an
+        expr = site.iter if isinstance(site, nodes.For) else (
+            argument(site, 0, "loader") if isinstance(site, nodes.Call) else None)
+        if isinstance(expr, nodes.Call) and an.is_builtin(expr.func, "enumerate") and \
+                expr.args:
+            expr = expr.args[0]
+        made = [expr]
+        if isinstance(expr, nodes.Name):
+            made = [b.parent.value for b in an.ev.bindings(expr)
+                    if isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign)]
+        found = [call for call, _ in an.ev.call_sites(factory[0])
+                 if any(call is m for m in made)]
+        return found[0] if len(found) == 1 else None
 
     def _sliced_batches(self) -> Iterator[Finding]:
         """``for begin in range(0, len(ids), bs): batch = ids[begin:begin + bs]`` in a step
