@@ -1096,7 +1096,10 @@ for w in wavs)`, a speaker-ID or audio-clip loader) where it takes the `min(...)
 batch to its longest item: it is reported when every function the script hands to
 `dataset.map(...)` tokenizes without padding to `'max_length'` (line-by-line MLM), not
 when a mapped step such as `group_texts` cuts the corpus into blocks of one length, nor
-with a `pad_to_multiple_of` of 64 or more.
+with a `pad_to_multiple_of` of 64 or more. Nor is a pad-to-longest collate whose every
+Dataset (those its DataLoaders load, also through `ConcatDataset([...])` or `Subset(ds,
+idx)`) returns the padded part at one length from `__getitem__`: a crop beside a padding
+to a constant, `F.interpolate(size=C)`, or `torch.randn(C)` (also scaled by a number).
 
 Measured (checks/XLA101, PJRT_DEVICE=CPU): one uncached compilation per distinct
 padded length for the flagged script against at most two for the fixed one.
@@ -1813,7 +1816,11 @@ limit is the literal 1.0 on some path), and
 `drop_last` is absent
 or literally `False`. That loop may be in another module of the project: a loader
 passed to `engine.train_one_epoch(...)`, or returned by a factory whose caller loops over
-it, is still reported at its `DataLoader(...)` line, in the module that builds it. Not reported for loaders prepared by accelerate (whose loaders
+it, is still reported at its `DataLoader(...)` line, in the module that builds it. A
+factory of the module whose every call passes the `drop_last` it hands to its
+`DataLoader` (`def make_loader(ds, bs, drop_last): ...` and `val_loader = make_loader(ds,
+16, drop_last=False)`) is reported at each ragged call whose loader reaches the step,
+where `drop_last=False` is written. Not reported for loaders prepared by accelerate (whose loaders
 even out the batches across processes), batch size 1, a `batch_sampler`, and a
 dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32; a
 batch size given on the command line counts at its argparse default, the run as the
