@@ -442,14 +442,17 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
     """The bool constant a constructor's parameter holds in every construction of its
     class, when all of them are known: ``param`` is a parameter of a class's ``__init__``
     that it never rebinds and stores on ``self`` (no other method or code of the module
-    stores that attribute again), no class of the project derives from the class, the
-    class is only ever called where it is named (here and in the modules that name it:
-    no registry, alias, ``partial`` or ``cls(...)``), it is built at least once, and each
-    construction passes the same ``True``/``False`` (or leaves that default) with no
-    ``*args``/``**kwargs``. None otherwise. A method's callers are not all known (a
+    stores that attribute again), the class is only ever called where it is named (here
+    and in the modules that name it: no registry, alias, ``partial`` or ``cls(...)``), it
+    is built at least once, and each construction passes the same ``True``/``False`` (or
+    leaves that default) with no ``*args``/``**kwargs``. A subclass of the project counts
+    as one construction, its ``__init__``'s one ``super().__init__(...)`` (or
+    ``Base.__init__(self, ...)``): ``class Fast(Loss): def __init__(self): super().__init__(
+    validate=False)``; a subclass without an ``__init__`` of its own, or calling it other
+    than once, leaves the flag unknown. None otherwise. A method's callers are not all known (a
     subclass in another module calls ``self.decode(..., append_eos_token=True)``); a
     class's direct constructions are."""
-    from flake8_xla.analysis.flows import enclosing_class
+    from flake8_xla.analysis.flows import enclosing_class, is_super_call
 
     binds = ev.bindings(param)
     if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
@@ -461,15 +464,43 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
     if klass is None or not isinstance(klass.parent, nodes.Module):
         return None
     subs = ev.link.subclasses(ev, klass) if ev.link is not None else ev.subclasses(klass)
-    if subs is None or subs:
+    if subs is None:
         return None
     stored = {t.attrname for a in func.nodes_of_class(nodes.Assign)
               if isinstance(a.value, nodes.Name) and a.value.name == param.name
               for t in a.targets if isinstance(t, nodes.AssignAttr)}
-    if not stored or any(t.attrname in stored and t.frame() is not func
-                         for t in ev.module_nodes(nodes.AssignAttr)):
-        return None  # (``criterion.checks = True`` or a setter method: not the constructor's)
+    def restores(t: nodes.AssignAttr) -> bool:
+        # (``criterion.checks = True`` or a setter method: not the constructor's; another
+        # class's own ``self.checks = ...`` is its instances' attribute)
+        if t.attrname not in stored or t.frame() is func:
+            return False
+        owner_class = enclosing_class(t.frame()) if isinstance(t.expr, nodes.Name) and \
+            t.expr.name == "self" else None
+        return owner_class is None or owner_class is klass or owner_class in subs
+
+    if not stored or any(restores(t) for t in ev.module_nodes(nodes.AssignAttr)):
+        return None
+    # A subclass runs the constructor through its own ``__init__``'s one
+    # ``super().__init__(..., validate=False)`` (or ``Base.__init__(self, ...)``): a
+    # construction site of its own, in the subclass's module.
     sites: list[tuple[Evaluator, nodes.Call]] = []
+    base_sites: list[tuple[Evaluator, nodes.Call]] = []
+    for sub in subs:
+        owner = ev if sub.root() is ev.module else (
+            ev.link.evaluator_of(sub) if ev.link is not None else None)
+        init = next((m for m in sub.body if isinstance(m, nodes.FunctionDef)
+                     and m.name == "__init__"), None)
+        if owner is None or init is None:
+            return None  # (a subclass built with the base's own parameters: not followed)
+        runs = [c for c in init.nodes_of_class(nodes.Call)
+                if isinstance(c.func, nodes.Attribute) and c.func.attrname == "__init__" and (
+                    is_super_call(c) or isinstance(c.func.expr, nodes.Name) and
+                    c.func.expr.name == klass.name)]
+        if len(runs) != 1 or (owner is not ev and any(
+                restores(t) for t in owner.module_nodes(nodes.AssignAttr))):
+            return None
+        (base_sites if isinstance(runs[0].func.expr, nodes.Name) else sites).append(
+            (owner, runs[0]))
     analysed = [ev]
     if ev.link is not None:
         remote = ev.link.constructions(ev, klass)
@@ -488,18 +519,22 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
                     call.func.name in ("super", "isinstance", "issubclass") and \
                     name in call.args:
                 continue  # (``super(Loss, self).__init__()``, a type test: no instance)
+            if isinstance(call, nodes.ClassDef) and call in subs or any(
+                    name is c.func.expr for _, c in base_sites):
+                continue  # (a subclass's base, its ``Base.__init__(self, ...)``: above)
             if not (isinstance(call, nodes.Call) and call.func is name):
                 return None  # named other than to build it: built where it is not seen
             if owner is ev:
                 sites.append((ev, call))
-    if not sites:
+    if not sites and not base_sites:
         return None  # never built in the project (by a config system, say): not known
     found: set[bool] = set()
-    for owner, call in sites:
+    for owner, call, bound in [*((o, c, True) for o, c in sites),
+                               *((o, c, False) for o, c in base_sites)]:
         if any(isinstance(a, nodes.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords or ()):
             return None
-        arg = owner.site_argument(func, call, param.name, bound_self=True)
+        arg = owner.site_argument(func, call, param.name, bound_self=bound)
         if arg is None:
             default = func.args.default_value(param.name) if param.name in \
                 [a.name for a in func.args.arguments] else None
