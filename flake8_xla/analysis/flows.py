@@ -3762,6 +3762,12 @@ class Evaluator:
             return V.host("bool")
         parts = [self.value(node.left, ctx, d)] + [self.value(n, ctx, d) for _, n in node.ops]
         both = join(*parts)
+        if len(node.ops) == 1 and node.ops[0][0] in ("==", "!=") and any(
+                isinstance(n, nodes.Const) and isinstance(n.value, str) or
+                isinstance(n, nodes.JoinedStr) for n in (node.left, node.ops[0][1])):
+            # ``batch["sentiment"][i] == "neutral"``: compared with a string, the other side
+            # is a string (a tensor never equals one), never a lazy tensor
+            return V.host("bool", _string_equality(node, parts))
         if V.any_kind(both, Kind.TENSOR):
             return V.tensor(V.tensor_device(both), flags=frozenset({"bool"}))
         if V.all_kind(both, Kind.HOST, Kind.DEVICE, Kind.REF):
