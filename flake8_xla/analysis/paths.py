@@ -469,14 +469,22 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
     stored = {t.attrname for a in func.nodes_of_class(nodes.Assign)
               if isinstance(a.value, nodes.Name) and a.value.name == param.name
               for t in a.targets if isinstance(t, nodes.AssignAttr)}
+    # (the names of the classes the instances may also be: bases of the class and of its
+    # subclasses, mixins among them)
+    related = {b.name if isinstance(b, nodes.Name) else b.attrname
+               for c in [klass, *subs] for b in c.bases
+               if isinstance(b, (nodes.Name, nodes.Attribute))}
+
     def restores(t: nodes.AssignAttr) -> bool:
-        # (``criterion.checks = True`` or a setter method: not the constructor's; another
-        # class's own ``self.checks = ...`` is its instances' attribute)
+        # (``criterion.checks = True`` or a setter method: not the constructor's; an
+        # unrelated class's own ``self.checks = ...`` is its instances' attribute, a
+        # mixin's is not)
         if t.attrname not in stored or t.frame() is func:
             return False
         owner_class = enclosing_class(t.frame()) if isinstance(t.expr, nodes.Name) and \
             t.expr.name == "self" else None
-        return owner_class is None or owner_class is klass or owner_class in subs
+        return owner_class is None or owner_class is klass or owner_class in subs or \
+            owner_class.name in related
 
     if not stored or any(restores(t) for t in ev.module_nodes(nodes.AssignAttr)):
         return None

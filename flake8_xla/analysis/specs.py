@@ -524,6 +524,14 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
                 parts.append(one(Kind.DATASET, node=call, qual=entry.name,
                                  text=size if size is not None and size.isdigit() else None))
             return one(Kind.LIST, elts=tuple(parts))
+        held = ev.value(lengths, ctx, d) if lengths is not None else UNKNOWN_SET
+        if len(held) == 1 and (seq := next(iter(held))).kind in (Kind.LIST, Kind.TUPLE) and \
+                seq.elts is not None and seq.elem is None:
+            # ``random_split(full, list(cfg.split))`` of a known tuple of sizes
+            return one(Kind.LIST, elts=tuple(
+                one(Kind.DATASET, node=call, qual=entry.name,
+                    text=size if (size := V.single_text(e)) is not None and size.isdigit()
+                    else None) for e in seq.elts))
         return one(Kind.LIST, elem=one(Kind.DATASET, node=call, qual=entry.name))
     if entry.returns == "dataset:sharded":
         # ``split_dataset_by_node(ds, rank=..., world_size=...)``, ``ds.shard(n, i)``: this
@@ -599,6 +607,16 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
                 split = "train" if is_train else "test"
         if split in sizes:
             text = str(sizes[split])
+    elif entry.name.endswith("ConcatDataset") and call.args:
+        # ``ConcatDataset([clean, noisy])``: as many rows as its datasets together
+        held = _arg_value(ev, call, 0, ctx, d)
+        seq = next(iter(held)) if len(held) == 1 else None
+        if seq is not None and seq.kind in (Kind.LIST, Kind.TUPLE) and seq.elts and \
+                seq.elem is None:
+            sizes_of = [next(iter(e)).text if len(e) == 1 and next(iter(e)).kind is
+                        Kind.DATASET else None for e in seq.elts]
+            if all(t is not None and t.isdigit() for t in sizes_of):
+                text = str(sum(int(t) for t in sizes_of))  # type: ignore[arg-type]
     elif entry.name.endswith("TensorDataset") and call.args:
         # (every tensor of a TensorDataset has its rows: it asserts so; the first known)
         size = next((n for a in call.args if not isinstance(a, nodes.Starred)
@@ -721,6 +739,13 @@ def _leading_dim(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, dep
         return _leading_dim(ev, value, ctx, d, depth + 1) if value is not None else None
     if isinstance(node, nodes.Subscript):
         return _sliced_dim(ev, node, ctx, d, depth)
+    if isinstance(node, nodes.BinOp) and node.op in ("+", "-", "*", "/"):
+        # ``torch.randn(n, 40) + shift``: a tensor and a host number have the tensor's rows
+        for t, o in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(o, nodes.Const) and isinstance(o.value, (int, float)) or \
+                    V.is_host_only(ev.value(o, ctx, d)):
+                return _leading_dim(ev, t, ctx, d, depth + 1)
+        return None
     if not isinstance(node, nodes.Call):
         return None
     if isinstance(node.func, nodes.Attribute) and node.func.attrname in _SAME_ROWS and \
@@ -1009,6 +1034,9 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         if not call.args:
             return one(Kind.LIST, elts=())
         inner = _arg_value(ev, call, 0, ctx, d)
+        if len(inner) == 1 and (seq := next(iter(inner))).kind in (Kind.LIST, Kind.TUPLE) and \
+                seq.elts is not None and seq.elem is None:
+            return one(Kind.LIST, elts=seq.elts)  # ``list(cfg.split)`` of a known tuple
         return one(Kind.LIST, elem=ev.iterate(inner, d))
     if spec == "dict":
         items = tuple((k.arg, ev.value(k.value, ctx, d)) for k in call.keywords or () if k.arg)

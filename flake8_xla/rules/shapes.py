@@ -520,16 +520,6 @@ _SHAPE_KEEPING = frozenset({"float", "long", "int", "half", "double", "contiguou
                             "detach", "to", "numpy", "squeeze", "unsqueeze"})
 
 
-def _crops(node: nodes.NodeNG) -> bool:
-    """``node`` is a crop ``x[s:s + C]`` (possibly converted: ``.float()``)."""
-    while isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
-            node.func.attrname in _SHAPE_KEEPING:
-        node = node.func.expr
-    return isinstance(node, nodes.Subscript) and any(
-        isinstance(p, nodes.Slice) for p in (
-            node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]))
-
-
 def _item_independent(node: nodes.NodeNG, depth: int = 0) -> bool:
     """``node`` is the same for every item of a dataset: an int constant, a module-level
     name (``SEGMENT = 2 * SAMPLE_RATE``), an attribute of ``self`` (``self.num_samples``),
@@ -552,69 +542,78 @@ def _item_independent(node: nodes.NodeNG, depth: int = 0) -> bool:
     return False
 
 
-def _fixed_length(node: nodes.NodeNG, depth: int = 0) -> bool:
-    """``node``, a value ``__getitem__`` returns, has one length whatever the item: a crop
-    of a fixed extent (``wav[start:start + SEGMENT]``), a padding up to a fixed length
-    (``F.pad(wav, (0, SEGMENT - n))``), a resize to a fixed size (``F.interpolate(mel,
-    size=FRAMES)``), through indexing and dtype or device changes; a name every binding of
-    which, where it is returned, is one of those (the two arms of ``if n >= SEGMENT:``)."""
+def _length_kind(node: nodes.NodeNG, depth: int = 0) -> str | None:
+    """How ``node``, a value ``__getitem__`` returns, gets one length whatever the item:
+    ``"fixed"`` for a padding up to a fixed length (``F.pad(wav, (0, SEGMENT - n))``), a
+    resize to a fixed size (``F.interpolate(mel, size=FRAMES)``), a tensor made at a fixed
+    size (``torch.randn(SEGMENT)``), or a name bound so on some arm (``if n >= SEGMENT:
+    wav = wav[s:s + SEGMENT]`` / ``else: wav = F.pad(...)``); ``"crop"`` for a crop of a
+    fixed extent alone (``wav[start:start + SEGMENT]``, which leaves an item shorter than
+    its extent as it is); through indexing, dtype or device changes and scaling by a
+    number. None otherwise."""
     if depth > 6:
-        return False
+        return None
     if isinstance(node, nodes.Name):
         values = _reaching_values(node)
-        # (a crop alone leaves an item shorter than its extent as it is: ``x[s:s + C]``
-        # is fixed only beside a binding that pads or resizes, the other arm of ``if
-        # n >= C:``)
-        return bool(values) and all(_fixed_length(v, depth + 1) for v in values) and (
-            depth > 0 or not all(_crops(v) for v in values))
+        kinds = [_length_kind(v, depth + 1) for v in values or ()]
+        if not kinds or None in kinds:
+            return None
+        return "crop" if all(k == "crop" for k in kinds) else "fixed"
     if isinstance(node, nodes.Subscript):
         parts = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
         slices = [p for p in parts if isinstance(p, nodes.Slice)]
         if not slices:
-            return _fixed_length(node.value, depth + 1)  # ``interpolate(m[None], ...)[0]``
+            return _length_kind(node.value, depth + 1)  # ``interpolate(m[None], ...)[0]``
         last = slices[-1]
         if len(slices) != 1 or last.lower is None or last.step is not None or not (
                 isinstance(last.upper, nodes.BinOp) and last.upper.op == "+"):
-            return False
+            return None
         start = last.lower.as_string()
         upper = last.upper
-        return any(a.as_string() == start and _item_independent(b)
-                   for a, b in ((upper.left, upper.right), (upper.right, upper.left)))
+        return "crop" if any(a.as_string() == start and _item_independent(b) for a, b in (
+            (upper.left, upper.right), (upper.right, upper.left))) else None
     if isinstance(node, nodes.BinOp) and node.op == "+":
         # ``ids + [PAD] * (MAX_LEN - len(ids))`` of ``ids = tokens[:MAX_LEN]``
         for head, fill in ((node.left, node.right), (node.right, node.left)):
             bound = _list_fill_to(fill)
             if bound is not None and _capped_at(head, bound):
-                return True
+                return "fixed"
     if isinstance(node, nodes.BinOp) and node.op in ("+", "-", "*", "/"):
-        # ``torch.randn(SEGMENT) * self.scale``: a fixed-length tensor scaled or shifted
-        # by a number the same for every item keeps its length
-        return any(_fixed_length(t, depth + 1) and (
-            isinstance(o, nodes.Const) and isinstance(o.value, float) or _item_independent(o))
-            for t, o in ((node.left, node.right), (node.right, node.left)))
+        # ``torch.randn(SEGMENT) * self.scale``, ``clip / 32768.0``: a tensor scaled or
+        # shifted by a number the same for every item keeps its length (and its kind)
+        for t, o in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(o, nodes.Const) and isinstance(o.value, float) or \
+                    _item_independent(o):
+                kind = _length_kind(t, depth + 1)
+                if kind is not None:
+                    return kind
+        return None
     if not isinstance(node, nodes.Call):
-        return False
+        return None
     f = node.func
     name = callee_name(f)
     if name in ("randn", "rand", "zeros", "ones", "empty", "full") and node.args:
         sizes = node.args[0].elts if isinstance(node.args[0], (nodes.Tuple, nodes.List)) \
             else node.args[:1] if name == "full" else node.args
-        return all(_item_independent(e) for e in sizes)  # ``torch.randn(SEGMENT)``
+        # ``torch.randn(SEGMENT)``
+        return "fixed" if all(_item_independent(e) for e in sizes) else None
     if name == "interpolate":
         size = keyword(node, "size") or (node.args[1] if len(node.args) > 1 else None)
-        return size is not None and (_item_independent(size) or isinstance(
-            size, (nodes.Tuple, nodes.List)) and all(_item_independent(e) for e in size.elts))
+        return "fixed" if size is not None and (_item_independent(size) or isinstance(
+            size, (nodes.Tuple, nodes.List)) and all(_item_independent(e) for e in size.elts)
+        ) else None
     if name == "pad" and len(node.args) >= 2 and isinstance(node.args[1], (nodes.Tuple,
                                                                            nodes.List)):
         # ``F.pad(wav, (0, SEGMENT - n))``: up to SEGMENT (not ``hop - n % hop``: up to a
         # multiple of the hop, which varies)
-        return any(isinstance(e, nodes.BinOp) and e.op == "-" and
-                   _item_independent(e.left) and not any(
-                       b.op == "%" for b in [e.right, *e.right.nodes_of_class(nodes.BinOp)]
-                       if isinstance(b, nodes.BinOp)) for e in node.args[1].elts)
+        return "fixed" if any(isinstance(e, nodes.BinOp) and e.op == "-" and
+                              _item_independent(e.left) and not any(
+                                  b.op == "%" for b in [e.right, *e.right.nodes_of_class(
+                                      nodes.BinOp)] if isinstance(b, nodes.BinOp))
+                              for e in node.args[1].elts) else None
     if isinstance(f, nodes.Attribute) and f.attrname in _SHAPE_KEEPING:
-        return _fixed_length(f.expr, depth + 1)
-    return False
+        return _length_kind(f.expr, depth + 1)
+    return None
 
 
 def _reaching_values(name: nodes.Name) -> list[nodes.NodeNG] | None:
@@ -828,20 +827,23 @@ _ITEM_WRAPPERS = ("torch.utils.data.ConcatDataset", "torch.utils.data.Subset")
 def _dataset_classes(an: Analyzer, vs: frozenset[V.Value], depth: int = 0
                      ) -> list[nodes.ClassDef] | None:
     """The project's Dataset classes whose items a loader over ``vs`` yields: instances of
-    them, and the datasets a ``ConcatDataset([...])`` or ``Subset(ds, idx)`` built in
-    ``an``'s module takes its items from. None when some item source is not such a
-    class (or not known)."""
+    them, and the datasets a ``ConcatDataset([...])`` or ``Subset(ds, idx)`` takes its
+    items from (built in ``an``'s module or, through the project link, in another).
+    None when some item source is not such a class (or not known)."""
     if not vs or depth > 3:
         return None
     found: list[nodes.ClassDef] = []
     for v in vs:
+        ev = None
+        if v.kind is Kind.DATASET and v.qual in _ITEM_WRAPPERS and isinstance(v.node, nodes.Call):
+            ev = an.ev if v.node.root() is an.module else (
+                an.link.evaluator_of(v.node) if an.link is not None else None)
         if v.kind is Kind.DATASET and isinstance(v.node, nodes.ClassDef):
             inner: list[nodes.ClassDef] | None = [v.node]
-        elif v.kind is Kind.DATASET and v.qual in _ITEM_WRAPPERS and \
-                isinstance(v.node, nodes.Call) and v.node.root() is an.module:
+        elif ev is not None:
             arg = argument(v.node, 0, "datasets" if v.qual.endswith("ConcatDataset")
                            else "dataset")
-            held = an.value(arg) if arg is not None else frozenset()
+            held = ev.value(arg, None) if arg is not None else frozenset()
             if v.qual.endswith("ConcatDataset"):
                 # (a list or tuple of datasets: the values of its elements)
                 if any(x.kind not in (Kind.LIST, Kind.TUPLE) for x in held):
@@ -882,6 +884,7 @@ def _items_fixed(an: Analyzer, pad: nodes.NodeNG) -> bool:
         rets = [r for r in getitem.nodes_of_class(nodes.Return) if r.frame() is getitem]
         if not rets:
             return False
+        parts = []
         for r in rets:
             part = None
             if isinstance(r.value, (nodes.Tuple, nodes.List)) and isinstance(key, int) and \
@@ -890,8 +893,14 @@ def _items_fixed(an: Analyzer, pad: nodes.NodeNG) -> bool:
             elif isinstance(r.value, nodes.Dict) and isinstance(key, str):
                 part = next((v for k, v in r.value.items
                              if isinstance(k, nodes.Const) and k.value == key), None)
-            if part is None or not _fixed_length(part) or _crops(part):
+            kind = _length_kind(part) if part is not None else None
+            if kind is None:
                 return False
+            parts.append(kind)
+        if all(k == "crop" for k in parts):
+            # (a crop alone leaves a shorter item as it is; beside a return that pads or
+            # resizes, ``if n <= C: return F.pad(...)``, it only cuts the longer ones)
+            return False
         found = True
     return found
 
@@ -1820,7 +1829,14 @@ it, is still reported at its `DataLoader(...)` line, in the module that builds i
 factory of the module whose every call passes the `drop_last` it hands to its
 `DataLoader` (`def make_loader(ds, bs, drop_last): ...` and `val_loader = make_loader(ds,
 16, drop_last=False)`) is reported at each ragged call whose loader reaches the step,
-where `drop_last=False` is written. Not reported for loaders prepared by accelerate (whose loaders
+where `drop_last=False` is written. Nor is a loader whose every loop stops each pass
+after a known count (`if i + 1 == EVAL_BATCHES: break` with `i` the loop's `enumerate`
+index, or a count of the pass such as `seen += len(x)` set to 0 where the loop is), which
+may end before the last batch (a count kept across epochs stops the last epoch only).
+Dataset sizes are followed through `random_split(ds, [8000, 1000, 1000])` (also a
+known tuple of sizes), `ConcatDataset` (the sum of its parts), `Subset(ds, range(n))`
+and `TensorDataset` (the rows of any of its tensors, `torch.arange(n)` among them). Not
+reported for loaders prepared by accelerate (whose loaders
 even out the batches across processes), batch size 1, a `batch_sampler`, and a
 dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32; a
 batch size given on the command line counts at its argparse default, the run as the
@@ -1890,18 +1906,21 @@ divide it, which is not known.
                                        fix=self.FIX_TRAINER)
         reported: set[int] = set()
         # (ragged loaders of a factory whose callers pass ``drop_last``, reached through a
-        # site that names no one call of it: reported at the factory only when no call
-        # of it is)
-        deferred: dict[int, tuple[V.Value, nodes.NodeNG]] = {}
-        passed: set[int] = set()
+        # site that names no one call of it: see below)
+        deferred: list[tuple[V.Value, nodes.NodeNG, tuple[nodes.FunctionDef, str]]] = []
+        cut: dict[int, bool] = {}
         for origin, site in self._loaders_on_xla_path():
             if not isinstance(origin.node, nodes.Call):
                 continue
+            if id(site) not in cut:
+                cut[id(site)] = self._cut_short(site)
+            if cut[id(site)]:
+                continue  # (each pass stops after a known count, before its last batch)
             factory = self._drop_last_factory(origin.node)
             passing = self._passing_call(factory, site) if factory is not None else None
             if factory is not None and passing is None:
                 if self._ragged(origin):
-                    deferred.setdefault(id(origin.node), (origin, site))
+                    deferred.append((origin, site, factory))
                 continue
             key = id(passing if passing is not None else origin.node)
             if key in reported:
@@ -1912,17 +1931,31 @@ divide it, which is not known.
             reported.add(key)
             if passing is not None and factory is not None:
                 # (the factory's caller wrote the ``drop_last`` that makes it ragged)
-                passed.add(id(origin.node))
-                if not an.off_xla_path(passing):
-                    yield self.finding(passing, fix=self.FIX_LOADER, what=(
-                        f"the DataLoader that {factory[0].name}() builds (line "
-                        f"{origin.node.lineno}) with the drop_last passed here"))
+                yield from self._factory_call_finding(passing, factory[0], origin)
                 continue
             yield from self._origin_findings(origin, site)
-        for key, (origin, site) in deferred.items():
-            if key not in passed and key not in reported:
-                reported.add(key)
+        for origin, site, factory in deferred:
+            # The calls of the factory that give this very loader (the same value: the
+            # same arguments), reported there once each; none known: at the factory.
+            making = [call for call, _ in an.ev.call_sites(factory[0])
+                      if origin in an.value(call)]
+            if making:
+                for call in making:
+                    if id(call) not in reported:
+                        reported.add(id(call))
+                        yield from self._factory_call_finding(call, factory[0], origin)
+            elif id(origin.node) not in reported:
+                reported.add(id(origin.node))
                 yield from self._origin_findings(origin, site)
+
+    def _factory_call_finding(self, call: nodes.Call, factory: nodes.FunctionDef,
+                              origin: V.Value) -> Iterator[Finding]:
+        """The finding at ``call`` of a loader factory that passes the ``drop_last`` making
+        its loader ``origin`` ragged."""
+        if not self.an.off_xla_path(call):
+            yield self.finding(call, fix=self.FIX_LOADER, what=(
+                f"the DataLoader that {factory.name}() builds (line {origin.node.lineno}) "
+                "with the drop_last passed here"))
 
     def _origin_findings(self, origin: V.Value, site: nodes.NodeNG) -> Iterator[Finding]:
         """The finding of a ragged loader ``origin`` that ``site`` reaches, at the
@@ -1958,6 +1991,28 @@ divide it, which is not known.
                     what = f"the webdataset stage {label}(...) feeding this DataLoader"
             fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
             yield self.finding(at, fix=fix, what=what)
+
+    def _cut_short(self, site: nodes.NodeNG) -> bool:
+        """Every loop that draws from ``site`` (a step loop, or an XLA loader call: the loops
+        of the module whose iterable holds it) stops each pass over the data after a known
+        count (:func:`_capped_pass`: ``if i + 1 == EVAL_BATCHES: break``), so the pass may
+        end before the loader's last batch. Loops over an XLA loader call that this module
+        does not iterate itself (handed to another module) are not known: False.
+        A site of another module of the project is asked of that module's analysis."""
+        an = self.an
+        if site.root() is not an.module:
+            # (a loop of another module of the project: asked of its own analysis)
+            an = an.link.analyzer_of(site) if an.link is not None else None
+            if an is None:
+                return False
+        if isinstance(site, nodes.For):
+            loops = [site]
+        elif isinstance(site, nodes.Call):
+            loops = [lp for lp in an.module_nodes(nodes.For)
+                     if not an.steps.in_unit_test(lp) and _draws_from(an.value(lp.iter), site)]
+        else:
+            return False
+        return bool(loops) and all(_capped_pass(an, lp) for lp in loops)
 
     def _drop_last_factory(self, loader: nodes.Call) -> tuple[nodes.FunctionDef, str] | None:
         """``(factory, parameter)`` when ``loader``, a DataLoader call of a function of this
@@ -2248,6 +2303,97 @@ divide it, which is not known.
                 yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
                 yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
+
+
+def _draws_from(vs: frozenset[V.Value], call: nodes.Call, depth: int = 0) -> bool:
+    """``vs`` (a loop's iterable) holds the loader that ``call`` builds (also through
+    ``enumerate``, a progress bar or another wrapper)."""
+    if depth > 4:
+        return False
+    return any(v.node is call or v.kind in (Kind.LOADER, Kind.PROGRESS, Kind.ITERATOR) and
+               v.bound is not None and _draws_from(v.bound, call, depth + 1) for v in vs)
+
+
+def _capped_pass(an: Analyzer, loop: nodes.For) -> bool:
+    """Each run of ``loop`` stops after a known number of iterations or items: an ``if``
+    of its body (not of an inner loop) that breaks when a counter of the pass reaches a
+    known positive int: ``if i + 1 == EVAL_BATCHES: break`` with ``i`` its ``enumerate``
+    index, ``if max_samples and seen >= max_samples: break`` with ``seen += n`` in the
+    body and ``seen = 0`` set where the loop is (not before an enclosing epoch loop: a
+    global step count stops the last epoch only)."""
+    counters: set[str] = set()
+    it = loop.iter
+    if isinstance(it, nodes.Call) and an.is_builtin(it.func, "enumerate") and \
+            isinstance(loop.target, nodes.Tuple) and loop.target.elts and \
+            isinstance(loop.target.elts[0], nodes.AssignName):
+        counters.add(loop.target.elts[0].name)
+    body = [n for stmt in loop.body for n in [stmt, *stmt.nodes_of_class(
+        nodes.NodeNG, skip_klass=(nodes.For, nodes.While, nodes.FunctionDef, nodes.Lambda,
+                                  nodes.ClassDef))]]
+    outer = _enclosing_loop(loop)
+    for n in body:
+        if isinstance(n, nodes.AugAssign) and n.op == "+=" and \
+                isinstance(n.target, nodes.AssignName) and _set_per_pass(an, n.target, loop,
+                                                                         outer):
+            counters.add(n.target.name)
+    if not counters:
+        return False
+    for n in body:
+        if isinstance(n, nodes.If) and any(isinstance(b, nodes.Break) for b in n.body) and \
+                _reaches_bound(an, n.test, counters):
+            return True
+    return False
+
+
+def _enclosing_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The innermost ``for``/``while`` around ``node`` in its function (None: none)."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
+                                                    nodes.Lambda)):
+        if isinstance(cur, (nodes.For, nodes.While)):
+            return cur
+        cur = cur.parent
+    return None
+
+
+def _set_per_pass(an: Analyzer, target: nodes.AssignName, loop: nodes.For,
+                  outer: nodes.NodeNG | None) -> bool:
+    """``target``'s name, counted up in ``loop``, starts from a plain assignment of the same
+    function that ``loop``'s enclosing loops also enclose (so it restarts each pass)."""
+    scope = loop.scope()
+    inits = [b for b in scope.nodes_of_class(nodes.AssignName, skip_klass=(
+        nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)) if b.name == target.name and
+        not isinstance(b.parent, nodes.AugAssign)]
+    return bool(inits) and all(
+        b.fromlineno < loop.fromlineno and _enclosing_loop(b) is outer for b in inits)
+
+
+def _reaches_bound(an: Analyzer, test: nodes.NodeNG, counters: set[str]) -> bool:
+    """``test`` holds once a counter reaches a known positive int: ``i >= N``, ``i + 1 ==
+    N``, ``N <= seen``, alone or ``and``-ed with the bound itself (``max_samples and seen
+    >= max_samples``)."""
+    parts = test.values if isinstance(test, nodes.BoolOp) and test.op == "and" else [test]
+    found = None
+    for part in parts:
+        if isinstance(part, nodes.Compare) and len(part.ops) == 1:
+            op, right = part.ops[0]
+            left = part.left
+            if op in ("<=", "<"):
+                left, right, op = right, left, {"<=": ">=", "<": ">"}[op]
+            if op not in ("==", ">=", ">") or found is not None:
+                return False
+            counted = left.left if isinstance(left, nodes.BinOp) and left.op == "+" and \
+                isinstance(left.right, nodes.Const) else left
+            if not (isinstance(counted, nodes.Name) and counted.name in counters):
+                return False
+            bound = V.single_text(an.value(right))
+            if bound is None or not bound.isdigit() or int(bound) <= 0:
+                return False
+            found = right
+    if found is None:
+        return False
+    return all(p is found or p.parent is test and p.as_string() == found.as_string() or
+               isinstance(p, nodes.Compare) for p in parts)
 
 
 #: ignite's engine factories whose step moves each batch to their ``device``

@@ -1,8 +1,9 @@
 """Eval file for XLA101: a pad-to-longest collate over a ConcatDataset (or a Subset) of
 datasets that all return clips of one length (a crop or padding to SEGMENT samples, a
 noise clip ``torch.randn(SEGMENT) * self.scale``) only stacks them. One dataset whose
-clips vary among the concatenated ones, a scaled clip of an item's own length, or a
-concatenation the analysis cannot see through, leave the padding a hazard."""
+clips vary among the concatenated ones, a scaled clip of an item's own length, a crop
+alone (scaled: an item shorter than the crop stays shorter), or a concatenation the
+analysis cannot see through, leave the padding a hazard."""
 import random
 
 import torch
@@ -43,6 +44,20 @@ class Noise(Dataset):
         return torch.randn(SEGMENT) * self.scale, self.label
 
 
+class ScaledCrops(Dataset):
+    def __init__(self, wavs):
+        self.wavs = wavs
+
+    def __len__(self):
+        return len(self.wavs)
+
+    def __getitem__(self, i):
+        wav = self.wavs[i]
+        start = random.randint(0, max(0, wav.numel() - SEGMENT))
+        clip = wav[start:start + SEGMENT]
+        return clip / 32768.0, 0
+
+
 class Raw(Dataset):
     def __init__(self, wavs):
         self.wavs = wavs
@@ -64,6 +79,11 @@ def collate_mixed(batch):
     return pad_sequence(list(wavs), batch_first=True), torch.tensor(labels)  # error: XLA101
 
 
+def collate_crops(batch):
+    wavs, labels = zip(*batch)
+    return pad_sequence(list(wavs), batch_first=True), torch.tensor(labels)  # error: XLA101
+
+
 def collate_opaque(batch):
     wavs, labels = zip(*batch)
     return pad_sequence(list(wavs), batch_first=True), torch.tensor(labels)  # error: XLA101
@@ -80,6 +100,9 @@ def fit(model, optimizer, wavs, labels, more_sets):
                    drop_last=True, collate_fn=collate_mixed),
         DataLoader(ConcatDataset(more_sets), batch_size=100, drop_last=True,
                    collate_fn=collate_opaque),
+        # (a crop alone, scaled: shorter items stay shorter)
+        DataLoader(ScaledCrops(wavs), batch_size=100, drop_last=True,
+                   collate_fn=collate_crops),
     ]
     for loader in loaders:
         for wav, y in pl.MpDeviceLoader(loader, device):

@@ -37,3 +37,21 @@ def main(model, optimizer, train_set, val_set, test_set):
             run(model, pl.MpDeviceLoader(plain, device))
     with torch.no_grad():
         run(model, pl.MpDeviceLoader(test_loader, device))
+
+
+def train_one_epoch(model, optimizer, loader, device):
+    for x, y in pl.MpDeviceLoader(loader, device):
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        xm.optimizer_step(optimizer)
+
+
+def second(model, optimizer, train_set, val_set):
+    # Both ragged: the training loader reaches its step through a parameter, which
+    # names no one call (the call that gives that very loader is reported).
+    device = torch_xla.device()
+    train_loader = make_loader(train_set, 32, True, False)  # error: XLA102
+    val_loader = make_loader(val_set, 32, False, False)  # error: XLA102
+    train_one_epoch(model, optimizer, train_loader, device)
+    with torch.no_grad():
+        for x, _ in pl.MpDeviceLoader(val_loader, device):
+            model(x)

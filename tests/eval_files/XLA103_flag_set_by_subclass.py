@@ -62,14 +62,40 @@ class PlainHingeLoss(HingeLoss):
     pass
 
 
-def train(model, loader, optimizer):
+class MarginLoss(nn.Module):
+    def __init__(self, validate=True):
+        super().__init__()
+        self.validate = validate
+
+    def forward(self, scores, labels):
+        if self.validate:
+            assert not torch.isnan(scores).any()  # error: XLA103
+        return nn.functional.relu(0.5 - scores * labels).mean()
+
+
+class DebugChecks:
+    def enable_checks(self):
+        self.validate = True
+
+
+class FastMarginLoss(DebugChecks, MarginLoss):
+    """Off by default, but a mixin of its turns the checks back on."""
+
+    def __init__(self):
+        super().__init__(validate=False)
+
+
+def train(model, loader, optimizer, debug=False):
     device = torch_xla.device()
     ranking = FastRankingLoss(margin=0.3)
     pairs = [FastPairLoss(), CheckedPairLoss()]
     hinge = PlainHingeLoss(validate=False)
+    margin = FastMarginLoss()
+    if debug:
+        margin.enable_checks()
     for x, y in pl.MpDeviceLoader(loader, device):
         optimizer.zero_grad()
         out = model(x)
-        loss = ranking(out, y) + hinge(out, y) + sum(p(out, y) for p in pairs)
+        loss = ranking(out, y) + hinge(out, y) + margin(out, y) + sum(p(out, y) for p in pairs)
         loss.backward()
         optimizer.step()

@@ -1,0 +1,66 @@
+"""Eval file for XLA102: dataset sizes through ``random_split(ds, list(SIZES))`` and a
+ConcatDataset (its parts' rows together; a tensor shifted by a number keeps its rows),
+and evaluation loops that stop each pass after a known count (``if i + 1 ==
+EVAL_BATCHES: break``), which may end before the loader's last batch. A count kept
+across epochs (set before the epoch loop) stops the last epoch only: still reported."""
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+from torch.utils.data import ConcatDataset, DataLoader, TensorDataset, random_split
+
+SIZES = (8_000, 1_000, 1_000)
+EVAL_BATCHES = 20
+
+
+def part(n, shift):
+    x = torch.randn(n, 40) + shift
+    return TensorDataset(x, torch.zeros(n))
+
+
+def loaders():
+    full = TensorDataset(torch.randn(10_000, 8), torch.zeros(10_000))
+    train, val, test = random_split(full, list(SIZES))
+    return [
+        # Traps: 1,000 rows by 200; 640 + 460 rows by 100.
+        DataLoader(val, batch_size=200),
+        DataLoader(ConcatDataset([part(640, 0.0), part(460, 0.5)]), batch_size=100),
+        # These do not divide: 1,000 by 300; 640 + 470 by 100.
+        DataLoader(test, batch_size=300),  # error: XLA102
+        DataLoader(ConcatDataset([part(640, 0.0), part(470, 0.5)]), batch_size=100),  # error: XLA102
+    ]
+
+
+def fit(model, optimizer):
+    device = torch_xla.device()
+    for loader in loaders():
+        for xb, yb in pl.MpDeviceLoader(loader, device):
+            model(xb).sum().backward()
+            optimizer.step()
+
+
+def estimate(model, val_set):
+    device = torch_xla.device()
+    capped = DataLoader(val_set, batch_size=32)  # (each pass stops after 20 batches)
+    whole = DataLoader(val_set, batch_size=32)  # error: XLA102
+    total = torch.zeros((), device=device)
+    with torch.no_grad():
+        for i, (x, y) in enumerate(pl.MpDeviceLoader(capped, device)):
+            total += model(x).sum()
+            if i + 1 == EVAL_BATCHES:
+                break
+        for x, y in pl.MpDeviceLoader(whole, device):
+            total += model(x).sum()
+    return total
+
+
+def train_capped_globally(model, optimizer, train_set):
+    device = torch_xla.device()
+    loader = DataLoader(train_set, batch_size=64)  # error: XLA102
+    completed = 0
+    for epoch in range(3):
+        for x, y in pl.MpDeviceLoader(loader, device):
+            model(x).sum().backward()
+            optimizer.step()
+            completed += 1
+            if completed >= 1000:
+                break
