@@ -166,6 +166,50 @@ def _statements_before(node: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
         cur = cur.parent
 
 
+#: Reads of a tensor's value on the host, as methods (``loss.item()``) or builtins
+#: (``float(loss)``).
+_VALUE_READS = frozenset({"item", "tolist", "cpu", "numpy"})
+_BUILTIN_READS = frozenset({"float", "int", "bool"})
+
+
+def _read_subject(node: nodes.NodeNG) -> str | None:
+    """The name whose value ``node`` reads on the host (``loss.item()``,
+    ``loss.detach().cpu()``, ``float(loss)``), else None."""
+    if not isinstance(node, nodes.Call):
+        return None
+    f = node.func
+    if isinstance(f, nodes.Attribute) and f.attrname in _VALUE_READS and not node.args:
+        subject = f.expr
+    elif isinstance(f, nodes.Name) and f.name in _BUILTIN_READS and len(node.args) == 1:
+        subject = node.args[0]
+    else:
+        return None
+    while isinstance(subject, nodes.Call) and isinstance(subject.func, nodes.Attribute) and \
+            subject.func.attrname == "detach" and not subject.args:
+        subject = subject.func.expr
+    return subject.name if isinstance(subject, nodes.Name) else None
+
+
+def _read_again(node: nodes.NodeNG) -> bool:
+    """``node`` reads a tensor (by name) that a simple statement before it in the same
+    iteration already read on the host, with no rebinding of the name between:
+    ``train_loss += loss.item()`` then ``if step % 500 == 0: print(loss.item())``. The
+    first read executed the graph that computes it; the second copies a computed value
+    and executes nothing."""
+    name = _read_subject(node)
+    if name is None:
+        return False
+    for before in _statements_before(node):
+        if any(isinstance(a, nodes.AssignName) and a.name == name
+               for a in before.nodes_of_class(nodes.AssignName)):
+            return False  # (rebound: a new value)
+        if isinstance(before, (nodes.Assign, nodes.AugAssign, nodes.AnnAssign, nodes.Expr)) \
+                and any(_read_subject(c) == name for c in before.nodes_of_class(
+                    nodes.Call, skip_klass=(nodes.Lambda, nodes.IfExp, nodes.BoolOp))):
+            return True
+    return False
+
+
 def _in_periodic_branch(node: nodes.NodeNG) -> bool:
     """``node`` runs in the body of an ``if`` whose test takes a remainder (``if step %
     log_every == 0:``): a branch taken every N iterations of the loop around it (syntax
@@ -366,7 +410,10 @@ a copy out (`.cpu()`, `.numpy()`, `.to('cpu')`) of a name (or of a tensor stored
 runs earlier in the same step (`xm.mark_step()` then `pooled = pooled.cpu()`, or a
 project helper whose body runs the barrier, `flush()`: the barrier executed the graph, so
 the copy runs none; a `.item()` there is still reported, a blocking read the corpus calls
-debatable), code that runs once per pass over the data (an `except StopIteration:`
+debatable), a second read of a tensor that a simple statement before it in the same
+step already read on the host, with no new value between (`train_loss += loss.item()`
+then `print(loss.item())` every N steps: the first read executed its graph; the first is
+reported), code that runs once per pass over the data (an `except StopIteration:`
 handler of `next(it)`) or on the first step only (`if not hasattr(self, "n"): self.n =
 t.item()`) or, in a framework's step hook, under a test of its batch-index parameter against
 one number (`if batch_idx == 0:` in a Lightning `validation_step`: once per epoch), and
@@ -411,6 +458,8 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
             what, fix = found
             if what in BULK_KINDS and not per_param and self._read_after_barrier(node):
                 continue  # the barrier above already ran the graph: a copy of its results
+            if not per_param and _read_again(node):
+                continue  # an earlier read of the same tensor this step ran its graph
             if what in BULK_KINDS and steps.only_in_model_loops(node) and \
                     not _read_as_scalar(node):
                 continue  # outputs copied out of an inference loop: the transfer is the point

@@ -31,14 +31,14 @@ def train(model, loader, optimizer, loss_fn):
         cosine.step()
         print(loss)  # error: XLA201
         value = loss.item()  # error: XLA201
-        as_float = float(loss)  # error: XLA201
+        as_float = float(out.mean())  # error: XLA201
         logger.info("loss %s", loss)  # error: XLA201
         message = f"loss={loss}"  # error: XLA201
         other = "loss {}".format(loss)  # error: XLA201
         third = "loss %s" % loss  # error: XLA201
         arr = out.detach().cpu().numpy()  # error: XLA201
         on_host = out.to("cpu")  # error: XLA201
-        losses.append(out.tolist())  # error: XLA201
+        losses.append(y.tolist())  # error: XLA201
         peak = max(peak, loss)  # error: XLA201
         lowest = min(losses or [loss], default=None)  # error: XLA201
         xm.mesh_reduce("loss", loss, sum)  # error: XLA201
