@@ -105,7 +105,15 @@ def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
 
     A single-process SPMD script (``xr.use_spmd()``) is not.
     """
-    if launcher_calls(an, multi_only=True) or _xla_process_group(an):
+    launches = launcher_calls(an, multi_only=True)
+    if launches or _xla_process_group(an):
+        if launches and not _xla_process_group(an) and \
+                getattr(an, "_replica_entries", None) is None:
+            # (the replicas run the functions the module starts, and what those name: a
+            # single-device ``train()`` beside ``_mp_fn`` does not run in them)
+            targets = _launched_here(an, launches)
+            if targets:
+                an._replica_entries = frozenset(targets)  # type: ignore[attr-defined]
         return not _spmd(an)
     found = getattr(an, "_launched_by_importer", None)
     if found is None:
@@ -113,6 +121,21 @@ def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
         found = _launched_by_importer(an, hops)
         an._launched_by_importer = found  # type: ignore[attr-defined]
     return found
+
+
+def _launched_here(an: Analyzer, launches: list[nodes.Call]) -> list[str]:
+    """Names of the module's top-level functions that its launch calls start
+    (``xmp.spawn(_mp_fn, ...)``); empty when one of them starts something else (a
+    function of another module, a method, a value not known)."""
+    names: list[str] = []
+    for call in launches:
+        fn = argument(call, 0, "fn")
+        binds = an.ev.bindings(fn) if isinstance(fn, nodes.Name) else []
+        if not binds or not all(isinstance(b, nodes.FunctionDef) and
+                                isinstance(b.parent, nodes.Module) for b in binds):
+            return []
+        names += [b.name for b in binds]
+    return names
 
 
 def _backend(call: nodes.Call) -> nodes.NodeNG | None:
@@ -289,9 +312,19 @@ def _replicas_reach(an: Analyzer, node: nodes.NodeNG) -> bool:
         return True
     reach = getattr(an, "_replica_reach", None)
     if reach is None:
-        top = {b.name: b for binds in an.module.locals.values() for b in binds
-               if isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) and
-               isinstance(b.parent, nodes.Module)}
+        # (top-level definitions, and module-level assignments whose values name them:
+        # ``TASKS = {"train": train}`` read by the entry as ``TASKS[name]()``)
+        top: dict[str, list[nodes.NodeNG]] = {}
+        for binds in an.module.locals.values():
+            for b in binds:
+                if isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) and \
+                        isinstance(b.parent, nodes.Module):
+                    top.setdefault(b.name, []).append(b)
+                elif isinstance(b, nodes.AssignName) and isinstance(b.statement(), (
+                        nodes.Assign, nodes.AnnAssign)) and \
+                        isinstance(b.statement().parent, nodes.Module) and \
+                        b.statement().value is not None:
+                    top.setdefault(b.name, []).append(b.statement().value)
         reach = set()
         frontier = [e for e in entries if e in top]
         while frontier:
@@ -299,7 +332,7 @@ def _replicas_reach(an: Analyzer, node: nodes.NodeNG) -> bool:
             if name in reach:
                 continue
             reach.add(name)
-            frontier += [n.name for n in top[name].nodes_of_class(nodes.Name)
+            frontier += [n.name for node in top[name] for n in node.nodes_of_class(nodes.Name)
                          if n.name in top and n.name not in reach]
         an._replica_reach = reach  # type: ignore[attr-defined]
     return stmt.name in reach
@@ -601,7 +634,8 @@ Not reported under DDP, FSDP, ZeRO, accelerate, Lightning or DeepSpeed, for a mo
 split across the replicas (`xm.collective_permute` or `xm.all_to_all` in the project's
 model code: pipeline or tensor parallel, each replica owning other parameters), after
 `xm.reduce_gradients(optimizer)` or a manual `xm.all_reduce`, in single-process
-scripts, nor for an optimizer of the project's own class whose `step` wraps another
+scripts or in the single-device function of a module whose replicas run another of its
+functions (`train_single()` beside `xmp.spawn(_mp_fn)`), nor for an optimizer of the project's own class whose `step` wraps another
 optimizer or calls collectives or project helpers (neuronx-distributed's
 `NxDOptimizer` all-reduces there); a hand-written `step` that only updates tensors is
 reported.
@@ -1128,7 +1162,10 @@ that `xmp.spawn`/`torch_xla.launch` starts, or that `torchrun` starts in a scrip
 `init_process_group("xla")`) is reported too: every replica reads the whole dataset in
 the same order. A module whose functions a DDP script borrows (`from single import
 evaluate`) is multi-replica only in those functions and what they call, not in its own
-single-device `train()`. So is one over a streaming
+single-device `train()`; so is a module that starts the replicas itself on its own
+function (`xmp.spawn(_mp_fn)`): `_mp_fn` and what it names (functions, classes, a
+module-level table of functions) run in them, a `train_single()` beside it for a
+`--single` run does not. So is one over a streaming
 dataset (`load_dataset(..., streaming=True)`, also after `.map`/`.shuffle`): no sampler
 can shard a stream, so the fix is `split_dataset_by_node(ds, rank=xr.global_ordinal(),
 world_size=xr.world_size())` (or `ds.shard(...)`); a dataset that may be a stream
