@@ -6475,3 +6475,165 @@ def test_a_function_of_a_module_past_the_budget_returns_an_unknown(tmp_path: Pat
             """,
     })
     assert lint(root / "bench.py") == []
+
+
+def test_functions_the_replicas_may_run_stay_multi_replica(tmp_path: Path) -> None:
+    """A module that starts its replicas on its own ``_mp_fn`` leaves out of them only the
+    functions nothing but a direct call reaches: a function another module spawns
+    (``xmp.spawn(trainer.finetune)``) or that ``_mp_fn`` runs through a value
+    (``args.func(args)`` of an argparse subcommand's ``set_defaults(func=train)``) still
+    runs in the replicas: its bare ``optimizer.step()`` is reported (XLA502), and so is
+    its DataLoader without a sampler (XLA504)."""
+    importer = write(tmp_path / "imp", {
+        "pyproject.toml": "",
+        "finetune_launch.py": """\
+            import torch_xla.distributed.xla_multiprocessing as xmp
+
+            from trainer import finetune
+
+            if __name__ == "__main__":
+                xmp.spawn(finetune, args=(2,))
+            """,
+        "trainer.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+            import torch_xla.distributed.xla_multiprocessing as xmp
+            from torch.utils.data import DataLoader, TensorDataset
+            from torch.utils.data.distributed import DistributedSampler
+            import torch_xla.runtime as xr
+
+
+            def make_loader(n):
+                ds = TensorDataset(torch.randn(n, 16), torch.randn(n, 1))
+                sampler = DistributedSampler(ds, num_replicas=xr.world_size(), rank=xr.global_ordinal())
+                return DataLoader(ds, batch_size=64, sampler=sampler, drop_last=True)
+
+
+            def pretrain(epochs):
+                device = torch_xla.device()
+                model = torch.nn.Linear(16, 1).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                loader = make_loader(8192)
+                for epoch in range(epochs):
+                    for x, y in pl.MpDeviceLoader(loader, device):
+                        opt.zero_grad()
+                        torch.nn.functional.mse_loss(model(x), y).backward()
+                        xm.optimizer_step(opt)
+
+
+            def finetune(index, epochs):
+                # spawned by finetune_launch.py: runs in every replica too
+                device = torch_xla.device()
+                model = torch.nn.Linear(16, 1).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.01)
+                loader = make_loader(2048)
+                for epoch in range(epochs):
+                    for x, y in pl.MpDeviceLoader(loader, device):
+                        opt.zero_grad()
+                        torch.nn.functional.mse_loss(model(x), y).backward()
+                        opt.step()  # expected: XLA502
+
+
+            def _mp_fn(index, epochs):
+                pretrain(epochs)
+
+
+            if __name__ == "__main__":
+                xmp.spawn(_mp_fn, args=(3,))
+            """,
+    })
+    assert lint(importer / "trainer.py") == [(39, "XLA502")]
+    subcommand = write(tmp_path / "sub", {
+        "pyproject.toml": "",
+        "cli.py": """\
+            import argparse
+
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            import torch_xla.distributed.xla_multiprocessing as xmp
+            from torch.utils.data import DataLoader, TensorDataset
+
+
+            def train(args):
+                device = torch_xla.device()
+                model = torch.nn.Linear(16, 1).to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=args.lr)
+                ds = TensorDataset(torch.randn(4096, 16), torch.randn(4096, 1))
+                loader = DataLoader(ds, batch_size=64, shuffle=True, drop_last=True)
+                for epoch in range(args.epochs):
+                    for x, y in pl.MpDeviceLoader(loader, device):
+                        opt.zero_grad()
+                        torch.nn.functional.mse_loss(model(x), y).backward()
+                        opt.step()  # expected: XLA502
+
+
+            def _mp_fn(index, args):
+                args.func(args)  # the subcommand's function, in every replica
+
+
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                commands = parser.add_subparsers(required=True)
+                cmd = commands.add_parser("train")
+                cmd.add_argument("--lr", type=float, default=0.1)
+                cmd.add_argument("--epochs", type=int, default=3)
+                cmd.set_defaults(func=train)
+                xmp.spawn(_mp_fn, args=(parser.parse_args(),))
+            """,
+    })
+    assert lint(subcommand / "cli.py") == [(15, "XLA504"), (20, "XLA502")]
+
+
+def test_a_mixin_of_another_module_keeps_a_constructor_flag_unknown(tmp_path: Path) -> None:
+    """``FastMarginLoss(DebugChecks, MarginLoss)`` passes ``validate=False`` to the base,
+    but the mixin ``DebugChecks`` of ``debugging.py`` sets ``self.validate = True``: the
+    checks may run, so the data-dependent ``assert`` stays reported."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "debugging.py": """\
+            class DebugChecks:
+                # (a mixin: lets a run switch a loss's input checks back on)
+
+                def enable_checks(self):
+                    self.validate = True
+            """,
+        "losses.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch import nn
+
+            from debugging import DebugChecks
+
+
+            class MarginLoss(nn.Module):
+                def __init__(self, validate=True):
+                    super().__init__()
+                    self.validate = validate
+
+                def forward(self, scores, labels):
+                    if self.validate:
+                        assert not torch.isnan(scores).any()  # expected: XLA103 (a mixin may turn it on)
+                    return nn.functional.relu(0.5 - scores * labels).mean()
+
+
+            class FastMarginLoss(DebugChecks, MarginLoss):
+                def __init__(self):
+                    super().__init__(validate=False)
+
+
+            def train(model, loader, optimizer, debug=False):
+                device = torch_xla.device()
+                margin = FastMarginLoss()
+                if debug:
+                    margin.enable_checks()
+                for x, y in pl.MpDeviceLoader(loader, device):
+                    optimizer.zero_grad()
+                    margin(model(x), y).backward()
+                    optimizer.step()
+            """,
+    })
+    assert lint(top / "losses.py") == [(16, "XLA103")]

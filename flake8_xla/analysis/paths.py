@@ -507,6 +507,15 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
         if len(runs) != 1 or (owner is not ev and any(
                 restores(t) for t in owner.module_nodes(nodes.AssignAttr))):
             return None
+        for base in sub.bases:
+            # (a mixin of the subclass, in any module: its own ``self.<flag> = ...``)
+            for v in owner.value(base):
+                if v.kind is Kind.CLASS and isinstance(v.node, nodes.ClassDef) and \
+                        v.node is not klass and any(
+                            t.attrname in stored and isinstance(t.expr, nodes.Name) and
+                            t.expr.name == "self"
+                            for t in v.node.nodes_of_class(nodes.AssignAttr)):
+                    return None
         (base_sites if isinstance(runs[0].func.expr, nodes.Name) else sites).append(
             (owner, runs[0]))
     analysed = [ev]

@@ -108,12 +108,11 @@ def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
     launches = launcher_calls(an, multi_only=True)
     if launches or _xla_process_group(an):
         if launches and not _xla_process_group(an) and \
-                getattr(an, "_replica_entries", None) is None:
+                getattr(an, "_replica_excluded", None) is None:
             # (the replicas run the functions the module starts, and what those name: a
             # single-device ``train()`` beside ``_mp_fn`` does not run in them)
-            targets = _launched_here(an, launches)
-            if targets:
-                an._replica_entries = frozenset(targets)  # type: ignore[attr-defined]
+            an._replica_excluded = _single_device_functions(  # type: ignore[attr-defined]
+                an, launches)
         return not _spmd(an)
     found = getattr(an, "_launched_by_importer", None)
     if found is None:
@@ -121,6 +120,62 @@ def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
         found = _launched_by_importer(an, hops)
         an._launched_by_importer = found  # type: ignore[attr-defined]
     return found
+
+
+def _single_device_functions(an: Analyzer, launches: list[nodes.Call]) -> frozenset[str]:
+    """Names of the module's top-level functions that the replicas it starts never run: it
+    starts its own functions (``xmp.spawn(_mp_fn, ...)``), no other project module
+    imports it, and such a function is neither named by what the replicas run (the
+    started functions, what they name, module-level tables they read, the launch call's
+    arguments) nor decorated, and is only ever called directly (``train_single()`` in the
+    ``--single`` branch of the main block; never handed on as a value). Empty when not
+    known."""
+    link = an.link
+    rel = link.rel_of(an) if link is not None else None
+    if rel is None or link.index.imported(rel, every_module=True):
+        return frozenset()
+    targets = _launched_here(an, launches)
+    if not targets:
+        return frozenset()
+    top = _top_level_names(an)
+    reach: set[str] = set()
+    frontier = [*targets, *(n.name for call in launches for n in call.nodes_of_class(nodes.Name))]
+    while frontier:
+        name = frontier.pop()
+        if name in reach or name not in top:
+            continue
+        reach.add(name)
+        frontier += [n.name for node in top[name] for n in node.nodes_of_class(nodes.Name)
+                     if n.name in top and n.name not in reach]
+    out = set()
+    for binds in an.module.locals.values():
+        for func in binds:
+            if not isinstance(func, nodes.FunctionDef) or \
+                    not isinstance(func.parent, nodes.Module) or func.name in reach or \
+                    func.decorators is not None:
+                continue
+            uses = an.ev.name_uses(func.name)
+            if uses and all(isinstance(u.parent, nodes.Call) and u.parent.func is u
+                            for u in uses):
+                out.add(func.name)
+    return frozenset(out)
+
+
+def _top_level_names(an: Analyzer) -> dict[str, list[nodes.NodeNG]]:
+    """The module's top-level functions and classes, and the values of its module-level
+    assignments (``TASKS = {"train": train}``), by name."""
+    top: dict[str, list[nodes.NodeNG]] = {}
+    for binds in an.module.locals.values():
+        for b in binds:
+            if isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) and \
+                    isinstance(b.parent, nodes.Module):
+                top.setdefault(b.name, []).append(b)
+            elif isinstance(b, nodes.AssignName) and isinstance(b.statement(), (
+                    nodes.Assign, nodes.AnnAssign)) and \
+                    isinstance(b.statement().parent, nodes.Module) and \
+                    b.statement().value is not None:
+                top.setdefault(b.name, []).append(b.statement().value)
+    return top
 
 
 def _launched_here(an: Analyzer, launches: list[nodes.Call]) -> list[str]:
@@ -301,7 +356,8 @@ def _replicas_reach(an: Analyzer, node: nodes.NodeNG) -> bool:
     loop of the module's single-device ``train()`` that the DDP script never calls does
     not run there."""
     entries = getattr(an, "_replica_entries", None)
-    if entries is None:
+    excluded = getattr(an, "_replica_excluded", None)
+    if entries is None and not excluded:
         return True
     stmt = node
     while stmt.parent is not None and not isinstance(stmt.parent, nodes.Module):
@@ -310,21 +366,13 @@ def _replicas_reach(an: Analyzer, node: nodes.NodeNG) -> bool:
         # module-level code runs in every process that imports it; a class's methods run
         # wherever its instances or subclasses go, which calls alone do not tell
         return True
+    if entries is None:
+        return stmt.name not in excluded  # (a module that starts its replicas itself)
     reach = getattr(an, "_replica_reach", None)
     if reach is None:
         # (top-level definitions, and module-level assignments whose values name them:
         # ``TASKS = {"train": train}`` read by the entry as ``TASKS[name]()``)
-        top: dict[str, list[nodes.NodeNG]] = {}
-        for binds in an.module.locals.values():
-            for b in binds:
-                if isinstance(b, (nodes.FunctionDef, nodes.ClassDef)) and \
-                        isinstance(b.parent, nodes.Module):
-                    top.setdefault(b.name, []).append(b)
-                elif isinstance(b, nodes.AssignName) and isinstance(b.statement(), (
-                        nodes.Assign, nodes.AnnAssign)) and \
-                        isinstance(b.statement().parent, nodes.Module) and \
-                        b.statement().value is not None:
-                    top.setdefault(b.name, []).append(b.statement().value)
+        top = _top_level_names(an)
         reach = set()
         frontier = [e for e in entries if e in top]
         while frontier:

@@ -544,13 +544,14 @@ def _item_independent(node: nodes.NodeNG, depth: int = 0) -> bool:
 
 def _length_kind(node: nodes.NodeNG, depth: int = 0) -> str | None:
     """How ``node``, a value ``__getitem__`` returns, gets one length whatever the item:
-    ``"fixed"`` for a padding up to a fixed length (``F.pad(wav, (0, SEGMENT - n))``), a
-    resize to a fixed size (``F.interpolate(mel, size=FRAMES)``), a tensor made at a fixed
-    size (``torch.randn(SEGMENT)``), or a name bound so on some arm (``if n >= SEGMENT:
-    wav = wav[s:s + SEGMENT]`` / ``else: wav = F.pad(...)``); ``"crop"`` for a crop of a
-    fixed extent alone (``wav[start:start + SEGMENT]``, which leaves an item shorter than
-    its extent as it is); through indexing, dtype or device changes and scaling by a
-    number. None otherwise."""
+    ``"fixed"`` for the item padded up to a fixed length (``F.pad(wav, (0, SEGMENT -
+    n))``), resized to a fixed size (``F.interpolate(mel, size=FRAMES)``), or a name bound
+    so on some arm (``if n >= SEGMENT: wav = wav[s:s + SEGMENT]`` / ``else: wav =
+    F.pad(...)``); ``"made"`` for a new tensor of a fixed size (``torch.randn(SEGMENT)``,
+    a ``torch.zeros(SEGMENT)`` fallback), fixed but no padding of the item; ``"crop"`` for
+    a crop of a fixed extent without an arm that pads (``wav[start:start + SEGMENT]``,
+    which leaves an item shorter than its extent as it is); through indexing, dtype or
+    device changes and scaling by a number. None otherwise."""
     if depth > 6:
         return None
     if isinstance(node, nodes.Name):
@@ -558,7 +559,7 @@ def _length_kind(node: nodes.NodeNG, depth: int = 0) -> str | None:
         kinds = [_length_kind(v, depth + 1) for v in values or ()]
         if not kinds or None in kinds:
             return None
-        return "crop" if all(k == "crop" for k in kinds) else "fixed"
+        return _joined_kind(kinds)
     if isinstance(node, nodes.Subscript):
         parts = node.slice.elts if isinstance(node.slice, nodes.Tuple) else [node.slice]
         slices = [p for p in parts if isinstance(p, nodes.Slice)]
@@ -596,7 +597,7 @@ def _length_kind(node: nodes.NodeNG, depth: int = 0) -> str | None:
         sizes = node.args[0].elts if isinstance(node.args[0], (nodes.Tuple, nodes.List)) \
             else node.args[:1] if name == "full" else node.args
         # ``torch.randn(SEGMENT)``
-        return "fixed" if all(_item_independent(e) for e in sizes) else None
+        return "made" if all(_item_independent(e) for e in sizes) else None
     if name == "interpolate":
         size = keyword(node, "size") or (node.args[1] if len(node.args) > 1 else None)
         return "fixed" if size is not None and (_item_independent(size) or isinstance(
@@ -614,6 +615,15 @@ def _length_kind(node: nodes.NodeNG, depth: int = 0) -> str | None:
     if isinstance(f, nodes.Attribute) and f.attrname in _SHAPE_KEEPING:
         return _length_kind(f.expr, depth + 1)
     return None
+
+
+def _joined_kind(kinds: list[str]) -> str:
+    """The :func:`_length_kind` of a value bound (or returned) in several ways: a crop is
+    fixed only beside an arm that pads or resizes the item (``"fixed"``); beside fresh
+    tensors alone (a ``torch.zeros(C)`` fallback) it still leaves short items short."""
+    if "crop" in kinds:
+        return "fixed" if "fixed" in kinds else "crop"
+    return "fixed" if "fixed" in kinds else "made"
 
 
 def _reaching_values(name: nodes.Name) -> list[nodes.NodeNG] | None:
@@ -897,7 +907,7 @@ def _items_fixed(an: Analyzer, pad: nodes.NodeNG) -> bool:
             if kind is None:
                 return False
             parts.append(kind)
-        if all(k == "crop" for k in parts):
+        if _joined_kind(parts) == "crop":
             # (a crop alone leaves a shorter item as it is; beside a return that pads or
             # resizes, ``if n <= C: return F.pad(...)``, it only cuts the longer ones)
             return False
@@ -1108,7 +1118,9 @@ when a mapped step such as `group_texts` cuts the corpus into blocks of one leng
 with a `pad_to_multiple_of` of 64 or more. Nor is a pad-to-longest collate whose every
 Dataset (those its DataLoaders load, also through `ConcatDataset([...])` or `Subset(ds,
 idx)`) returns the padded part at one length from `__getitem__`: a crop beside a padding
-to a constant, `F.interpolate(size=C)`, or `torch.randn(C)` (also scaled by a number).
+to a constant, `F.interpolate(size=C)`, or `torch.randn(C)` (also scaled by a number); a
+crop beside only a fresh tensor (a `torch.zeros(C)` fallback) still leaves short items
+short and is reported.
 
 Measured (checks/XLA101, PJRT_DEVICE=CPU): one uncached compilation per distinct
 padded length for the flagged script against at most two for the fixed one.
@@ -1829,10 +1841,15 @@ it, is still reported at its `DataLoader(...)` line, in the module that builds i
 factory of the module whose every call passes the `drop_last` it hands to its
 `DataLoader` (`def make_loader(ds, bs, drop_last): ...` and `val_loader = make_loader(ds,
 16, drop_last=False)`) is reported at each ragged call whose loader reaches the step,
-where `drop_last=False` is written. Nor is a loader whose every loop stops each pass
-after a known count (`if i + 1 == EVAL_BATCHES: break` with `i` the loop's `enumerate`
-index, or a count of the pass such as `seen += len(x)` set to 0 where the loop is), which
-may end before the last batch (a count kept across epochs stops the last epoch only).
+where `drop_last=False` is written (calls giving equal loaders, one of which reaches the
+step through a parameter, leave it at the factory). Nor is a loader iterated by a loop
+(the step loop, or the one whose iterable is the XLA loader call itself) that stops each
+pass after a known count, by a statement of its body `if i + 1 == EVAL_BATCHES: break`
+(`i` its `enumerate` index or an `n += 1` of its body; `seen += len(x)` counts items),
+the count set to 0 where the loop is: the pass may end before the last batch, unless the
+batch and dataset sizes are known and the cap reaches the last batch (a count kept
+across epochs or handed in as a parameter stops the last epoch only; a cap under a flag
+or in an inner loop stops no pass).
 Dataset sizes are followed through `random_split(ds, [8000, 1000, 1000])` (also a
 known tuple of sizes), `ConcatDataset` (the sum of its parts), `Subset(ds, range(n))`
 and `TensorDataset` (the rows of any of its tensors, `torch.arange(n)` among them). Not
@@ -1908,13 +1925,13 @@ divide it, which is not known.
         # (ragged loaders of a factory whose callers pass ``drop_last``, reached through a
         # site that names no one call of it: see below)
         deferred: list[tuple[V.Value, nodes.NodeNG, tuple[nodes.FunctionDef, str]]] = []
-        cut: dict[int, bool] = {}
+        caps: dict[int, list[tuple[int, bool]] | None] = {}
         for origin, site in self._loaders_on_xla_path():
             if not isinstance(origin.node, nodes.Call):
                 continue
-            if id(site) not in cut:
-                cut[id(site)] = self._cut_short(site)
-            if cut[id(site)]:
+            if id(site) not in caps:
+                caps[id(site)] = self._caps(site)
+            if caps[id(site)] and not any(_reaches_last(origin, cap) for cap in caps[id(site)]):
                 continue  # (each pass stops after a known count, before its last batch)
             factory = self._drop_last_factory(origin.node)
             passing = self._passing_call(factory, site) if factory is not None else None
@@ -1935,15 +1952,17 @@ divide it, which is not known.
                 continue
             yield from self._origin_findings(origin, site)
         for origin, site, factory in deferred:
-            # The calls of the factory that give this very loader (the same value: the
-            # same arguments), reported there once each; none known: at the factory.
+            # The one call of the factory that gives this very loader (the same value: the
+            # same arguments) is reported there; several such calls (one may feed only the
+            # host) or none: at the factory, unless every one of them is reported already.
             making = [call for call, _ in an.ev.call_sites(factory[0])
                       if origin in an.value(call)]
-            if making:
-                for call in making:
-                    if id(call) not in reported:
-                        reported.add(id(call))
-                        yield from self._factory_call_finding(call, factory[0], origin)
+            if len(making) == 1:
+                if id(making[0]) not in reported:
+                    reported.add(id(making[0]))
+                    yield from self._factory_call_finding(making[0], factory[0], origin)
+            elif making and all(id(call) in reported for call in making):
+                continue
             elif id(origin.node) not in reported:
                 reported.add(id(origin.node))
                 yield from self._origin_findings(origin, site)
@@ -1992,27 +2011,30 @@ divide it, which is not known.
             fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
             yield self.finding(at, fix=fix, what=what)
 
-    def _cut_short(self, site: nodes.NodeNG) -> bool:
-        """Every loop that draws from ``site`` (a step loop, or an XLA loader call: the loops
-        of the module whose iterable holds it) stops each pass over the data after a known
-        count (:func:`_capped_pass`: ``if i + 1 == EVAL_BATCHES: break``), so the pass may
-        end before the loader's last batch. Loops over an XLA loader call that this module
-        does not iterate itself (handed to another module) are not known: False.
-        A site of another module of the project is asked of that module's analysis."""
+    def _caps(self, site: nodes.NodeNG) -> list[tuple[int, bool]] | None:
+        """The caps of the loops that draw from ``site`` when every one stops each pass
+        after a known count (:func:`_capped_pass`: ``if i + 1 == EVAL_BATCHES: break``), so
+        the pass may end before the loader's last batch: ``site`` itself (a step loop), or
+        the loop whose iterable is ``site``, an XLA loader call (``for i, b in
+        enumerate(pl.MpDeviceLoader(loader, device))``). None otherwise: a loader call
+        bound to a name may be handed to other loops. A site of another module of the
+        project is asked of that module's analysis."""
         an = self.an
         if site.root() is not an.module:
             # (a loop of another module of the project: asked of its own analysis)
             an = an.link.analyzer_of(site) if an.link is not None else None
             if an is None:
-                return False
-        if isinstance(site, nodes.For):
-            loops = [site]
-        elif isinstance(site, nodes.Call):
-            loops = [lp for lp in an.module_nodes(nodes.For)
-                     if not an.steps.in_unit_test(lp) and _draws_from(an.value(lp.iter), site)]
-        else:
-            return False
-        return bool(loops) and all(_capped_pass(an, lp) for lp in loops)
+                return None
+        loop = site if isinstance(site, nodes.For) else None
+        if isinstance(site, nodes.Call):
+            holder = site.parent
+            if isinstance(holder, nodes.Call) and an.is_builtin(holder.func, "enumerate") and \
+                    holder.args and holder.args[0] is site:
+                site, holder = holder, holder.parent
+            if isinstance(holder, nodes.For) and holder.iter is site:
+                loop = holder
+        cap = _capped_pass(an, loop) if loop is not None else None
+        return [cap] if cap is not None else None
 
     def _drop_last_factory(self, loader: nodes.Call) -> tuple[nodes.FunctionDef, str] | None:
         """``(factory, parameter)`` when ``loader``, a DataLoader call of a function of this
@@ -2314,35 +2336,52 @@ def _draws_from(vs: frozenset[V.Value], call: nodes.Call, depth: int = 0) -> boo
                v.bound is not None and _draws_from(v.bound, call, depth + 1) for v in vs)
 
 
-def _capped_pass(an: Analyzer, loop: nodes.For) -> bool:
-    """Each run of ``loop`` stops after a known number of iterations or items: an ``if``
-    of its body (not of an inner loop) that breaks when a counter of the pass reaches a
-    known positive int: ``if i + 1 == EVAL_BATCHES: break`` with ``i`` its ``enumerate``
-    index, ``if max_samples and seen >= max_samples: break`` with ``seen += n`` in the
-    body and ``seen = 0`` set where the loop is (not before an enclosing epoch loop: a
-    global step count stops the last epoch only)."""
-    counters: set[str] = set()
+def _capped_pass(an: Analyzer, loop: nodes.For) -> tuple[int, bool] | None:
+    """``(bound, in_batches)`` when each run of ``loop`` stops once a counter of the pass
+    reaches a known positive int: a statement of its body (not nested in another
+    statement) ``if i + 1 == EVAL_BATCHES: break`` with ``i`` its ``enumerate`` index or a
+    ``n += 1`` of the body (``in_batches``), or ``if max_samples and seen >= max_samples:
+    break`` with ``seen += len(x)`` of the body (items); the counter set to 0 by an
+    assignment where the loop is (not a parameter, not before an enclosing epoch loop: a
+    global step count stops the last epoch only). None otherwise."""
+    counters: dict[str, bool] = {}
     it = loop.iter
     if isinstance(it, nodes.Call) and an.is_builtin(it.func, "enumerate") and \
             isinstance(loop.target, nodes.Tuple) and loop.target.elts and \
             isinstance(loop.target.elts[0], nodes.AssignName):
-        counters.add(loop.target.elts[0].name)
-    body = [n for stmt in loop.body for n in [stmt, *stmt.nodes_of_class(
-        nodes.NodeNG, skip_klass=(nodes.For, nodes.While, nodes.FunctionDef, nodes.Lambda,
-                                  nodes.ClassDef))]]
+        counters[loop.target.elts[0].name] = True
     outer = _enclosing_loop(loop)
-    for n in body:
-        if isinstance(n, nodes.AugAssign) and n.op == "+=" and \
-                isinstance(n.target, nodes.AssignName) and _set_per_pass(an, n.target, loop,
-                                                                         outer):
-            counters.add(n.target.name)
+    for stmt in loop.body:
+        if isinstance(stmt, nodes.AugAssign) and stmt.op == "+=" and \
+                isinstance(stmt.target, nodes.AssignName) and \
+                _set_per_pass(stmt.target, loop, outer):
+            counters[stmt.target.name] = isinstance(stmt.value, nodes.Const) and \
+                stmt.value.value == 1
     if not counters:
+        return None
+    for stmt in loop.body:
+        if isinstance(stmt, nodes.If) and any(isinstance(b, nodes.Break) for b in stmt.body):
+            found = _reaches_bound(an, stmt.test, counters)
+            if found is not None:
+                return found
+    return None
+
+
+def _reaches_last(origin: V.Value, cap: tuple[int, bool]) -> bool:
+    """A pass capped at ``cap`` (see :func:`_capped_pass`) still reaches the last batch of
+    the loader ``origin``: its batch size and dataset sizes are known and the cap is not
+    below the batches (or items) of a pass. Unknown sizes: False (the cap may stop it)."""
+    bound, in_batches = cap
+    if origin.text is None or not origin.text.isdigit() or int(origin.text) <= 0 or \
+            origin.has("distributed") or origin.has("sampler") or \
+            origin.has("sampler_unknown"):
         return False
-    for n in body:
-        if isinstance(n, nodes.If) and any(isinstance(b, nodes.Break) for b in n.body) and \
-                _reaches_bound(an, n.test, counters):
-            return True
-    return False
+    sizes = [size.text for size in origin.bound or ()]
+    if not sizes or not all(t and t.isdigit() for t in sizes):
+        return False
+    rows = max(int(t) for t in sizes)  # type: ignore[arg-type]
+    batches = -(-rows // int(origin.text))
+    return bound + 1 >= batches if in_batches else bound >= rows
 
 
 def _enclosing_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:
@@ -2356,24 +2395,30 @@ def _enclosing_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:
     return None
 
 
-def _set_per_pass(an: Analyzer, target: nodes.AssignName, loop: nodes.For,
+def _set_per_pass(target: nodes.AssignName, loop: nodes.For,
                   outer: nodes.NodeNG | None) -> bool:
     """``target``'s name, counted up in ``loop``, starts from a plain assignment of the same
-    function that ``loop``'s enclosing loops also enclose (so it restarts each pass)."""
+    function (not a parameter) that ``loop``'s enclosing loops also enclose (so it
+    restarts each pass)."""
     scope = loop.scope()
     inits = [b for b in scope.nodes_of_class(nodes.AssignName, skip_klass=(
         nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)) if b.name == target.name and
         not isinstance(b.parent, nodes.AugAssign)]
+    if isinstance(scope, (nodes.FunctionDef, nodes.Lambda)) and \
+            target.name in scope.argnames():
+        return False  # (a count handed in: ``train_one_epoch(..., global_step)``)
     return bool(inits) and all(
-        b.fromlineno < loop.fromlineno and _enclosing_loop(b) is outer for b in inits)
+        isinstance(b.statement(), nodes.Assign) and b.fromlineno < loop.fromlineno and
+        _enclosing_loop(b) is outer for b in inits)
 
 
-def _reaches_bound(an: Analyzer, test: nodes.NodeNG, counters: set[str]) -> bool:
-    """``test`` holds once a counter reaches a known positive int: ``i >= N``, ``i + 1 ==
-    N``, ``N <= seen``, alone or ``and``-ed with the bound itself (``max_samples and seen
-    >= max_samples``)."""
+def _reaches_bound(an: Analyzer, test: nodes.NodeNG, counters: dict[str, bool]
+                   ) -> tuple[int, bool] | None:
+    """``(bound, in_batches)`` when ``test`` holds once a counter reaches a known positive
+    int: ``i >= N``, ``i + 1 == N``, ``N <= seen``, alone or ``and``-ed with the bound
+    itself (``max_samples and seen >= max_samples``); None otherwise."""
     parts = test.values if isinstance(test, nodes.BoolOp) and test.op == "and" else [test]
-    found = None
+    found: tuple[nodes.NodeNG, int, bool] | None = None
     for part in parts:
         if isinstance(part, nodes.Compare) and len(part.ops) == 1:
             op, right = part.ops[0]
@@ -2381,19 +2426,20 @@ def _reaches_bound(an: Analyzer, test: nodes.NodeNG, counters: set[str]) -> bool
             if op in ("<=", "<"):
                 left, right, op = right, left, {"<=": ">=", "<": ">"}[op]
             if op not in ("==", ">=", ">") or found is not None:
-                return False
+                return None
             counted = left.left if isinstance(left, nodes.BinOp) and left.op == "+" and \
                 isinstance(left.right, nodes.Const) else left
             if not (isinstance(counted, nodes.Name) and counted.name in counters):
-                return False
+                return None
             bound = V.single_text(an.value(right))
             if bound is None or not bound.isdigit() or int(bound) <= 0:
-                return False
-            found = right
-    if found is None:
-        return False
-    return all(p is found or p.parent is test and p.as_string() == found.as_string() or
-               isinstance(p, nodes.Compare) for p in parts)
+                return None
+            found = (right, int(bound), counters[counted.name])
+    if found is None or not all(p is found[0] or p.parent is test and
+                                p.as_string() == found[0].as_string() or
+                                isinstance(p, nodes.Compare) for p in parts):
+        return None
+    return found[1], found[2]
 
 
 #: ignite's engine factories whose step moves each batch to their ``device``

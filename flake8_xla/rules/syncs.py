@@ -170,17 +170,23 @@ def _statements_before(node: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
 #: (``float(loss)``).
 _VALUE_READS = frozenset({"item", "tolist", "cpu", "numpy"})
 _BUILTIN_READS = frozenset({"float", "int", "bool"})
+#: The reads after which the tensor holds its computed data (measured, torch_xla 2.9 on
+#: the CPU: after ``.cpu()`` or ``.tolist()`` a second read of any kind executes no graph;
+#: after ``.item()`` or ``float()`` it executes the graph again).
+_MATERIALIZING_READS = frozenset({"tolist", "cpu"})
 
 
-def _read_subject(node: nodes.NodeNG) -> str | None:
+def _read_subject(node: nodes.NodeNG, reads: frozenset[str] = _VALUE_READS,
+                  builtins: frozenset[str] = _BUILTIN_READS) -> str | None:
     """The name whose value ``node`` reads on the host (``loss.item()``,
-    ``loss.detach().cpu()``, ``float(loss)``), else None."""
+    ``loss.detach().cpu()``, ``float(loss)``), else None; ``reads`` and ``builtins`` are
+    the methods and builtins that count."""
     if not isinstance(node, nodes.Call):
         return None
     f = node.func
-    if isinstance(f, nodes.Attribute) and f.attrname in _VALUE_READS and not node.args:
+    if isinstance(f, nodes.Attribute) and f.attrname in reads and not node.args:
         subject = f.expr
-    elif isinstance(f, nodes.Name) and f.name in _BUILTIN_READS and len(node.args) == 1:
+    elif isinstance(f, nodes.Name) and f.name in builtins and len(node.args) == 1:
         subject = node.args[0]
     else:
         return None
@@ -192,10 +198,11 @@ def _read_subject(node: nodes.NodeNG) -> str | None:
 
 def _read_again(node: nodes.NodeNG) -> bool:
     """``node`` reads a tensor (by name) that a simple statement before it in the same
-    iteration already read on the host, with no rebinding of the name between:
-    ``train_loss += loss.item()`` then ``if step % 500 == 0: print(loss.item())``. The
-    first read executed the graph that computes it; the second copies a computed value
-    and executes nothing."""
+    iteration already copied to the host with ``.cpu()`` or ``.tolist()``, with no
+    rebinding of the name between: ``host = loss.detach().cpu()`` then ``if step % 500 ==
+    0: print(loss.item())``. That copy executed the graph and left the tensor holding its
+    data, so the second read executes nothing. (A first ``.item()`` or ``float()`` does not:
+    a second read after it executes the graph again, measured on torch_xla 2.9.)"""
     name = _read_subject(node)
     if name is None:
         return False
@@ -204,8 +211,9 @@ def _read_again(node: nodes.NodeNG) -> bool:
                for a in before.nodes_of_class(nodes.AssignName)):
             return False  # (rebound: a new value)
         if isinstance(before, (nodes.Assign, nodes.AugAssign, nodes.AnnAssign, nodes.Expr)) \
-                and any(_read_subject(c) == name for c in before.nodes_of_class(
-                    nodes.Call, skip_klass=(nodes.Lambda, nodes.IfExp, nodes.BoolOp))):
+                and any(_read_subject(c, _MATERIALIZING_READS, frozenset()) == name
+                        for c in before.nodes_of_class(
+                            nodes.Call, skip_klass=(nodes.Lambda, nodes.IfExp, nodes.BoolOp))):
             return True
     return False
 
@@ -411,9 +419,11 @@ runs earlier in the same step (`xm.mark_step()` then `pooled = pooled.cpu()`, or
 project helper whose body runs the barrier, `flush()`: the barrier executed the graph, so
 the copy runs none; a `.item()` there is still reported, a blocking read the corpus calls
 debatable), a second read of a tensor that a simple statement before it in the same
-step already read on the host, with no new value between (`train_loss += loss.item()`
-then `print(loss.item())` every N steps: the first read executed its graph; the first is
-reported), code that runs once per pass over the data (an `except StopIteration:`
+step already copied with `.cpu()` or `.tolist()`, with no new value between (`host =
+loss.detach().cpu()` then `print(loss.item())` every N steps: the copy executed the graph
+and left the tensor holding its data; after a first `.item()` or `float()` a second read
+executes the graph again, measured on torch_xla 2.9, and is reported), code that runs once
+per pass over the data (an `except StopIteration:`
 handler of `next(it)`) or on the first step only (`if not hasattr(self, "n"): self.n =
 t.item()`) or, in a framework's step hook, under a test of its batch-index parameter against
 one number (`if batch_idx == 0:` in a Lightning `validation_step`: once per epoch), and

@@ -58,6 +58,22 @@ class ScaledCrops(Dataset):
         return clip / 32768.0, 0
 
 
+class CropsOrSilence(Dataset):
+    def __init__(self, wavs):
+        self.wavs = wavs
+
+    def __len__(self):
+        return len(self.wavs)
+
+    def __getitem__(self, i):
+        try:
+            wav = self.wavs[i]
+            start = random.randint(0, max(0, wav.numel() - SEGMENT))
+        except IndexError:
+            return torch.zeros(SEGMENT), 0
+        return wav[start:start + SEGMENT], 0
+
+
 class Raw(Dataset):
     def __init__(self, wavs):
         self.wavs = wavs
@@ -84,6 +100,11 @@ def collate_crops(batch):
     return pad_sequence(list(wavs), batch_first=True), torch.tensor(labels)  # error: XLA101
 
 
+def collate_or_silence(batch):
+    wavs, labels = zip(*batch)
+    return pad_sequence(list(wavs), batch_first=True), torch.tensor(labels)  # error: XLA101
+
+
 def collate_opaque(batch):
     wavs, labels = zip(*batch)
     return pad_sequence(list(wavs), batch_first=True), torch.tensor(labels)  # error: XLA101
@@ -100,6 +121,9 @@ def fit(model, optimizer, wavs, labels, more_sets):
                    drop_last=True, collate_fn=collate_mixed),
         DataLoader(ConcatDataset(more_sets), batch_size=100, drop_last=True,
                    collate_fn=collate_opaque),
+        # (a crop alone beside a fallback of silence: shorter items stay shorter)
+        DataLoader(CropsOrSilence(wavs), batch_size=100, drop_last=True,
+                   collate_fn=collate_or_silence),
         # (a crop alone, scaled: shorter items stay shorter)
         DataLoader(ScaledCrops(wavs), batch_size=100, drop_last=True,
                    collate_fn=collate_crops),

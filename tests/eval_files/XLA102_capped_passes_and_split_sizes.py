@@ -64,3 +64,60 @@ def train_capped_globally(model, optimizer, train_set):
             completed += 1
             if completed >= 1000:
                 break
+
+
+def smoke_capped(model, val_set, smoke_test=False):
+    # A cap under a flag (off by default) does not stop the pass.
+    device = torch_xla.device()
+    loader = DataLoader(val_set, batch_size=32)  # error: XLA102
+    with torch.no_grad():
+        for i, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+            model(x)
+            if smoke_test:
+                if i + 1 == 5:
+                    break
+
+
+def one_epoch(model, optimizer, loader, device, global_step):
+    # (a count handed in: the epochs before the last run whole)
+    for x, y in pl.MpDeviceLoader(loader, device):
+        model(x).sum().backward()
+        optimizer.step()
+        global_step += 1
+        if global_step >= 1000:
+            break
+    return global_step
+
+
+def train_with_global_step(model, optimizer, train_set):
+    device = torch_xla.device()
+    loader = DataLoader(train_set, batch_size=64)  # error: XLA102
+    step = 0
+    for epoch in range(3):
+        step = one_epoch(model, optimizer, loader, device, step)
+
+
+def cap_beyond_the_batches(model):
+    # 1,000 rows by 64: 16 batches, the last short; a cap of 50 never stops the pass.
+    device = torch_xla.device()
+    data = TensorDataset(torch.randn(1000, 8), torch.zeros(1000))
+    loader = DataLoader(data, batch_size=64)  # error: XLA102
+    with torch.no_grad():
+        for i, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+            model(x)
+            if i + 1 == 50:
+                break
+
+
+def decode_budget(model, val_set):
+    # The break ends an inner decoding loop; every batch is still drawn.
+    device = torch_xla.device()
+    loader = DataLoader(val_set, batch_size=8)  # error: XLA102
+    with torch.no_grad():
+        for x, y in pl.MpDeviceLoader(loader, device):
+            decoded = 0
+            for _ in range(64):
+                x = model(x)
+                decoded += 1
+                if decoded >= 16:
+                    break

@@ -31,7 +31,7 @@ def train(model, loader, optimizer, loss_fn):
         cosine.step()
         print(loss)  # error: XLA201
         value = loss.item()  # error: XLA201
-        as_float = float(out.mean())  # error: XLA201
+        as_float = float(loss)  # error: XLA201
         logger.info("loss %s", loss)  # error: XLA201
         message = f"loss={loss}"  # error: XLA201
         other = "loss {}".format(loss)  # error: XLA201
