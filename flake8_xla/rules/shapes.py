@@ -1846,7 +1846,8 @@ step through a parameter, leave it at the factory). Nor is a loader iterated by 
 (the step loop, or the one whose iterable is the XLA loader call itself) that stops each
 pass after a known count, by a statement of its body `if i + 1 == EVAL_BATCHES: break`
 (`i` its `enumerate` index or an `n += 1` of its body; `seen += len(x)` counts items),
-the count set to 0 where the loop is: the pass may end before the last batch, unless the
+the count set to 0 where the loop is, or that draws a known count (`zip(range(N),
+loader)`, `itertools.islice(loader, N)`): the pass may end before the last batch, unless the
 batch and dataset sizes are known and the cap reaches the last batch (a count kept
 across epochs or handed in as a parameter stops the last epoch only; a cap under a flag
 or in an inner loop stops no pass).
@@ -2026,14 +2027,31 @@ divide it, which is not known.
             if an is None:
                 return None
         loop = site if isinstance(site, nodes.For) else None
+        sliced: int | None = None
         if isinstance(site, nodes.Call):
             holder = site.parent
+            sliced = _sliced_batches(an, holder, site)
+            if sliced is not None:
+                # ``islice(loader, n)``, ``zip(range(n), loader)``: at most n batches a pass
+                site, holder = holder, holder.parent
             if isinstance(holder, nodes.Call) and an.is_builtin(holder.func, "enumerate") and \
                     holder.args and holder.args[0] is site:
                 site, holder = holder, holder.parent
             if isinstance(holder, nodes.For) and holder.iter is site:
                 loop = holder
-        cap = _capped_pass(an, loop) if loop is not None else None
+        if loop is None:
+            return None
+        if sliced is None and site is loop:
+            # (a step loop over ``zip(range(n), loader)`` or ``islice(loader, n)``)
+            it = loop.iter
+            if isinstance(it, nodes.Call) and an.is_builtin(it.func, "enumerate") and it.args:
+                it = it.args[0]
+            if isinstance(it, nodes.Call):
+                sliced = next((n for a in it.args
+                               if (n := _sliced_batches(an, it, a)) is not None), None)
+        if sliced is not None:
+            return [(sliced - 1, True)]  # (the cap's last index, as for ``i + 1 == n``)
+        cap = _capped_pass(an, loop)
         return [cap] if cap is not None else None
 
     def _drop_last_factory(self, loader: nodes.Call) -> tuple[nodes.FunctionDef, str] | None:
@@ -2382,6 +2400,30 @@ def _reaches_last(origin: V.Value, cap: tuple[int, bool]) -> bool:
     rows = max(int(t) for t in sizes)  # type: ignore[arg-type]
     batches = -(-rows // int(origin.text))
     return bound + 1 >= batches if in_batches else bound >= rows
+
+
+def _sliced_batches(an: Analyzer, holder: nodes.NodeNG, loader: nodes.Call) -> int | None:
+    """The known count of items ``holder`` takes from ``loader`` (an argument of it):
+    ``itertools.islice(loader, n)`` (or ``islice(loader, start, n)`` from 0) and ``zip(
+    range(n), loader)``; None otherwise."""
+    if not isinstance(holder, nodes.Call) or holder.keywords:
+        return None
+    q = an.qualname(holder.func)
+    if q == "itertools.islice" and holder.args and holder.args[0] is loader and \
+            2 <= len(holder.args) <= 3:
+        stop = holder.args[1] if len(holder.args) == 2 else holder.args[2]
+        if len(holder.args) == 3 and V.single_text(an.value(holder.args[1])) not in ("0",):
+            return None
+        n = V.single_text(an.value(stop))
+        return int(n) if n is not None and n.isdigit() and int(n) > 0 else None
+    if q == "zip" and any(a is loader for a in holder.args):
+        for a in holder.args:
+            if isinstance(a, nodes.Call) and an.is_builtin(a.func, "range") and \
+                    len(a.args) == 1 and not a.keywords:
+                n = V.single_text(an.value(a.args[0]))
+                if n is not None and n.isdigit() and int(n) > 0:
+                    return int(n)
+    return None
 
 
 def _enclosing_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:

@@ -1,8 +1,11 @@
 """Eval file for XLA102: dataset sizes through ``random_split(ds, list(SIZES))`` and a
 ConcatDataset (its parts' rows together; a tensor shifted by a number keeps its rows),
 and evaluation loops that stop each pass after a known count (``if i + 1 ==
-EVAL_BATCHES: break``), which may end before the loader's last batch. A count kept
+EVAL_BATCHES: break``, ``zip(range(N), loader)``, ``islice(loader, N)``), which may end
+before the loader's last batch. A count kept
 across epochs (set before the epoch loop) stops the last epoch only: still reported."""
+import itertools
+
 import torch
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
@@ -121,3 +124,16 @@ def decode_budget(model, val_set):
                 decoded += 1
                 if decoded >= 16:
                     break
+
+
+def sliced_eval(model, val_set):
+    device = torch_xla.device()
+    capped = DataLoader(val_set, batch_size=32)  # (30 batches a pass)
+    rows = TensorDataset(torch.randn(1000, 8), torch.zeros(1000))
+    past = DataLoader(rows, batch_size=64)  # error: XLA102
+    with torch.no_grad():
+        for _, (x, y) in zip(range(30), pl.MpDeviceLoader(capped, device)):
+            model(x)
+        # (16 batches, the last short: 20 never stops the pass)
+        for x, y in itertools.islice(pl.MpDeviceLoader(past, device), 20):
+            model(x)
