@@ -6637,3 +6637,61 @@ def test_a_mixin_of_another_module_keeps_a_constructor_flag_unknown(tmp_path: Pa
             """,
     })
     assert lint(top / "losses.py") == [(16, "XLA103")]
+
+
+def test_a_forward_inherited_by_a_subclass_takes_what_its_callers_pass(tmp_path: Path) -> None:
+    """``train.py`` builds ``StrictSegLoss`` (of ``losses.py``), a subclass that keeps its
+    base's ``forward``: the step's ``criterion(model(img), mask)`` runs that forward with the
+    loader's lazy mask, so the base's target check reads it on the host every step. A
+    subclass with a forward of its own gives the base's forward nothing."""
+    losses = """\
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+
+        class BaseSegLoss(nn.Module):
+            ignore_index = 255
+
+            def _check(self, logits, target):
+                valid = target != self.ignore_index
+                assert (target[valid] < logits.shape[1]).all(), "label out of range"
+
+            def forward(self, logits, target):
+                self._check(logits, target)
+                return self.loss(logits, target)
+
+            def loss(self, logits, target):
+                return F.cross_entropy(logits, target, ignore_index=self.ignore_index)
+
+
+        class StrictSegLoss(BaseSegLoss):
+            {body}
+        """
+    train = """\
+        import torch
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+        import torch_xla.distributed.parallel_loader as pl
+
+        from losses import StrictSegLoss
+
+
+        def main(model, loader):
+            device = torch_xla.device()
+            model = model.to(device)
+            criterion = StrictSegLoss()
+            opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+            for img, mask in pl.MpDeviceLoader(loader, device):
+                opt.zero_grad()
+                loss = criterion(model(img), mask)
+                loss.backward()
+                xm.optimizer_step(opt)
+        """
+    top = write(tmp_path / "r", {"pyproject.toml": "", "train.py": train,
+                                 "losses.py": losses.format(body="pass")})
+    assert lint(top / "losses.py") == [(10, "XLA103"), (10, "XLA104")]
+    own = write(tmp_path / "o", {"pyproject.toml": "", "train.py": train,
+                                 "losses.py": losses.format(
+                                     body="def forward(self, logits, target):\n"
+                                          "                return logits.mean()")})
+    assert lint(own / "losses.py") == []

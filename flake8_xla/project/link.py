@@ -1122,9 +1122,11 @@ class Session:
     def forward_inputs(self, ev: Evaluator, func: nodes.FunctionDef, klass: nodes.ClassDef,
                        param: nodes.AssignName, d: int) -> list[frozenset[Value]]:
         """What the XLA-code modules that name ``klass`` (a top-level torch module class of
-        ``ev``'s module) pass for ``param`` of its ``forward`` when they call an instance
-        (``loss = model(ids, labels)`` in ``train.py``): one value set per call, at most
-        :data:`MAX_REMOTE_SITES` and one unknown beyond (memoised)."""
+        ``ev``'s module), a subclass of its module that keeps this ``forward``, or a factory
+        function of its module that returns an instance, pass for ``param`` of its
+        ``forward`` when they call an instance (``loss = model(ids, labels)`` in
+        ``train.py``): one value set per call, at most :data:`MAX_REMOTE_SITES` and one
+        unknown beyond (memoised)."""
         key = (id(func), "forward:" + param.name)
         if key in self._params:
             return self._params[key]
@@ -1133,7 +1135,12 @@ class Session:
         found: list[frozenset[Value]] = []
         if owner is not None:
             sites = 0
-            names = (klass.name, *_factories(ev, klass, d))
+            # (instances of the class, of a subclass of its module that keeps this forward,
+            # and those a factory of its module returns)
+            inheriting = [sub.name for sub in ev.subclasses(klass)
+                          if isinstance(sub.parent, nodes.Module) and
+                          ev.method_of(sub, "forward") is func]
+            names = (klass.name, *inheriting, *_factories(ev, klass, d))
             for caller in self._callers(owner[0], names):
                 an = self.analyzer(caller)
                 if an is None or an.module is ev.module:
