@@ -516,22 +516,19 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
         # length, of that many samples when the length is a known whole number
         # (fractions, or lengths not known, leave the sizes unknown)
         lengths = argument(call, 1, "lengths")
+        sizes: list[str | None] | None = None
         if isinstance(lengths, (nodes.List, nodes.Tuple)) and not any(
                 isinstance(e, nodes.Starred) for e in lengths.elts):
-            parts = []
-            for e in lengths.elts:
-                size = V.single_text(ev.value(e, ctx, d))
-                parts.append(one(Kind.DATASET, node=call, qual=entry.name,
-                                 text=size if size is not None and size.isdigit() else None))
-            return one(Kind.LIST, elts=tuple(parts))
-        held = ev.value(lengths, ctx, d) if lengths is not None else UNKNOWN_SET
-        if len(held) == 1 and (seq := next(iter(held))).kind in (Kind.LIST, Kind.TUPLE) and \
-                seq.elts is not None and seq.elem is None:
+            sizes = [V.single_text(ev.value(e, ctx, d)) for e in lengths.elts]
+        elif lengths is not None:
             # ``random_split(full, list(cfg.split))`` of a known tuple of sizes
+            seq = _known_sequence(ev.value(lengths, ctx, d))
+            sizes = [V.single_text(e) for e in seq] if seq is not None else None
+        if sizes is not None:
             return one(Kind.LIST, elts=tuple(
                 one(Kind.DATASET, node=call, qual=entry.name,
-                    text=size if (size := V.single_text(e)) is not None and size.isdigit()
-                    else None) for e in seq.elts))
+                    text=size if size is not None and size.isdigit() else None)
+                for size in sizes))
         return one(Kind.LIST, elem=one(Kind.DATASET, node=call, qual=entry.name))
     if entry.returns == "dataset:sharded":
         # ``split_dataset_by_node(ds, rank=..., world_size=...)``, ``ds.shard(n, i)``: this
@@ -609,12 +606,10 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
             text = str(sizes[split])
     elif entry.name.endswith("ConcatDataset") and call.args:
         # ``ConcatDataset([clean, noisy])``: as many rows as its datasets together
-        held = _arg_value(ev, call, 0, ctx, d)
-        seq = next(iter(held)) if len(held) == 1 else None
-        if seq is not None and seq.kind in (Kind.LIST, Kind.TUPLE) and seq.elts and \
-                seq.elem is None:
+        seq = _known_sequence(_arg_value(ev, call, 0, ctx, d))
+        if seq:
             sizes_of = [next(iter(e)).text if len(e) == 1 and next(iter(e)).kind is
-                        Kind.DATASET else None for e in seq.elts]
+                        Kind.DATASET else None for e in seq]
             if all(t is not None and t.isdigit() for t in sizes_of):
                 text = str(sum(int(t) for t in sizes_of))  # type: ignore[arg-type]
     elif entry.name.endswith("TensorDataset") and call.args:
@@ -634,6 +629,17 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
                                          "indices"), ctx, d)
         text = str(size) if size is not None else None
     return one(Kind.DATASET, node=call, qual=entry.name, text=text)
+
+
+def _known_sequence(vs: frozenset[Value]) -> tuple[frozenset[Value], ...] | None:
+    """The elements, by position, of ``vs`` when it is one tuple or list whose every
+    element is known by position (``(8000, 1000, 1000)``); else None."""
+    if len(vs) != 1:
+        return None
+    seq = next(iter(vs))
+    if seq.kind not in (Kind.LIST, Kind.TUPLE) or seq.elts is None or seq.elem is not None:
+        return None
+    return seq.elts
 
 
 def _range_count(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: int
@@ -1034,9 +1040,9 @@ def apply(ev: Evaluator, entry: Entry, q: str | None, call: nodes.Call, receiver
         if not call.args:
             return one(Kind.LIST, elts=())
         inner = _arg_value(ev, call, 0, ctx, d)
-        if len(inner) == 1 and (seq := next(iter(inner))).kind in (Kind.LIST, Kind.TUPLE) and \
-                seq.elts is not None and seq.elem is None:
-            return one(Kind.LIST, elts=seq.elts)  # ``list(cfg.split)`` of a known tuple
+        seq = _known_sequence(inner)
+        if seq is not None:
+            return one(Kind.LIST, elts=seq)  # ``list(cfg.split)`` of a known tuple
         return one(Kind.LIST, elem=ev.iterate(inner, d))
     if spec == "dict":
         items = tuple((k.arg, ev.value(k.value, ctx, d)) for k in call.keywords or () if k.arg)

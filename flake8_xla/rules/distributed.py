@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from astroid import nodes
 
@@ -106,9 +106,9 @@ def is_multi_replica(an: Analyzer, hops: int = 0) -> bool:
     A single-process SPMD script (``xr.use_spmd()``) is not.
     """
     launches = launcher_calls(an, multi_only=True)
-    if launches or _xla_process_group(an):
-        if launches and not _xla_process_group(an) and \
-                getattr(an, "_replica_excluded", None) is None:
+    group = _xla_process_group(an)
+    if launches or group:
+        if launches and not group and getattr(an, "_replica_excluded", None) is None:
             # (the replicas run the functions the module starts, and what those name: a
             # single-device ``train()`` beside ``_mp_fn`` does not run in them)
             an._replica_excluded = _single_device_functions(  # type: ignore[attr-defined]
@@ -137,16 +137,8 @@ def _single_device_functions(an: Analyzer, launches: list[nodes.Call]) -> frozen
     targets = _launched_here(an, launches)
     if not targets:
         return frozenset()
-    top = _top_level_names(an)
-    reach: set[str] = set()
-    frontier = [*targets, *(n.name for call in launches for n in call.nodes_of_class(nodes.Name))]
-    while frontier:
-        name = frontier.pop()
-        if name in reach or name not in top:
-            continue
-        reach.add(name)
-        frontier += [n.name for node in top[name] for n in node.nodes_of_class(nodes.Name)
-                     if n.name in top and n.name not in reach]
+    reach = _reached(_top_level_names(an), [
+        *targets, *(n.name for call in launches for n in call.nodes_of_class(nodes.Name))])
     out = set()
     for binds in an.module.locals.values():
         for func in binds:
@@ -176,6 +168,21 @@ def _top_level_names(an: Analyzer) -> dict[str, list[nodes.NodeNG]]:
                     b.statement().value is not None:
                 top.setdefault(b.name, []).append(b.statement().value)
     return top
+
+
+def _reached(top: dict[str, list[nodes.NodeNG]], entries: Iterable[str]) -> set[str]:
+    """The names of ``top`` (see :func:`_top_level_names`) that ``entries`` name, directly
+    or through the code and values of the names they reach."""
+    reach: set[str] = set()
+    frontier = [e for e in entries if e in top]
+    while frontier:
+        name = frontier.pop()
+        if name in reach:
+            continue
+        reach.add(name)
+        frontier += [n.name for node in top[name] for n in node.nodes_of_class(nodes.Name)
+                     if n.name in top and n.name not in reach]
+    return reach
 
 
 def _launched_here(an: Analyzer, launches: list[nodes.Call]) -> list[str]:
@@ -372,16 +379,7 @@ def _replicas_reach(an: Analyzer, node: nodes.NodeNG) -> bool:
     if reach is None:
         # (top-level definitions, and module-level assignments whose values name them:
         # ``TASKS = {"train": train}`` read by the entry as ``TASKS[name]()``)
-        top = _top_level_names(an)
-        reach = set()
-        frontier = [e for e in entries if e in top]
-        while frontier:
-            name = frontier.pop()
-            if name in reach:
-                continue
-            reach.add(name)
-            frontier += [n.name for node in top[name] for n in node.nodes_of_class(nodes.Name)
-                         if n.name in top and n.name not in reach]
+        reach = _reached(_top_level_names(an), entries)
         an._replica_reach = reach  # type: ignore[attr-defined]
     return stmt.name in reach
 

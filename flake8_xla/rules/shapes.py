@@ -1926,13 +1926,14 @@ divide it, which is not known.
         # (ragged loaders of a factory whose callers pass ``drop_last``, reached through a
         # site that names no one call of it: see below)
         deferred: list[tuple[V.Value, nodes.NodeNG, tuple[nodes.FunctionDef, str]]] = []
-        caps: dict[int, list[tuple[int, bool]] | None] = {}
+        caps: dict[int, tuple[int, bool] | None] = {}
         for origin, site in self._loaders_on_xla_path():
             if not isinstance(origin.node, nodes.Call):
                 continue
             if id(site) not in caps:
-                caps[id(site)] = self._caps(site)
-            if caps[id(site)] and not any(_reaches_last(origin, cap) for cap in caps[id(site)]):
+                caps[id(site)] = self._cap(site)
+            cap = caps[id(site)]
+            if cap is not None and not _reaches_last(origin, cap):
                 continue  # (each pass stops after a known count, before its last batch)
             factory = self._drop_last_factory(origin.node)
             passing = self._passing_call(factory, site) if factory is not None else None
@@ -2012,14 +2013,14 @@ divide it, which is not known.
             fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
             yield self.finding(at, fix=fix, what=what)
 
-    def _caps(self, site: nodes.NodeNG) -> list[tuple[int, bool]] | None:
-        """The caps of the loops that draw from ``site`` when every one stops each pass
-        after a known count (:func:`_capped_pass`: ``if i + 1 == EVAL_BATCHES: break``), so
-        the pass may end before the loader's last batch: ``site`` itself (a step loop), or
-        the loop whose iterable is ``site``, an XLA loader call (``for i, b in
-        enumerate(pl.MpDeviceLoader(loader, device))``). None otherwise: a loader call
-        bound to a name may be handed to other loops. A site of another module of the
-        project is asked of that module's analysis."""
+    def _cap(self, site: nodes.NodeNG) -> tuple[int, bool] | None:
+        """The cap (see :func:`_capped_pass`) of the loop that draws from ``site`` when it
+        stops each pass after a known count (``if i + 1 == EVAL_BATCHES: break``,
+        ``zip(range(n), loader)``), so the pass may end before the loader's last batch:
+        ``site`` itself (a step loop), or the loop whose iterable is ``site``, an XLA loader
+        call (``for i, b in enumerate(pl.MpDeviceLoader(loader, device))``). None otherwise:
+        a loader call bound to a name may be handed to other loops. A site of another
+        module of the project is asked of that module's analysis."""
         an = self.an
         if site.root() is not an.module:
             # (a loop of another module of the project: asked of its own analysis)
@@ -2030,7 +2031,7 @@ divide it, which is not known.
         sliced: int | None = None
         if isinstance(site, nodes.Call):
             holder = site.parent
-            sliced = _sliced_batches(an, holder, site)
+            sliced = _drawn_count(an, holder, site)
             if sliced is not None:
                 # ``islice(loader, n)``, ``zip(range(n), loader)``: at most n batches a pass
                 site, holder = holder, holder.parent
@@ -2048,11 +2049,10 @@ divide it, which is not known.
                 it = it.args[0]
             if isinstance(it, nodes.Call):
                 sliced = next((n for a in it.args
-                               if (n := _sliced_batches(an, it, a)) is not None), None)
+                               if (n := _drawn_count(an, it, a)) is not None), None)
         if sliced is not None:
-            return [(sliced - 1, True)]  # (the cap's last index, as for ``i + 1 == n``)
-        cap = _capped_pass(an, loop)
-        return [cap] if cap is not None else None
+            return sliced - 1, True  # (the cap's last index, as for ``i + 1 == n``)
+        return _capped_pass(an, loop)
 
     def _drop_last_factory(self, loader: nodes.Call) -> tuple[nodes.FunctionDef, str] | None:
         """``(factory, parameter)`` when ``loader``, a DataLoader call of a function of this
@@ -2345,15 +2345,6 @@ divide it, which is not known.
                 yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
 
 
-def _draws_from(vs: frozenset[V.Value], call: nodes.Call, depth: int = 0) -> bool:
-    """``vs`` (a loop's iterable) holds the loader that ``call`` builds (also through
-    ``enumerate``, a progress bar or another wrapper)."""
-    if depth > 4:
-        return False
-    return any(v.node is call or v.kind in (Kind.LOADER, Kind.PROGRESS, Kind.ITERATOR) and
-               v.bound is not None and _draws_from(v.bound, call, depth + 1) for v in vs)
-
-
 def _capped_pass(an: Analyzer, loop: nodes.For) -> tuple[int, bool] | None:
     """``(bound, in_batches)`` when each run of ``loop`` stops once a counter of the pass
     reaches a known positive int: a statement of its body (not nested in another
@@ -2368,7 +2359,7 @@ def _capped_pass(an: Analyzer, loop: nodes.For) -> tuple[int, bool] | None:
             isinstance(loop.target, nodes.Tuple) and loop.target.elts and \
             isinstance(loop.target.elts[0], nodes.AssignName):
         counters[loop.target.elts[0].name] = True
-    outer = _enclosing_loop(loop)
+    outer = enclosing_loop(loop)
     for stmt in loop.body:
         if isinstance(stmt, nodes.AugAssign) and stmt.op == "+=" and \
                 isinstance(stmt.target, nodes.AssignName) and \
@@ -2402,7 +2393,7 @@ def _reaches_last(origin: V.Value, cap: tuple[int, bool]) -> bool:
     return bound + 1 >= batches if in_batches else bound >= rows
 
 
-def _sliced_batches(an: Analyzer, holder: nodes.NodeNG, loader: nodes.Call) -> int | None:
+def _drawn_count(an: Analyzer, holder: nodes.NodeNG, loader: nodes.Call) -> int | None:
     """The known count of items ``holder`` takes from ``loader`` (an argument of it):
     ``itertools.islice(loader, n)`` (or ``islice(loader, start, n)`` from 0) and ``zip(
     range(n), loader)``; None otherwise."""
@@ -2426,17 +2417,6 @@ def _sliced_batches(an: Analyzer, holder: nodes.NodeNG, loader: nodes.Call) -> i
     return None
 
 
-def _enclosing_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:
-    """The innermost ``for``/``while`` around ``node`` in its function (None: none)."""
-    cur = node.parent
-    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module,
-                                                    nodes.Lambda)):
-        if isinstance(cur, (nodes.For, nodes.While)):
-            return cur
-        cur = cur.parent
-    return None
-
-
 def _set_per_pass(target: nodes.AssignName, loop: nodes.For,
                   outer: nodes.NodeNG | None) -> bool:
     """``target``'s name, counted up in ``loop``, starts from a plain assignment of the same
@@ -2451,7 +2431,7 @@ def _set_per_pass(target: nodes.AssignName, loop: nodes.For,
         return False  # (a count handed in: ``train_one_epoch(..., global_step)``)
     return bool(inits) and all(
         isinstance(b.statement(), nodes.Assign) and b.fromlineno < loop.fromlineno and
-        _enclosing_loop(b) is outer for b in inits)
+        enclosing_loop(b) is outer for b in inits)
 
 
 def _reaches_bound(an: Analyzer, test: nodes.NodeNG, counters: dict[str, bool]
