@@ -385,6 +385,38 @@ def syntax_cache(module: nodes.Module) -> dict[str, Any]:
     return found
 
 
+#: torch factories that build a new tensor on the CPU unless given a ``device=``.
+_CPU_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones",
+                            "torch.empty", "torch.full", "torch.arange", "torch.linspace",
+                            "torch.randn", "torch.rand", "torch.randint", "torch.eye",
+                            "torch.from_numpy", "torch.LongTensor", "torch.FloatTensor"})
+#: Methods through which a module class moves (or re-creates) its own state itself.
+_MOVING_METHODS = frozenset({"to", "_apply", "cuda", "xla"})
+
+
+def _plain_tensor_attr(klass: nodes.ClassDef,
+                       targets: list[tuple[nodes.NodeNG, nodes.NodeNG]],
+                       ev: Evaluator) -> bool:
+    """Every binding of a module class's attribute is ``self.attr = torch.tensor(...)``
+    (a torch factory without ``device=``), and no ``register_buffer``/``register_parameter``
+    names it (those bindings appear in ``targets`` as the registering call): a plain tensor
+    attribute, which ``module.to(device)`` leaves on the CPU (``nn.Module._apply`` moves
+    only ``_parameters``, ``_buffers`` and submodules; torch/nn/modules/module.py). False
+    when the class defines its own ``to``/``_apply``."""
+    if not targets or any(isinstance(m, nodes.FunctionDef) and m.name in _MOVING_METHODS
+                          for m in klass.body):
+        return False
+    for target, stmt in targets:
+        if not (isinstance(target, nodes.AssignAttr) and isinstance(stmt, nodes.Assign) and
+                isinstance(stmt.value, nodes.Call)):
+            return False
+        call = stmt.value
+        if ev.qualname(call.func) not in _CPU_FACTORIES or \
+                any(k.arg == "device" for k in call.keywords or ()):
+            return False
+    return True
+
+
 def _fold_ints(left: frozenset[Value], right: frozenset[Value], op: str) -> int | None:
     """``left op right`` for two known Python ints (one value each, ``+ - * // %``), when
     the result is a plausible size (at most 10**12); else None."""
@@ -3318,7 +3350,12 @@ class Evaluator:
             if v.kind is Kind.MODULE:
                 # Parameters, buffers and submodules move with the module
                 # (module.to(device)): ``model.encoder.state_dict()`` of a model on the
-                # XLA device holds XLA tensors.
+                # XLA device holds XLA tensors. A plain tensor attribute does not move: it
+                # stays where it was made ("unmoved": a forward that stores into it runs
+                # on the CPU, or its next mixed-device operation fails).
+                if _plain_tensor_attr(klass, table[attr], self):
+                    return frozenset(x.with_(flags=x.flags | {"unmoved"})
+                                     if x.kind is Kind.TENSOR else x for x in found)
                 found = frozenset(
                     x.with_(device=v.device) if (x.kind is Kind.TENSOR and x.device != "xla")
                     or (x.kind is Kind.MODULE and v.device is not None) else x

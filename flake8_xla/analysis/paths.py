@@ -1772,8 +1772,9 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
     if any(isinstance(b, nodes.Const) and isinstance(b.value, int) for b in sides):
         if any(counter(a) for a in sides):
             return True
-        return any(isinstance(a, nodes.BinOp) and a.op == "%" and counter(a.left) and
-                   _epoch_fraction(a.right) for a in sides)
+        return any(isinstance(a, nodes.BinOp) and a.op == "%" and (
+            counter(a.left) or _shifted_counter(a.left, counter)) and
+            _epoch_fraction(a.right, ev) for a in sides)
     # ``step == len(loader) - 1``, ``i == last``: the counter meets a value the loop never
     # changes once (the last step of the epoch)
     if not any(counter(a) for a in sides):
@@ -1808,9 +1809,23 @@ def _loop_invariant(node: nodes.NodeNG, assigned: set[str], attrs: set[str],
         isinstance(node, nodes.Attribute) and node.attrname in attrs)
 
 
-def _epoch_fraction(node: nodes.NodeNG) -> bool:
+def _shifted_counter(node: nodes.NodeNG, counter: Callable[[nodes.NodeNG], bool]) -> bool:
+    """``i + 1`` (or ``i - 1``): the loop's counter shifted by a small constant."""
+    return isinstance(node, nodes.BinOp) and node.op in ("+", "-") and \
+        counter(node.left) and isinstance(node.right, nodes.Const) and \
+        type(node.right.value) is int and 0 <= node.right.value <= 10
+
+
+def _epoch_fraction(node: nodes.NodeNG, ev: Evaluator | None = None, depth: int = 0) -> bool:
     """``len(x)`` or ``len(x) // k`` (``k`` a constant up to 10): a large fraction of an
-    epoch's length, so the guarded block runs at most ``k`` times per epoch."""
+    epoch's length, so the guarded block runs at most ``k`` times per epoch; also a name
+    bound only to one (``steps_per_epoch = len(loader)``)."""
+    if isinstance(node, nodes.Name) and ev is not None and depth == 0:
+        binds = ev.bindings(node)
+        return bool(binds) and all(
+            isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+            b.parent.value is not None and _epoch_fraction(b.parent.value, ev, depth + 1)
+            for b in binds)
     if isinstance(node, nodes.BinOp) and node.op == "//" and \
             isinstance(node.right, nodes.Const) and type(node.right.value) is int and \
             1 <= node.right.value <= 10:

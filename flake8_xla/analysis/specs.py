@@ -142,6 +142,11 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
             flags.add("distributed")
         elif not V.is_known(sv) or any(v.kind is not Kind.SAMPLER for v in sv):
             flags.add("sampler_unknown")
+        elif all(isinstance(v.node, nodes.ClassDef) and _endless_sampler(ev, v.node)
+                 for v in sv):
+            # a project sampler whose ``__iter__`` draws indices in a ``while True:`` loop
+            # (detectron2's TrainingSampler, StyleGAN's InfiniteSampler): no pass ends
+            flags.add("endless")
         else:
             counts = {_sample_count(v.node) for v in sv}
             loaded = argument(call, 0, "dataset")
@@ -488,6 +493,58 @@ def _num_samples(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
             not any(isinstance(a, nodes.Starred) for a in node.args[:at + 1]):
         n = node.args[at]
     return n
+
+
+def _endless_sampler(ev: Evaluator, klass: nodes.ClassDef) -> bool:
+    """A sampler class whose ``__iter__`` never ends: it (a generator nested in it, or a
+    method of the class it calls on ``self``) yields inside a ``while True:`` loop that
+    no ``break`` or ``return`` of its own leaves (syntax only)."""
+    method = ev.method_of(klass, "__iter__")
+    if not isinstance(method, nodes.FunctionDef):
+        return False
+    funcs = [method, *(f for f in method.nodes_of_class(nodes.FunctionDef) if f is not method)]
+    for call in method.nodes_of_class(nodes.Call):
+        f = call.func
+        if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
+                f.expr.name == "self":
+            other = ev.method_of(klass, f.attrname)
+            if isinstance(other, nodes.FunctionDef) and other is not method:
+                funcs.append(other)
+    return any(_endless_loop(loop) for func in funcs
+               for loop in func.nodes_of_class(nodes.While, skip_klass=(
+                   nodes.FunctionDef, nodes.Lambda, nodes.ClassDef))
+               if loop.scope() is func)
+
+
+def _endless_loop(loop: nodes.While) -> bool:
+    """``while True:`` (or ``while 1:``) that yields and that no ``break`` or ``return``
+    of its own ends (a ``break`` of an inner loop ends only that loop)."""
+    if not (isinstance(loop.test, nodes.Const) and loop.test.value in (True, 1)) or \
+            loop.orelse:
+        return False
+    scopes = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
+    yields = False
+    stack: list[nodes.NodeNG] = list(loop.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, scopes):
+            continue
+        if isinstance(node, nodes.Return):
+            return False
+        if isinstance(node, nodes.Break):
+            return False
+        if isinstance(node, (nodes.Yield, nodes.YieldFrom)):
+            yields = True
+        if isinstance(node, (nodes.For, nodes.While)):
+            # (an inner loop's breaks end that loop only; a return in it ends the sampler)
+            inner = list(node.nodes_of_class((nodes.Return, nodes.Yield, nodes.YieldFrom),
+                                             skip_klass=scopes))
+            if any(isinstance(n, nodes.Return) for n in inner):
+                return False
+            yields = yields or bool(inner)
+            continue
+        stack.extend(node.get_children())
+    return yields
 
 
 def _sample_count(node: nodes.NodeNG | None) -> int | None:

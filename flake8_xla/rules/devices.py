@@ -30,6 +30,10 @@ CUDA_ONLY_CALLS = frozenset({
     "torch.cuda.max_memory_allocated", "torch.cuda.memory_allocated",
     "torch.cuda.max_memory_reserved", "torch.cuda.reset_peak_memory_stats",
     "torch.cuda.Stream", "torch.cuda.Event"})
+#: The legacy typed constructors, which allocate on the GPU (``torch.cuda.BoolTensor(n, n)``).
+CUDA_CONSTRUCTORS = frozenset(
+    f"torch.cuda.{t}Tensor" for t in ("Float", "Double", "Half", "BFloat16", "Long", "Int",
+                                      "Short", "Char", "Byte", "Bool"))
 
 
 def _is_cuda(value: str | None) -> bool:
@@ -284,6 +288,9 @@ cannot run on an XLA host.
             q = an.qualname(func) or ""
             if q in CUDA_ONLY_CALLS:
                 yield node, f"{q}()"
+                return
+            if q in CUDA_CONSTRUCTORS:
+                yield node, f"the legacy constructor {q}()"
                 return
             if q == "torch.set_default_device" and node.args and \
                     _cuda_literal(node.args[0]) is not None:

@@ -1201,7 +1201,11 @@ A sampler whose `rank=` is the replica's index on its own host (`LOCAL_RANK`,
 `xm.get_local_ordinal()`) while `num_replicas=` is the world size is reported too:
 `xmp.spawn` and `torch_xla.launch` set no `LOCAL_RANK` (every replica reads shard 0), and
 on more than one host the replicas of different hosts read the same shard. Pass
-`rank=xr.global_ordinal()`.
+`rank=xr.global_ordinal()`. So is one whose `num_replicas=` or `rank=` reads torchrun's
+`WORLD_SIZE`/`RANK` with a default (`int(os.environ.get("WORLD_SIZE", 1))`, left from a
+torchrun script) in a module that starts its replicas with `xmp.spawn`/`torch_xla.launch`,
+which set neither (torch_xla/_internal/pjrt.py): every replica takes one replica and rank
+0 (not when the module sets those variables itself).
 
 A plain DataLoader with no sampler at all that feeds multi-replica training (replicas
 that `xmp.spawn`/`torch_xla.launch` starts, or that `torchrun` starts in a script calling
@@ -1240,6 +1244,22 @@ cost time, not correctness), and so is a dataset built from the replica's global
                   "torch_xla.launch do not set LOCAL_RANK (every replica reads shard 0), and on "
                   "more than one host the replicas of different hosts read the same shard; pass "
                   "rank=xr.global_ordinal()")
+
+    TORCHRUN_ENV = ("DistributedSampler with num_replicas/rank read from torchrun's "
+                    "WORLD_SIZE/RANK variables in a script that starts its replicas with "
+                    "xmp.spawn or torch_xla.launch, which set neither: every replica takes "
+                    "the default (one replica, rank 0) and reads the whole dataset; pass "
+                    "num_replicas=xr.world_size(), rank=xr.global_ordinal()")
+
+    @staticmethod
+    def _sets_world_env(an: Analyzer) -> bool:
+        """The module sets ``os.environ["WORLD_SIZE"]`` or ``["RANK"]`` itself."""
+        return any(isinstance(t, nodes.Subscript) and an.qualname(t.value) == "os.environ"
+                   and const_str(t.slice) in _TORCHRUN_WORLD_ENV
+                   for a in an.module_nodes(nodes.Assign) for t in a.targets) or any(
+            isinstance(c.func, nodes.Attribute) and c.func.attrname in ("setdefault", "update")
+            and an.qualname(c.func.expr) == "os.environ"
+            for c in an.module_nodes(nodes.Call))
 
     WORKER_SPLIT = ("DataLoader over an IterableDataset that splits its items between the "
                     "loader's workers (get_worker_info) but not between replicas, in "
@@ -1287,6 +1307,18 @@ cost time, not correctness), and so is a dataset built from the replica's global
                     not _local_rank(an, argument(call, 1, "num_replicas")) and \
                     not an.off_xla_path(call):
                 found = self.finding_text(call, f"{self.code} {self.LOCAL_RANK}")
+                if found is not None:
+                    yield found
+                continue
+            if q.endswith("DistributedSampler") and not has_star_kwargs(call) and \
+                    launcher_calls(an, multi_only=True) and not self._sets_world_env(an) and \
+                    any(_env_value(an, argument(call, at, name), _TORCHRUN_WORLD_ENV,
+                                   frozenset(), with_default=True)
+                        for at, name in ((1, "num_replicas"), (2, "rank"))) and \
+                    not an.off_xla_path(call):
+                # ``num_replicas=int(os.environ.get("WORLD_SIZE", 1))`` left from a torchrun
+                # script, in a module that starts its replicas with xmp.spawn
+                found = self.finding_text(call, f"{self.code} {self.TORCHRUN_ENV}")
                 if found is not None:
                     yield found
                 continue
@@ -1397,27 +1429,44 @@ def _local_rank(an: Analyzer, expr: nodes.NodeNG | None, depth: int = 0) -> bool
     """``expr`` is a per-host index or count: ``int(os.environ.get("LOCAL_RANK", 0))``,
     ``os.environ["LOCAL_RANK"]``, ``xm.get_local_ordinal()``, or a name bound once to
     one of them."""
+    return _env_value(an, expr, _LOCAL_ENV, _LOCAL_CALLS, with_default=False)
+
+
+def _env_value(an: Analyzer, expr: nodes.NodeNG | None, names: frozenset[str],
+               calls: frozenset[str], *, with_default: bool, depth: int = 0) -> bool:
+    """``expr`` reads one of the environment variables ``names`` (``os.environ.get(N,
+    d)``, ``os.getenv(N, d)``, or, unless ``with_default``, ``os.environ[N]``), through
+    ``int()`` or a name bound once, or calls one of ``calls``. ``with_default``: only a
+    read with a default, which never fails where the variable is missing."""
     if expr is None or depth > 3:
         return False
     if isinstance(expr, nodes.Name):
         binds = an.ev.bindings(expr)
         return len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and isinstance(
-            binds[0].parent, nodes.Assign) and _local_rank(an, binds[0].parent.value,
-                                                            depth + 1)
+            binds[0].parent, nodes.Assign) and _env_value(
+                an, binds[0].parent.value, names, calls, with_default=with_default,
+                depth=depth + 1)
     if isinstance(expr, nodes.Call):
         q = an.qualname(expr.func) or ""
-        if q in _LOCAL_CALLS:
+        if q in calls:
             return True
         if callee_name(expr.func) == "int":
-            return bool(expr.args) and _local_rank(an, expr.args[0], depth + 1)
+            return bool(expr.args) and _env_value(an, expr.args[0], names, calls,
+                                                  with_default=with_default, depth=depth + 1)
         if q in ("os.environ.get", "os.getenv") or (
                 isinstance(expr.func, nodes.Attribute) and expr.func.attrname == "get" and
                 an.qualname(expr.func.expr) == "os.environ"):
-            return bool(expr.args) and const_str(expr.args[0]) in _LOCAL_ENV
+            return bool(expr.args) and const_str(expr.args[0]) in names and (
+                not with_default or len(expr.args) > 1 or keyword(expr, "default") is not None)
         return False
     if isinstance(expr, nodes.Subscript) and an.qualname(expr.value) == "os.environ":
-        return const_str(expr.slice) in _LOCAL_ENV
+        return not with_default and const_str(expr.slice) in names
     return False
+
+
+#: torchrun's variables for the world: xmp.spawn and torch_xla.launch set neither
+#: (torch_xla/_internal/pjrt.py sets only PJRT_LOCAL_PROCESS_RANK/COUNT).
+_TORCHRUN_WORLD_ENV = frozenset({"WORLD_SIZE", "RANK"})
 
 
 #: The replica's index among all replicas: a dataset built from it is sharded by hand.

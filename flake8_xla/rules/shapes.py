@@ -2601,7 +2601,8 @@ loader = DataLoader(ds, batch_size=32, drop_last=True)
 
 DYNAMIC_CALL_NAMES = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
                                 "argwhere", "where", "pack_padded_sequence",
-                                "repeat_interleave", "topk", "kthvalue", "bincount"})
+                                "repeat_interleave", "topk", "kthvalue", "bincount",
+                                "one_hot"})
 
 #: torch ops whose output size is a Python int argument: ``(method position, function
 #: position, keyword)`` of that argument. Passed a tensor, torch reads it on the host
@@ -2781,6 +2782,10 @@ Not reported:
                 # ``left_padding = not torch.sum(mask)``: the truth of a lazy tensor, taken
                 # where it is stored, not where a branch tests it later
                 tests.append((node, ctx, "not"))
+            elif isinstance(node, nodes.BoolOp) and not _in_branch_test(node):
+                # ``bad = torch.isnan(loss) or torch.isinf(gnorm)``: ``or``/``and`` take the
+                # truth of each operand but the last where they run, to pick the result
+                tests.extend((operand, ctx, node.op) for operand in node.values[:-1])
             elif isinstance(node, nodes.For) and id(node.iter) not in seen and \
                     isinstance(node.iter, (nodes.Name, nodes.Attribute, nodes.Subscript,
                                            nodes.Call)) and \
@@ -2990,7 +2995,9 @@ named one, `target_mask`, `batch["mask"]`, or an episode's `done` flags), slicin
 tensor value `t[:n_tensor]`,
 `repeat_interleave` with the counts in a tensor (unless `output_size=` is given),
 `torch.topk`/`kthvalue` with `k` in a tensor (or read back from the device in the step,
-such as an item of `counts.cpu().tolist()`) and `pack_padded_sequence` of a tensor on
+such as an item of `counts.cpu().tolist()`), `F.one_hot(target)` without `num_classes`
+(its width is `target.max() + 1`, read from the device; torch/nn/functional.py) and
+`pack_padded_sequence` of a tensor on
 the device (its packed data has `sum(lengths)` rows, wherever the lengths are) produce
 outputs whose size depends on the data. XLA compiles for static shapes: it has to execute the pending graph to
 learn the size, and every new size is a new graph to compile. Slicing by a number read
@@ -3094,6 +3101,15 @@ function).
                 if repeats is not None and subject is not None and is_lazy(subject) and \
                         is_lazy(repeats):
                     return "repeat_interleave with the repeat counts in a tensor"
+            if name == "one_hot" and an.qualname(f) == "torch.nn.functional.one_hot" and \
+                    node.args and is_lazy(node.args[0]):
+                # ``F.one_hot(target)``: without ``num_classes`` (or with -1) the width is
+                # ``target.max() + 1``, read from the device (torch/nn/functional.py), a new
+                # output shape whenever a batch lacks the top class
+                width = argument(node, 1, "num_classes")
+                if width is None or isinstance(width, nodes.UnaryOp) and width.op == "-" or \
+                        isinstance(width, nodes.Const) and width.value == -1:
+                    return "F.one_hot without num_classes (its width is the largest label + 1: pass num_classes)"
             if name in SIZE_ARGUMENTS:
                 # torch.topk(cost, k=dynamic_ks[i]): k is read from the device, and each
                 # value read is another output shape

@@ -837,8 +837,11 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         if isinstance(node, nodes.Assign) and holds(node.value, ctx):
             for target in node.targets:
                 if isinstance(target, nodes.Subscript) and not _rebinds_item(target) and any(
-                        v.kind is Kind.TENSOR and v.device == "cpu"
+                        v.kind is Kind.TENSOR and v.device == "cpu" and not v.has("unmoved")
                         for v in an.value(target.value, ctx)):
+                    # (a module's plain tensor attribute, ``self.cache_k[:b, s:e] = xk``,
+                    # is on the CPU only where the module is: one on XLA would fail at the
+                    # next operation mixing it with XLA tensors)
                     return "storing a lazy XLA tensor into a CPU tensor", self.FIX_INTO_CPU
                 if isinstance(target, nodes.Subscript) and lazy(node.value, ctx) and (
                         base := an.value(target.value, ctx)) and all(
@@ -867,6 +870,9 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         Decoding once per prompt or per batch is not this."""
         an = self.an
         root = chain_root(call.args[0])
+        if isinstance(root, nodes.Call) and root.args and isinstance(root.args[0], nodes.Name) \
+                and (an.qualname(root.func) or "") in ("torch.cat", "torch.stack"):
+            root = root.args[0]  # ``torch.cat(generated, -1)``: the list of tokens so far
         if not isinstance(root, nodes.Name):
             return False
         loop = call.parent
@@ -883,8 +889,11 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 return False
         else:
             return False
-        if not any(loop.parent_of(b) for b in an.ev.bindings(root)):
-            return False  # decoded ids that the loop does not compute
+        if not any(loop.parent_of(b) for b in an.ev.bindings(root)) and not any(
+                isinstance(c.func, nodes.Attribute) and c.func.attrname in ("append", "extend")
+                and isinstance(c.func.expr, nodes.Name) and c.func.expr.name == root.name
+                for c in loop.nodes_of_class(nodes.Call)):
+            return False  # decoded ids that the loop does not compute (nor collect)
         # the loop carries tensors across its iterations (the ids it extends), which a
         # loop over prompts that generates for each one does not
         frame = loop.frame()

@@ -151,6 +151,22 @@ def train_with_image_logging(model, loader, optimizer, writer):
             print(loss.item())
 
 
+def train_with_epoch_summary(model, loader, optimizer):
+    steps_per_epoch = len(loader)
+    running = torch.zeros((), device=device)
+    for i, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        running += loss.detach()
+        # Trap: the last step of each pass (the counter shifted by one, modulo a name
+        # bound to the loader's length), as a read after the loop.
+        if (i + 1) % steps_per_epoch == 0:
+            print((running / steps_per_epoch).item())
+        if (i + 1) % 50 == 0:
+            print(running.item())  # error: XLA201
+
+
 def save_checkpoint(path, model, optimizer, step):
     state = {"model": {k: v.detach().cpu() for k, v in model.state_dict().items()},  # trap: the checkpoint's write
              "optim": optimizer.state_dict(), "step": step}

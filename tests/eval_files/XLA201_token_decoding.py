@@ -59,3 +59,22 @@ def stream(model, tokenizer, prompt_ids, max_new_tokens=64):
         print(tokenizer.decode(nxt[0]), end="")  # error: XLA201
         print(tokenizer.decode(ids[0]))  # error: XLA201
     return ids
+
+
+STOP = ("\nUser:", "</s>")
+
+
+def chat(model, tokenizer, prompt_ids, max_new_tokens=64):
+    ids = prompt_ids.to(device)
+    out = model(ids)
+    generated = []
+    for _ in range(max_new_tokens):
+        nxt = out[:, -1:].argmax(-1)
+        generated.append(nxt)
+        # the tokens collected so far, read back for a stop string every new token
+        text = tokenizer.decode(torch.cat(generated, dim=-1)[0])  # error: XLA201
+        if any(s in text for s in STOP):
+            break
+        out = model(nxt)
+        torch_xla.sync()
+    return tokenizer.decode(torch.cat(generated, dim=-1)[0])

@@ -69,6 +69,13 @@ def timed_step(model, x):
     return out
 
 
+def causal_mask(n):
+    # the legacy typed constructors allocate on the GPU
+    mask = torch.cuda.BoolTensor(n, n).fill_(False)  # error: XLA501
+    keep = torch.BoolTensor(n, n).fill_(True)  # trap: a CPU tensor
+    return mask | keep
+
+
 def guarded_and_only_printed(model):
     # Trap: the choice is only shown; the model goes to the XLA device by another binding.
     device = "cuda" if torch.cuda.is_available() else "cpu"

@@ -1,0 +1,69 @@
+"""Eval file for XLA102: a project sampler whose ``__iter__`` never ends.
+
+A sampler that draws indices in a ``while True:`` loop (StyleGAN's InfiniteSampler,
+detectron2's TrainingSampler through a helper generator) never runs out, so its loader
+has no last batch to be ragged. A sampler that leaves its loop (``break``/``return``),
+or an ordinary finite one, still does.
+"""
+import itertools
+
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+from torch.utils.data import DataLoader, Sampler
+
+
+class InfiniteSampler(Sampler):
+    def __init__(self, dataset, seed=0):
+        super().__init__(dataset)
+        self.dataset = dataset
+        self.seed = seed
+
+    def __iter__(self):
+        g = torch.Generator()
+        g.manual_seed(self.seed)
+        while True:
+            for i in torch.randperm(len(self.dataset), generator=g).tolist():
+                yield i
+
+
+class TrainingSampler(Sampler):
+    def __init__(self, size, rank=0, world=1):
+        self.size, self.rank, self.world = size, rank, world
+
+    def __iter__(self):
+        yield from itertools.islice(self._infinite_indices(), self.rank, None, self.world)
+
+    def _infinite_indices(self):
+        while True:
+            yield from torch.randperm(self.size).tolist()
+
+
+class EpochsSampler(Sampler):
+    def __init__(self, dataset, epochs):
+        self.dataset, self.epochs = dataset, epochs
+
+    def __iter__(self):
+        done = 0
+        while True:
+            if done == self.epochs:
+                return
+            yield from range(len(self.dataset))
+            done += 1
+
+
+def train(model, optimizer, dataset, steps):
+    device = torch_xla.device()
+    loaders = [
+        DataLoader(dataset, batch_size=32, sampler=InfiniteSampler(dataset)),  # trap: endless
+        DataLoader(dataset, batch_size=32, sampler=TrainingSampler(len(dataset))),  # trap
+        DataLoader(dataset, batch_size=32, sampler=EpochsSampler(dataset, 3)),  # error: XLA102
+    ]
+    for loader in loaders:
+        for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            if step == steps:
+                break
