@@ -315,6 +315,52 @@ def test_xla_code_reaches_through_other_modules_and_cycles(tmp_path: Path) -> No
     assert not ix.is_xla_code(top / "lonely.py")
 
 
+def test_classes_named_by_config_files_are_reached_by_programs_that_build_them(
+        tmp_path: Path) -> None:
+    # A Hydra/hyperpyyaml program builds the classes its YAML files name: their modules are
+    # XLA code (and what they import), as if the program imported them; a file name
+    # under ``target:`` is no class, and a program that reads no config reaches nothing.
+    top = write(tmp_path / "h", {
+        "setup.cfg": "",
+        "train.py": """\
+            import hydra
+            import torch_xla
+            from hydra.utils import instantiate
+
+
+            @hydra.main(config_path="conf", config_name="train")
+            def main(cfg):
+                model = instantiate(cfg.model).to(torch_xla.device())
+            """,
+        "conf/train.yaml": "model:\n  _target_: models.flow.Flow\n  dim: 8\n"
+                           "data:\n  target: data.csv\n",
+        "conf/tts.yaml": "llm: !new:models.llm.LM\n  size: 4\n",
+        "models/__init__.py": "",
+        "models/flow.py": "from models import blocks\n\n\nclass Flow:\n    pass\n",
+        "models/blocks.py": "class Block:\n    pass\n",
+        "models/llm.py": "class LM:\n    pass\n",
+        "models/unused.py": "class Unused:\n    pass\n",
+        "data.py": "def load():\n    pass\n",
+    })
+    ix = index_for(top / "train.py")
+    assert ix.xla_code() == {"train.py", "models/flow.py", "models/blocks.py",
+                             "models/llm.py", "models/__init__.py"}
+    assert not ix.is_xla_code(top / "data.py")
+    # a program that builds nothing from configuration reaches none of them
+    plain = write(tmp_path / "p", {
+        "setup.cfg": "",
+        "train.py": "import torch_xla\n",
+        "conf/train.yaml": "model:\n  _target_: models.flow.Flow\n",
+        "models/__init__.py": "",
+        "models/flow.py": "class Flow:\n    pass\n",
+    })
+    assert index_for(plain / "train.py").xla_code() == {"train.py"}
+    # a changed config file is read again (the cached layout is keyed on it)
+    (top / "conf/tts.yaml").write_text("llm: !new:models.unused.Unused\n")
+    project.reset()
+    assert "models/unused.py" in index_for(top / "train.py").xla_code()
+
+
 def test_a_script_that_runs_the_xla_code_of_its_helpers_is_an_xla_program(
         tmp_path: Path) -> None:
     # XLA is optional everywhere (imported under try:), so no module is a program by its

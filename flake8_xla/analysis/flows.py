@@ -394,17 +394,21 @@ _CPU_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.zeros", "t
 _MOVING_METHODS = frozenset({"to", "_apply", "cuda", "xla"})
 
 
-def _plain_tensor_attr(klass: nodes.ClassDef,
+def _plain_tensor_attr(klass: nodes.ClassDef, attr: str,
                        targets: list[tuple[nodes.NodeNG, nodes.NodeNG]],
                        ev: Evaluator) -> bool:
-    """Every binding of a module class's attribute is ``self.attr = torch.tensor(...)``
-    (a torch factory without ``device=``), and no ``register_buffer``/``register_parameter``
-    names it (those bindings appear in ``targets`` as the registering call): a plain tensor
-    attribute, which ``module.to(device)`` leaves on the CPU (``nn.Module._apply`` moves
-    only ``_parameters``, ``_buffers`` and submodules; torch/nn/modules/module.py). False
-    when the class defines its own ``to``/``_apply``."""
-    if not targets or any(isinstance(m, nodes.FunctionDef) and m.name in _MOVING_METHODS
-                          for m in klass.body):
+    """Every binding of the module class's attribute ``attr`` is ``self.attr =
+    torch.tensor(...)`` (a torch factory without ``device=`` or ``**kwargs``), and no
+    ``register_buffer``/``register_parameter`` names it (those bindings appear in
+    ``targets`` as the registering call): a plain tensor attribute, which
+    ``module.to(device)`` leaves on the CPU (``nn.Module._apply`` moves only
+    ``_parameters``, ``_buffers`` and submodules; torch/nn/modules/module.py). Only for a
+    class of ``ev``'s own module, where nothing else assigns ``.attr`` (``model.window =
+    model.window.to(device)``), nor spells it in a project module importing this one;
+    False when the class defines its own ``to``/``_apply``."""
+    if not targets or klass.root() is not ev.module or any(
+            isinstance(m, nodes.FunctionDef) and m.name in _MOVING_METHODS
+            for m in klass.body):
         return False
     for target, stmt in targets:
         if not (isinstance(target, nodes.AssignAttr) and isinstance(stmt, nodes.Assign) and
@@ -412,8 +416,21 @@ def _plain_tensor_attr(klass: nodes.ClassDef,
             return False
         call = stmt.value
         if ev.qualname(call.func) not in _CPU_FACTORIES or \
-                any(k.arg == "device" for k in call.keywords or ()):
+                any(k.arg in ("device", None) for k in call.keywords or ()):
             return False
+    own = {id(t) for t, _ in targets}
+    if any(a.attrname == attr and id(a) not in own
+           for a in ev.module_nodes(nodes.AssignAttr)):
+        return False
+    link = ev.link
+    if link is not None:
+        rel = link.module_rel(ev.module)
+        if rel is None:
+            return False
+        for other in link.index.importers(rel):
+            facts = link.index.facts(other)
+            if facts is None or attr in facts.idents:
+                return False
     return True
 
 
@@ -3351,11 +3368,9 @@ class Evaluator:
                 # Parameters, buffers and submodules move with the module
                 # (module.to(device)): ``model.encoder.state_dict()`` of a model on the
                 # XLA device holds XLA tensors. A plain tensor attribute does not move: it
-                # stays where it was made ("unmoved": a forward that stores into it runs
-                # on the CPU, or its next mixed-device operation fails).
-                if _plain_tensor_attr(klass, table[attr], self):
-                    return frozenset(x.with_(flags=x.flags | {"unmoved"})
-                                     if x.kind is Kind.TENSOR else x for x in found)
+                # stays where it was made.
+                if _plain_tensor_attr(klass, attr, table[attr], self):
+                    return found
                 found = frozenset(
                     x.with_(device=v.device) if (x.kind is Kind.TENSOR and x.device != "xla")
                     or (x.kind is Kind.MODULE and v.device is not None) else x

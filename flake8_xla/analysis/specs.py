@@ -497,8 +497,9 @@ def _num_samples(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
 
 def _endless_sampler(ev: Evaluator, klass: nodes.ClassDef) -> bool:
     """A sampler class whose ``__iter__`` never ends: it (a generator nested in it, or a
-    method of the class it calls on ``self``) yields inside a ``while True:`` loop that
-    no ``break`` or ``return`` of its own leaves (syntax only)."""
+    method of the class it calls on ``self``) runs, as one of its own statements (not in
+    a branch), a ``while True:`` loop that yields and that no ``break`` or ``return`` of
+    its own leaves (syntax only)."""
     method = ev.method_of(klass, "__iter__")
     if not isinstance(method, nodes.FunctionDef):
         return False
@@ -510,10 +511,10 @@ def _endless_sampler(ev: Evaluator, klass: nodes.ClassDef) -> bool:
             other = ev.method_of(klass, f.attrname)
             if isinstance(other, nodes.FunctionDef) and other is not method:
                 funcs.append(other)
-    return any(_endless_loop(loop) for func in funcs
-               for loop in func.nodes_of_class(nodes.While, skip_klass=(
-                   nodes.FunctionDef, nodes.Lambda, nodes.ClassDef))
-               if loop.scope() is func)
+    # (a ``while True:`` among the function's own statements, not under an ``if``: an
+    # ``if self.infinite:`` arm is endless only in one mode)
+    return any(_endless_loop(stmt) for func in funcs for stmt in func.body
+               if isinstance(stmt, nodes.While))
 
 
 def _endless_loop(loop: nodes.While) -> bool:

@@ -30,8 +30,11 @@ imported without torch_xla (it imports, unconditionally at its top level, a proj
 that imports torch_xla there, through any chain: ``from utils import get_device``) is such a
 program too, and so is a script (not a test module) that runs a function or class of a
 module showing XLA use whose own code uses torch_xla (``device = get_device()``, with
-torch_xla imported under ``try:``). The answer depends only on the files on disk, never on
-which file the linter was started on.
+torch_xla imported under ``try:``). A program that builds its objects from configuration
+files (it imports Hydra, hyperpyyaml or OmegaConf) also reaches the project modules that the
+project's YAML files name as classes to build (``_target_: pkg.models.Net``, LDM's
+``target:``, Lightning CLI's ``class_path:``, hyperpyyaml's ``!new:pkg.flow.Flow``). The
+answer depends only on the files on disk, never on which file the linter was started on.
 """
 
 from __future__ import annotations
@@ -63,6 +66,18 @@ MAX_REACH = 400
 LAYOUT_RECORD = "layout"
 #: Files larger than this are not summarized (generated code, data).
 MAX_BYTES = 4_000_000
+#: YAML files the index reads for the classes they name (see :meth:`ProjectIndex.xla_code`),
+#: at most, and the largest one read.
+MAX_CONFIGS = 2_000
+MAX_CONFIG_BYTES = 256_000
+#: A class named in a configuration file: Hydra's ``_target_:``, latent-diffusion's
+#: ``target:``, Lightning CLI's ``class_path:``, and hyperpyyaml's ``!new:``/``!name:``/
+#: ``!apply:`` tags; a dotted name of two parts or more.
+_CONFIG_TARGET = re.compile(
+    r"(?:(?:^|[\s{,])(?:_target_|target|class_path)[ \t]*:[ \t]*|!(?:new|name|apply):)"
+    r"[\"']?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)", re.MULTILINE)
+#: Libraries through which a program builds what its configuration files name.
+_CONFIG_LIBRARIES = frozenset({"hydra", "hyperpyyaml", "omegaconf", "hydra_zen"})
 #: An import statement that starts a line (a top-level one, or one in a string: the
 #: hints it gives are checked against the module's ast before they count).
 _TOP_IMPORT = re.compile(
@@ -174,6 +189,8 @@ class ProjectIndex:
         self.changes: dict[str, tuple[int, int]] = {}
         self.packages: set[str] = set()
         self.dirs: set[str] = set()
+        #: the project's YAML files (at most :data:`MAX_CONFIGS`): ``rel -> (size, mtime)``
+        self.configs: dict[str, tuple[int, int]] = {}
         self._scanned = False
         self._fingerprint: str | None = None
         self._disk = DiskCache(cache_dir(root) if use_disk_cache else None, root)
@@ -235,6 +252,11 @@ class ProjectIndex:
                         self.files[rel] = (st.st_size, st.st_mtime_ns)
                         self.changes[rel] = (st.st_ctime_ns, st.st_ino)
                         has_py = True
+                    elif e.name.endswith((".yaml", ".yml")) and \
+                            len(self.configs) < MAX_CONFIGS and e.is_file(follow_symlinks=False):
+                        st = e.stat()
+                        if st.st_size <= MAX_CONFIG_BYTES:
+                            self.configs[_join(rel_dir, e.name)] = (st.st_size, st.st_mtime_ns)
                 except OSError:
                     continue
             if has_py:
@@ -274,6 +296,9 @@ class ProjectIndex:
                 ctime, inode = self.changes.get(rel, (0, 0))
                 h.update(f"{rel}\0{size}\0{mtime}\0{ctime}\0{inode};".encode(
                     "utf-8", "surrogateescape"))
+            for rel in sorted(self.configs):  # (what they name is XLA code, see xla_code)
+                size, mtime = self.configs[rel]
+                h.update(f"config:{rel}\0{size}\0{mtime};".encode("utf-8", "surrogateescape"))
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
@@ -686,8 +711,8 @@ class ProjectIndex:
         spawned = self._spawned_by_name(direct)
         direct |= spawned
         programs = sorted(set(programs) | needing | drivers | spawned)
-        reached = set(programs)
-        queue = deque(sorted(programs))
+        reached = set(programs) | self._configured(programs)
+        queue = deque(sorted(reached))
         while queue:
             rel = queue.popleft()
             for t in self.import_targets(rel):
@@ -699,6 +724,42 @@ class ProjectIndex:
         self.flush()
         self._save_layout()
         return self._xla
+
+    def config_names(self) -> list[str]:
+        """The dotted class names the project's YAML files name (see
+        :data:`_CONFIG_TARGET`), sorted; a file that cannot be read names none."""
+        found = self.__dict__.get("_config_names")
+        if found is None:
+            names: set[str] = set()
+            for rel in sorted(self.configs):
+                try:
+                    text = (self.root.path / rel).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                names.update(m.group(1) for m in _CONFIG_TARGET.finditer(text))
+            found = self.__dict__["_config_names"] = sorted(names)
+        return found
+
+    def _configured(self, programs: Iterable[str]) -> set[str]:
+        """Project modules that the YAML files name as classes to build, for the programs
+        that build from configuration (they import one of :data:`_CONFIG_LIBRARIES`),
+        resolved from each such program."""
+        builders = [rel for rel in programs if (s := self.summary(rel)) is not None and any(
+            module.split(".", 1)[0] in _CONFIG_LIBRARIES for module, _, _ in s.imports)]
+        if not builders or not self.configs:
+            return set()
+        out: set[str] = set()
+        for dotted in self.config_names():
+            for rel in builders:
+                hit = self.resolve_name(rel, dotted)
+                # (the rest names a top-level definition of the module: ``target:
+                # data.csv`` is a file name, not the class ``csv`` of ``data.py``)
+                if hit is not None and hit[0].endswith(".py") and hit[1] and \
+                        not self.is_library(hit[0]) and \
+                        (found := self.summary(hit[0])) is not None and hit[1][0] in found.defs:
+                    out.add(hit[0])
+                    break
+        return out
 
     def _spawned_by_name(self, direct: set[str]) -> set[str]:
         """Training scripts that a launcher of the project runs by name: when a module

@@ -1252,13 +1252,41 @@ cost time, not correctness), and so is a dataset built from the replica's global
                     "num_replicas=xr.world_size(), rank=xr.global_ordinal()")
 
     @staticmethod
+    def _run_by_own_replicas(an: Analyzer, call: nodes.Call) -> bool:
+        """``call`` lies in a top-level function that the module's own launch calls
+        (``xmp.spawn``/``torch_xla.launch`` of its own functions) start, or one those
+        name; not in a ``main_torchrun()`` beside them that torchrun runs."""
+        launches = launcher_calls(an, multi_only=True)
+        targets = _launched_here(an, launches) if launches else []
+        if not targets:
+            return False
+        func = call.scope()
+        while func is not None and not (isinstance(func, nodes.FunctionDef) and
+                                        isinstance(func.parent, nodes.Module)):
+            func = func.parent.scope() if func.parent is not None else None
+        return func is not None and func.name in _reached(_top_level_names(an), [
+            *targets, *(n.name for c in launches for n in c.nodes_of_class(nodes.Name))])
+
+    @staticmethod
     def _sets_world_env(an: Analyzer) -> bool:
-        """The module sets ``os.environ["WORLD_SIZE"]`` or ``["RANK"]`` itself."""
+        """The module sets ``os.environ["WORLD_SIZE"]`` or ``["RANK"]`` itself (also by
+        ``os.environ.setdefault("RANK", ...)`` or ``os.environ.update(...)`` naming one,
+        or of keys not known)."""
+        def names_world(call: nodes.Call) -> bool:
+            if call.func.attrname == "setdefault":
+                return bool(call.args) and const_str(call.args[0]) in _TORCHRUN_WORLD_ENV
+            given = call.args[0] if call.args else None
+            if isinstance(given, nodes.Dict):
+                keys = [const_str(k) for k, _ in given.items]
+                return None in keys or bool(set(keys) & _TORCHRUN_WORLD_ENV)
+            return given is not None or any(k.arg in _TORCHRUN_WORLD_ENV or k.arg is None
+                                            for k in call.keywords or ())
+
         return any(isinstance(t, nodes.Subscript) and an.qualname(t.value) == "os.environ"
                    and const_str(t.slice) in _TORCHRUN_WORLD_ENV
                    for a in an.module_nodes(nodes.Assign) for t in a.targets) or any(
             isinstance(c.func, nodes.Attribute) and c.func.attrname in ("setdefault", "update")
-            and an.qualname(c.func.expr) == "os.environ"
+            and an.qualname(c.func.expr) == "os.environ" and names_world(c)
             for c in an.module_nodes(nodes.Call))
 
     WORKER_SPLIT = ("DataLoader over an IterableDataset that splits its items between the "
@@ -1311,7 +1339,7 @@ cost time, not correctness), and so is a dataset built from the replica's global
                     yield found
                 continue
             if q.endswith("DistributedSampler") and not has_star_kwargs(call) and \
-                    launcher_calls(an, multi_only=True) and not self._sets_world_env(an) and \
+                    self._run_by_own_replicas(an, call) and not self._sets_world_env(an) and \
                     any(_env_value(an, argument(call, at, name), _TORCHRUN_WORLD_ENV,
                                    frozenset(), with_default=True)
                         for at, name in ((1, "num_replicas"), (2, "rank"))) and \
@@ -1456,8 +1484,11 @@ def _env_value(an: Analyzer, expr: nodes.NodeNG | None, names: frozenset[str],
         if q in ("os.environ.get", "os.getenv") or (
                 isinstance(expr.func, nodes.Attribute) and expr.func.attrname == "get" and
                 an.qualname(expr.func.expr) == "os.environ"):
+            default = expr.args[1] if len(expr.args) > 1 else keyword(expr, "default")
+            # (with_default: a constant default, which is what a missing variable gives;
+            # ``os.environ.get("RANK", xr.global_ordinal())`` defaults to the right value)
             return bool(expr.args) and const_str(expr.args[0]) in names and (
-                not with_default or len(expr.args) > 1 or keyword(expr, "default") is not None)
+                not with_default or isinstance(default, nodes.Const))
         return False
     if isinstance(expr, nodes.Subscript) and an.qualname(expr.value) == "os.environ":
         return not with_default and const_str(expr.slice) in names

@@ -1860,7 +1860,9 @@ dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32; 
 batch size given on the command line counts at its argparse default, the run as the
 script is configured: `--test_bs` with `default=200` for CIFAR-10's 10,000 test images), or
 a sampler with a constant `num_samples` that the batch size divides or that is too large
-to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`), or a multiple of
+to run out (`RandomSampler(ds, replacement=True, num_samples=10**10)`; a project sampler
+whose `__iter__` yields in a `while True:` loop of its own, as detectron2's
+TrainingSampler and StyleGAN's InfiniteSampler do, never runs out), or a multiple of
 the loader's own batch size (`num_samples=eval_batches * batch_size`). A loader with
 `batch_size=None` over a webdataset pipeline that batches itself (`ds.batched(bs)`, also
 in a project function that returns the pipeline, or a `wds.batched(bs)` stage of a
@@ -2723,7 +2725,9 @@ where the test is a lazy XLA tensor: Python needs a bool, so torch_xla executes
 the graph up to that point and copies the answer to the host, inside every step.
 Python's `any()`/`all()` over lazy tensors (`if any(torch.isnan(p.grad).any() for p in
 model.parameters()):`) do it once per item, `not` of a lazy reduction
-(`left_padding = not torch.sum(mask[:, -1])`) where it is computed, and `0.0 in mask`
+(`left_padding = not torch.sum(mask[:, -1])`) where it is computed, `or`/`and` the truth
+of each operand but the last (`bad = torch.isnan(loss) or torch.isinf(gnorm)`: use `|`),
+and `0.0 in mask`
 (`Tensor.__contains__`). Each branch taken can also trace a different graph. Greedy
 decoding that stops when a token equals EOS, and `model.generate()` inside an
 evaluation loop, do the same once per token.
@@ -2782,7 +2786,8 @@ Not reported:
                 # ``left_padding = not torch.sum(mask)``: the truth of a lazy tensor, taken
                 # where it is stored, not where a branch tests it later
                 tests.append((node, ctx, "not"))
-            elif isinstance(node, nodes.BoolOp) and not _in_branch_test(node):
+            elif isinstance(node, nodes.BoolOp) and not _in_branch_test(node) and \
+                    not _in_any_all(node):
                 # ``bad = torch.isnan(loss) or torch.isinf(gnorm)``: ``or``/``and`` take the
                 # truth of each operand but the last where they run, to pick the result
                 tests.extend((operand, ctx, node.op) for operand in node.values[:-1])
@@ -2946,6 +2951,19 @@ def _slice_bound(parts: Iterable[nodes.NodeNG], test: Callable[[nodes.NodeNG], b
     (a lazy tensor, a value read from the device)."""
     return any(isinstance(part, nodes.Slice) and any(
         b is not None and test(b) for b in (part.lower, part.upper)) for part in parts)
+
+
+def _in_any_all(node: nodes.NodeNG) -> bool:
+    """``node`` lies in the argument of an ``any()``/``all()`` call of its statement
+    (which XLA103 reads as one test: ``all(torch.isfinite(g).all() and ok for g in
+    grads)``)."""
+    cur = node.parent
+    while cur is not None and not cur.is_statement and not isinstance(cur, nodes.Lambda):
+        if isinstance(cur, nodes.Call) and isinstance(cur.func, nodes.Name) and \
+                cur.func.name in ("any", "all"):
+            return True
+        cur = cur.parent
+    return False
 
 
 def _in_branch_test(node: nodes.NodeNG) -> bool:

@@ -76,7 +76,8 @@ class MissingStepBarrier(Rule):
 torch_xla records operations into a lazy graph and runs it at a step barrier. A loop
 that runs `backward()` and an optimizer step without `torch_xla.sync()`
 (`xm.mark_step()` before 2.8), without `xm.optimizer_step(opt, barrier=True)` and
-without iterating a `pl.MpDeviceLoader` keeps extending one graph: tracing slows
+without iterating a `pl.MpDeviceLoader` keeps extending one graph (`xm.wait_device_ops()`
+waits for what already runs and starts nothing, so it is no barrier): tracing slows
 down every step, the graph is compiled only when something reads a value, and
 memory grows. An evaluation loop that collects its lazy outputs (`preds.append(out)`)
 without a barrier does the same: all its forward passes end up in one graph, even when

@@ -218,6 +218,17 @@ def _read_again(node: nodes.NodeNG) -> bool:
     return False
 
 
+def _innermost_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:
+    """The nearest ``for``/``while`` around ``node`` in its function, else None."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Lambda,
+                                                  nodes.Module)):
+        if isinstance(cur, LOOPS):
+            return cur
+        cur = cur.parent
+    return None
+
+
 def _in_periodic_branch(node: nodes.NodeNG) -> bool:
     """``node`` runs in the body of an ``if`` whose test takes a remainder (``if step %
     log_every == 0:``): a branch taken every N iterations of the loop around it (syntax
@@ -837,11 +848,10 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         if isinstance(node, nodes.Assign) and holds(node.value, ctx):
             for target in node.targets:
                 if isinstance(target, nodes.Subscript) and not _rebinds_item(target) and any(
-                        v.kind is Kind.TENSOR and v.device == "cpu" and not v.has("unmoved")
+                        v.kind is Kind.TENSOR and v.device == "cpu"
                         for v in an.value(target.value, ctx)):
-                    # (a module's plain tensor attribute, ``self.cache_k[:b, s:e] = xk``,
-                    # is on the CPU only where the module is: one on XLA would fail at the
-                    # next operation mixing it with XLA tensors)
+                    # (a module's plain tensor attribute too, ``self.cache[:b] = out``:
+                    # measured, the store runs the graph and copies to the host each call)
                     return "storing a lazy XLA tensor into a CPU tensor", self.FIX_INTO_CPU
                 if isinstance(target, nodes.Subscript) and lazy(node.value, ctx) and (
                         base := an.value(target.value, ctx)) and all(
@@ -870,9 +880,11 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         Decoding once per prompt or per batch is not this."""
         an = self.an
         root = chain_root(call.args[0])
+        collected = False
         if isinstance(root, nodes.Call) and root.args and isinstance(root.args[0], nodes.Name) \
                 and (an.qualname(root.func) or "") in ("torch.cat", "torch.stack"):
             root = root.args[0]  # ``torch.cat(generated, -1)``: the list of tokens so far
+            collected = True
         if not isinstance(root, nodes.Name):
             return False
         loop = call.parent
@@ -889,11 +901,14 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 return False
         else:
             return False
-        if not any(loop.parent_of(b) for b in an.ev.bindings(root)) and not any(
+        if not (collected or any(loop.parent_of(b) for b in an.ev.bindings(root))) or \
+                collected and not any(
                 isinstance(c.func, nodes.Attribute) and c.func.attrname in ("append", "extend")
                 and isinstance(c.func.expr, nodes.Name) and c.func.expr.name == root.name
-                for c in loop.nodes_of_class(nodes.Call)):
-            return False  # decoded ids that the loop does not compute (nor collect)
+                and _innermost_loop(c) is loop for c in loop.nodes_of_class(nodes.Call)):
+            # decoded ids that the loop does not compute, nor collect in its own body (an
+            # inner loop's tokens, decoded once per sample, are that loop's result)
+            return False
         # the loop carries tensors across its iterations (the ids it extends), which a
         # loop over prompts that generates for each one does not
         frame = loop.frame()

@@ -3,7 +3,8 @@
 A sampler that draws indices in a ``while True:`` loop (StyleGAN's InfiniteSampler,
 detectron2's TrainingSampler through a helper generator) never runs out, so its loader
 has no last batch to be ragged. A sampler that leaves its loop (``break``/``return``),
-or an ordinary finite one, still does.
+one endless only in a branch (``if self.infinite: while True: ...``), or an ordinary
+finite one, still does.
 """
 import itertools
 
@@ -52,12 +53,25 @@ class EpochsSampler(Sampler):
             done += 1
 
 
+class ModeSampler(Sampler):
+    def __init__(self, dataset, infinite=False):
+        self.dataset, self.infinite = dataset, infinite
+
+    def __iter__(self):
+        if self.infinite:
+            while True:
+                yield from torch.randperm(len(self.dataset)).tolist()
+        else:
+            yield from torch.randperm(len(self.dataset)).tolist()
+
+
 def train(model, optimizer, dataset, steps):
     device = torch_xla.device()
     loaders = [
         DataLoader(dataset, batch_size=32, sampler=InfiniteSampler(dataset)),  # trap: endless
         DataLoader(dataset, batch_size=32, sampler=TrainingSampler(len(dataset))),  # trap
         DataLoader(dataset, batch_size=32, sampler=EpochsSampler(dataset, 3)),  # error: XLA102
+        DataLoader(dataset, batch_size=32, sampler=ModeSampler(dataset)),  # error: XLA102
     ]
     for loader in loaders:
         for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):

@@ -24,6 +24,10 @@ def train(model, loader, optimizer, args):
         skip = args.skip_bad and args.clip  # trap: host flags
         last = args.scale or torch.ones_like(gnorm)  # trap: only the last operand is a tensor
         keep = torch.where(bad | ~fine, torch.zeros_like(gnorm), last)
+        # one read per gradient, reported once, at the all()
+        finite = all(torch.isfinite(p.grad).all() and args.check  # error: XLA103
+                     for p in model.parameters())
+        keep = keep * float(finite)
         if not skip:
             for p in model.parameters():
                 p.grad.mul_(keep)

@@ -78,3 +78,17 @@ def chat(model, tokenizer, prompt_ids, max_new_tokens=64):
         out = model(nxt)
         torch_xla.sync()
     return tokenizer.decode(torch.cat(generated, dim=-1)[0])
+
+
+def sample_many(model, tokenizer, prompt_ids, num_samples=4, max_new_tokens=32):
+    ids = prompt_ids.to(device)
+    for _ in range(num_samples):
+        generated = []
+        logits = model(ids)[:, -1]
+        for _ in range(max_new_tokens):
+            nxt = torch.multinomial(logits.softmax(-1), 1)
+            generated.append(nxt)
+            logits = model(nxt)[:, -1]
+            torch_xla.sync()
+        # Trap: once per finished sample, the inner loop's result.
+        print(tokenizer.decode(torch.cat(generated, dim=-1)[0]))

@@ -35,5 +35,25 @@ def _mp_fn(index):
             xm.optimizer_step(opt)
 
 
+def _mp_fn_defaults(index):
+    os.environ.setdefault("MASTER_PORT", "12355")
+    # Trap: the defaults are torch_xla's own world size and ordinal.
+    world_size = int(os.environ.get("WORLD_SIZE", xr.world_size()))
+    rank = int(os.environ.get("RANK", xr.global_ordinal()))
+    ds = TensorDataset(torch.randn(64000, 32), torch.randint(0, 4, (64000,)))
+    return DistributedSampler(ds, num_replicas=world_size, rank=rank)
+
+
+def main_torchrun():
+    # Trap: run only under torchrun (the branch below), which sets both variables.
+    ds = TensorDataset(torch.randn(64000, 32), torch.randint(0, 4, (64000,)))
+    return DistributedSampler(ds, num_replicas=int(os.environ.get("WORLD_SIZE", 1)),
+                              rank=int(os.environ.get("RANK", 0)))
+
+
 if __name__ == "__main__":
-    xmp.spawn(_mp_fn)
+    if "TORCHELASTIC_RUN_ID" in os.environ:
+        main_torchrun()
+    else:
+        xmp.spawn(_mp_fn)
+        xmp.spawn(_mp_fn_defaults)
