@@ -82,9 +82,10 @@ def chat(model, tokenizer, prompt_ids, max_new_tokens=64):
 
 def sample_many(model, tokenizer, prompt_ids, num_samples=4, max_new_tokens=32):
     ids = prompt_ids.to(device)
+    out = model(ids)
     for _ in range(num_samples):
         generated = []
-        logits = model(ids)[:, -1]
+        logits = out[:, -1]
         for _ in range(max_new_tokens):
             nxt = torch.multinomial(logits.softmax(-1), 1)
             generated.append(nxt)
@@ -92,3 +93,4 @@ def sample_many(model, tokenizer, prompt_ids, num_samples=4, max_new_tokens=32):
             torch_xla.sync()
         # Trap: once per finished sample, the inner loop's result.
         print(tokenizer.decode(torch.cat(generated, dim=-1)[0]))
+        out = model(ids)
