@@ -355,10 +355,115 @@ def test_classes_named_by_config_files_are_reached_by_programs_that_build_them(
         "models/flow.py": "class Flow:\n    pass\n",
     })
     assert index_for(plain / "train.py").xla_code() == {"train.py"}
+    # a config for GPUs (its path says so), or one only a script without XLA use names
+    # (``config_name="gpu"``), is not the XLA program's
+    write(top, {
+        "conf/gpu.yaml": "trainer:\n  _target_: trainers.cuda.CudaTrainer\n",
+        "conf/local.yaml": "trainer:\n  _target_: trainers.local.LocalTrainer\n",
+        "train_local.py": """\
+            import hydra
+
+
+            @hydra.main(config_path="conf", config_name="local")
+            def main(cfg):
+                pass
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+        "trainers/__init__.py": "",
+        "trainers/cuda.py": "class CudaTrainer:\n    pass\n",
+        "trainers/local.py": "class LocalTrainer:\n    pass\n",
+    })
+    project.reset()
+    reached = index_for(top / "train.py").xla_code()
+    assert "trainers/cuda.py" not in reached and "trainers/local.py" not in reached
     # a changed config file is read again (the cached layout is keyed on it)
     (top / "conf/tts.yaml").write_text("llm: !new:models.unused.Unused\n")
     project.reset()
     assert "models/unused.py" in index_for(top / "train.py").xla_code()
+
+
+def test_plain_tensor_attributes_follow_what_importers_do_to_them(tmp_path: Path) -> None:
+    # ``self.band = torch.tensor(band)`` stays on the CPU with the module's ``.to()``: a
+    # constructor keyword of the same name in the script changes nothing; the script's
+    # ``model.band = model.band.to(device)`` moves it.
+    model = """\
+        import torch
+        from torch import nn
+
+
+        class BandNet(nn.Module):
+            def __init__(self, band=(16, 144)):
+                super().__init__()
+                self.band = torch.tensor(band)
+                self.head = nn.Linear(128, 4)
+
+            def forward(self, spec):
+                return self.head(spec[:, self.band[0]:self.band[1]])
+        """
+    train = """\
+        import torch_xla
+        from models import BandNet
+
+
+        def main():
+            device = torch_xla.device()
+            model = BandNet(band=(16, 144)).to(device){moved}
+
+
+        if __name__ == "__main__":
+            main()
+        """
+    kept = write(tmp_path / "kept", {"setup.cfg": "", "models.py": model,
+                                     "train.py": train.format(moved="")})
+    assert lint(kept / "models.py") == []
+    moved = write(tmp_path / "moved", {
+        "setup.cfg": "", "models.py": model,
+        "train.py": train.format(moved="\n            model.band = model.band.to(device)")})
+    assert lint(moved / "models.py") == [(12, "XLA104")]
+
+
+def test_torchrun_variables_set_by_a_helper_module_are_not_missing(tmp_path: Path) -> None:
+    # XLA504 for a sampler that reads WORLD_SIZE/RANK under xmp.spawn, unless a module of
+    # the project sets them (``export_torchrun_env()`` from torch_xla's runtime)
+    train = """\
+        import os
+
+        import torch
+        import torch_xla.distributed.xla_multiprocessing as xmp
+        from torch.utils.data import DistributedSampler, TensorDataset
+        {imports}
+
+        def _mp_fn(index):
+            {call}
+            ds = TensorDataset(torch.randn(64, 4))
+            return DistributedSampler(ds, num_replicas=int(os.environ.get("WORLD_SIZE", 1)),
+                                      rank=int(os.environ.get("RANK", 0)))
+
+
+        if __name__ == "__main__":
+            xmp.spawn(_mp_fn)
+        """
+    bare = write(tmp_path / "bare", {"setup.cfg": "",
+                                     "train.py": train.format(imports="", call="pass")})
+    assert lint(bare / "train.py") == [(11, "XLA504")]
+    helped = write(tmp_path / "helped", {
+        "setup.cfg": "",
+        "train.py": train.format(imports="from envs import export_torchrun_env\n",
+                                 call="export_torchrun_env()"),
+        "envs.py": """\
+            import os
+
+            import torch_xla.runtime as xr
+
+
+            def export_torchrun_env():
+                os.environ["WORLD_SIZE"] = str(xr.world_size())
+                os.environ["RANK"] = str(xr.global_ordinal())
+            """})
+    assert lint(helped / "train.py") == []
 
 
 def test_a_script_that_runs_the_xla_code_of_its_helpers_is_an_xla_program(

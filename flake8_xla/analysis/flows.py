@@ -392,6 +392,9 @@ _CPU_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.zeros", "t
                             "torch.from_numpy", "torch.LongTensor", "torch.FloatTensor"})
 #: Methods through which a module class moves (or re-creates) its own state itself.
 _MOVING_METHODS = frozenset({"to", "_apply", "cuda", "xla"})
+#: Tensor methods that may put their result on another device.
+_MOVING_CALLS = frozenset({"to", "cuda", "xla", "type", "new_tensor", "new_zeros",
+                           "new_ones", "new_empty", "new_full", "pin_memory"})
 
 
 def _plain_tensor_attr(klass: nodes.ClassDef, attr: str,
@@ -405,7 +408,20 @@ def _plain_tensor_attr(klass: nodes.ClassDef, attr: str,
     ``_parameters``, ``_buffers`` and submodules; torch/nn/modules/module.py). Only for a
     class of ``ev``'s own module, where nothing else assigns ``.attr`` (``model.window =
     model.window.to(device)``), nor spells it in a project module importing this one;
-    False when the class defines its own ``to``/``_apply``."""
+    False when the class defines its own ``to``/``_apply``. Memoised per evaluator.
+    (A chain of tensor methods after the factory, ``torch.tensor(...).cumsum(0)``, stays
+    where the factory made it.)"""
+    memo = ev.__dict__.setdefault("_plain_attrs", {})
+    key = (id(klass), attr)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _plain_tensor_attr_of(klass, attr, targets, ev)
+    return found
+
+
+def _plain_tensor_attr_of(klass: nodes.ClassDef, attr: str,
+                          targets: list[tuple[nodes.NodeNG, nodes.NodeNG]],
+                          ev: Evaluator) -> bool:
     if not targets or klass.root() is not ev.module or any(
             isinstance(m, nodes.FunctionDef) and m.name in _MOVING_METHODS
             for m in klass.body):
@@ -415,11 +431,18 @@ def _plain_tensor_attr(klass: nodes.ClassDef, attr: str,
                 isinstance(stmt.value, nodes.Call)):
             return False
         call = stmt.value
+        while isinstance(call.func, nodes.Attribute) and \
+                isinstance(call.func.expr, nodes.Call) and \
+                call.func.attrname not in _MOVING_CALLS and not call.keywords and \
+                all(isinstance(a, nodes.Const) for a in call.args):
+            call = call.func.expr  # ``torch.tensor(o).cumsum(0)``: the factory's tensor
         if ev.qualname(call.func) not in _CPU_FACTORIES or \
                 any(k.arg in ("device", None) for k in call.keywords or ()):
             return False
     own = {id(t) for t, _ in targets}
-    if any(a.attrname == attr and id(a) not in own
+    # (another class's own ``self.crop = ...`` is that class's attribute)
+    if any(a.attrname == attr and id(a) not in own and not (
+            isinstance(a.expr, nodes.Name) and a.expr.name == "self")
            for a in ev.module_nodes(nodes.AssignAttr)):
         return False
     link = ev.link
@@ -428,9 +451,9 @@ def _plain_tensor_attr(klass: nodes.ClassDef, attr: str,
         if rel is None:
             return False
         for other in link.index.importers(rel):
-            facts = link.index.facts(other)
-            if facts is None or attr in facts.idents:
-                return False
+            assigned = link.index.assigned_attributes(other)
+            if assigned is None or attr in assigned:
+                return False  # (``model.window = model.window.to(device)`` there)
     return True
 
 

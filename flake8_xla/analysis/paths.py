@@ -1819,13 +1819,24 @@ def _shifted_counter(node: nodes.NodeNG, counter: Callable[[nodes.NodeNG], bool]
 def _epoch_fraction(node: nodes.NodeNG, ev: Evaluator | None = None, depth: int = 0) -> bool:
     """``len(x)`` or ``len(x) // k`` (``k`` a constant up to 10): a large fraction of an
     epoch's length, so the guarded block runs at most ``k`` times per epoch; also a name
-    bound only to one (``steps_per_epoch = len(loader)``)."""
+    (or a ``self.`` attribute of the class) bound only to one (``steps_per_epoch =
+    len(loader)``)."""
     if isinstance(node, nodes.Name) and ev is not None and depth == 0:
         binds = ev.bindings(node)
         return bool(binds) and all(
             isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
             b.parent.value is not None and _epoch_fraction(b.parent.value, ev, depth + 1)
             for b in binds)
+    if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and \
+            node.expr.name == "self" and ev is not None and depth == 0:
+        # ``self.steps_per_epoch`` of ``self.steps_per_epoch = len(loader)`` in the class
+        from flake8_xla.analysis.flows import enclosing_class, enclosing_function
+        method = enclosing_function(node)
+        klass = enclosing_class(method) if method is not None else None
+        stores = ev.class_attrs(klass).get(node.attrname, []) if klass is not None else []
+        return bool(stores) and all(
+            isinstance(stmt, nodes.Assign) and _epoch_fraction(stmt.value, ev, depth + 1)
+            for _, stmt in stores)
     if isinstance(node, nodes.BinOp) and node.op == "//" and \
             isinstance(node.right, nodes.Const) and type(node.right.value) is int and \
             1 <= node.right.value <= 10:

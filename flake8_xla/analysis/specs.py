@@ -507,7 +507,8 @@ def _endless_sampler(ev: Evaluator, klass: nodes.ClassDef) -> bool:
     for call in method.nodes_of_class(nodes.Call):
         f = call.func
         if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
-                f.expr.name == "self":
+                f.expr.name == "self" and call.statement().parent is method and \
+                _yielded_whole(call, ev):
             other = ev.method_of(klass, f.attrname)
             if isinstance(other, nodes.FunctionDef) and other is not method:
                 funcs.append(other)
@@ -515,6 +516,24 @@ def _endless_sampler(ev: Evaluator, klass: nodes.ClassDef) -> bool:
     # ``if self.infinite:`` arm is endless only in one mode)
     return any(_endless_loop(stmt) for func in funcs for stmt in func.body
                if isinstance(stmt, nodes.While))
+
+
+def _yielded_whole(call: nodes.Call, ev: Evaluator) -> bool:
+    """Every item of ``call``'s iterator is handed on: ``yield from self._indices()``,
+    ``return self._indices()``, or through ``itertools.islice(it, start, None, step)``
+    (no stop); ``islice(it, n)`` takes only ``n`` of them."""
+    cur: nodes.NodeNG = call
+    while True:
+        parent = cur.parent
+        if isinstance(parent, (nodes.YieldFrom, nodes.Return)):
+            return True
+        if isinstance(parent, nodes.Call) and parent.args and parent.args[0] is cur and \
+                (ev.qualname(parent.func) or "") == "itertools.islice" and \
+                len(parent.args) >= 3 and isinstance(parent.args[2], nodes.Const) and \
+                parent.args[2].value is None:
+            cur = parent
+            continue
+        return False
 
 
 def _endless_loop(loop: nodes.While) -> bool:

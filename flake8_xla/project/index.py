@@ -67,23 +67,45 @@ LAYOUT_RECORD = "layout"
 #: Files larger than this are not summarized (generated code, data).
 MAX_BYTES = 4_000_000
 #: YAML files the index reads for the classes they name (see :meth:`ProjectIndex.xla_code`),
-#: at most, and the largest one read.
+#: at most, and the largest one read. Only configuration files count (:func:`_config_file`).
 MAX_CONFIGS = 2_000
 MAX_CONFIG_BYTES = 256_000
+#: Folders of configuration files (Hydra's ``conf/``, latent diffusion's ``configs/``).
+_CONFIG_DIRS = frozenset({"conf", "confs", "config", "configs", "cfg", "cfgs", "hparams",
+                          "recipes", "yamls"})
+#: Folders whose YAML files are tests' or runs' output, never a program's configuration.
+_NOT_CONFIG_DIRS = frozenset({"test", "tests", "testing", "lightning_logs", "wandb",
+                              "mlruns", "outputs", "runs", "logs", "multirun"})
 #: A class named in a configuration file: Hydra's ``_target_:``, latent-diffusion's
 #: ``target:``, Lightning CLI's ``class_path:``, and hyperpyyaml's ``!new:``/``!name:``/
-#: ``!apply:`` tags; a dotted name of two parts or more.
+#: ``!apply:`` tags; a dotted name of two to eight parts (comments are dropped first).
 _CONFIG_TARGET = re.compile(
     r"(?:(?:^|[\s{,])(?:_target_|target|class_path)[ \t]*:[ \t]*|!(?:new|name|apply):)"
-    r"[\"']?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)", re.MULTILINE)
-#: Libraries through which a program builds what its configuration files name.
-_CONFIG_LIBRARIES = frozenset({"hydra", "hyperpyyaml", "omegaconf", "hydra_zen"})
+    r"[\"']?([A-Za-z_]\w{0,63}(?:\.[A-Za-z_]\w{0,63}){1,7})\b", re.MULTILINE)
+_YAML_COMMENT = re.compile(r"(?:^|[ \t])#.*$", re.MULTILINE)
+#: Libraries through which a program builds what its configuration files name (a module
+#: name or prefix it imports: Lightning CLI's ``class_path:`` through jsonargparse).
+_CONFIG_LIBRARIES = ("hydra", "hyperpyyaml", "omegaconf", "hydra_zen", "jsonargparse",
+                     "lightning.pytorch.cli", "pytorch_lightning.cli", "lightning.cli")
+
+
+def _config_file(rel: str) -> bool:
+    """A YAML file that may configure a program: in a configuration folder (``conf/``,
+    ``configs/``) or named for one (``config.yaml``, ``train_cfg.yml``), not under a
+    tests' or runs' folder (``tests/``, ``lightning_logs/``, ``wandb/``)."""
+    parts = rel.lower().split("/")
+    if any(p in _NOT_CONFIG_DIRS for p in parts[:-1]):
+        return False
+    stem = parts[-1].rsplit(".", 1)[0]
+    return any(p in _CONFIG_DIRS for p in parts[:-1]) or "conf" in stem or "cfg" in stem
 #: An import statement that starts a line (a top-level one, or one in a string: the
 #: hints it gives are checked against the module's ast before they count).
 _TOP_IMPORT = re.compile(
     rb"^(?:from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)"
     rb"|import[ \t]+([^\n#;]+))", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+#: ``.name =`` / ``.name +=`` (an attribute assigned), not ``.name ==``.
+_ASSIGNED_ATTR = re.compile(rb"\.([A-Za-z_]\w*)\s*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 
 
 def parse_quietly(text: str, filename: str) -> ast.Module:
@@ -189,8 +211,9 @@ class ProjectIndex:
         self.changes: dict[str, tuple[int, int]] = {}
         self.packages: set[str] = set()
         self.dirs: set[str] = set()
-        #: the project's YAML files (at most :data:`MAX_CONFIGS`): ``rel -> (size, mtime)``
-        self.configs: dict[str, tuple[int, int]] = {}
+        #: the project's configuration files (YAML, :func:`_config_file`; at most
+        #: :data:`MAX_CONFIGS`): ``rel -> (size, mtime, ctime, inode)``
+        self.configs: dict[str, tuple[int, int, int, int]] = {}
         self._scanned = False
         self._fingerprint: str | None = None
         self._disk = DiskCache(cache_dir(root) if use_disk_cache else None, root)
@@ -253,10 +276,13 @@ class ProjectIndex:
                         self.changes[rel] = (st.st_ctime_ns, st.st_ino)
                         has_py = True
                     elif e.name.endswith((".yaml", ".yml")) and \
-                            len(self.configs) < MAX_CONFIGS and e.is_file(follow_symlinks=False):
+                            len(self.configs) < MAX_CONFIGS and \
+                            _config_file(_join(rel_dir, e.name)) and \
+                            e.is_file(follow_symlinks=False):
                         st = e.stat()
                         if st.st_size <= MAX_CONFIG_BYTES:
-                            self.configs[_join(rel_dir, e.name)] = (st.st_size, st.st_mtime_ns)
+                            self.configs[_join(rel_dir, e.name)] = (
+                                st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
                 except OSError:
                     continue
             if has_py:
@@ -297,8 +323,9 @@ class ProjectIndex:
                 h.update(f"{rel}\0{size}\0{mtime}\0{ctime}\0{inode};".encode(
                     "utf-8", "surrogateescape"))
             for rel in sorted(self.configs):  # (what they name is XLA code, see xla_code)
-                size, mtime = self.configs[rel]
-                h.update(f"config:{rel}\0{size}\0{mtime};".encode("utf-8", "surrogateescape"))
+                size, mtime, ctime, inode = self.configs[rel]
+                h.update(f"config:{rel}\0{size}\0{mtime}\0{ctime}\0{inode};".encode(
+                    "utf-8", "surrogateescape"))
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
@@ -392,6 +419,46 @@ class ProjectIndex:
             except ValueError:
                 pass  # corrupt: rebuilt below
         return self._build(rel)[0]
+
+    def assigned_attributes(self, rel: str) -> frozenset[str] | None:
+        """Attribute names the module assigns to (``model.window = ...``, ``x.y +=``; by a
+        scan of its text), or None when it cannot be read (memoised)."""
+        memo = self.__dict__.setdefault("_assigned_attrs", {})
+        if rel not in memo:
+            raw = self._read_bytes(rel) if rel in self.files else None
+            memo[rel] = None if raw is None else frozenset(
+                m.decode("ascii", "replace") for m in _ASSIGNED_ATTR.findall(raw))
+        return memo[rel]
+
+    def sets_environment(self, rel: str, names: Iterable[str]) -> bool:
+        """A module that ``rel`` imports, directly or through others (at most 200), sets
+        one of the environment variables ``names`` (``os.environ["RANK"] = ...``,
+        ``os.environ.setdefault("RANK", ...)``, or an ``os.environ.update(...)``; by a
+        scan of the text, memoised)."""
+        wanted = tuple(sorted(names))
+        memo = self.__dict__.setdefault("_sets_env", {})
+        key = (rel, wanted)
+        if key not in memo:
+            self.scan()
+            seen = {rel}
+            queue = deque([rel])
+            while queue and len(seen) < 200:
+                for t in self.import_targets(queue.popleft()):
+                    if t not in seen:
+                        seen.add(t)
+                        queue.append(t)
+            words = b"|".join(re.escape(n.encode()) for n in wanted)
+            pattern = re.compile(
+                rb"environ\[\s*[\"'](?:" + words + rb")[\"']\s*\]\s*=(?!=)|"
+                rb"environ\.setdefault\(\s*[\"'](?:" + words + rb")[\"']|environ\.update\(")
+            found = False
+            for other in sorted(seen - {rel}):
+                raw = self._read_bytes(other)
+                if raw is not None and b"environ" in raw and pattern.search(raw):
+                    found = True
+                    break
+            memo[key] = found
+        return memo[key]
 
     def facts(self, rel: str) -> FileFacts | None:
         """The module's :class:`~flake8_xla.filefacts.FileFacts` (stored with its summary);
@@ -725,19 +792,60 @@ class ProjectIndex:
         self._save_layout()
         return self._xla
 
-    def config_names(self) -> list[str]:
-        """The dotted class names the project's YAML files name (see
-        :data:`_CONFIG_TARGET`), sorted; a file that cannot be read names none."""
-        found = self.__dict__.get("_config_names")
+    def _xla_configs(self) -> list[str]:
+        """The YAML files an XLA program may read: not one whose path says it is for GPUs
+        (``conf/gpu.yaml``, ``configs/cuda/``; unless it also says TPU or XLA), nor one
+        whose name only scripts without XLA use quote (``config_name="gpu"`` in a
+        ``train_gpu.py``; a library module that loads it, such as an inference API's, may
+        load it for the XLA program too)."""
+        out = []
+        quoted = self._quoted_config_names()
+        for rel in sorted(self.configs):
+            words = set(re.split(r"[^a-z0-9]+", rel.lower()))
+            if words & {"gpu", "gpus", "cuda"} and not words & {"tpu", "tpus", "xla"}:
+                continue
+            base = rel.rsplit("/", 1)[-1]
+            quoting = quoted.get(base.rsplit(".", 1)[0], set()) | quoted.get(base, set())
+            if quoting and all((s := self.summary(m)) is not None and not s.xla and s.script
+                               for m in quoting):
+                continue
+            out.append(rel)
+        return out
+
+    def _quoted_config_names(self) -> dict[str, set[str]]:
+        """``name -> modules`` for each YAML file's name and stem that a module quotes
+        (``config_name="tpu"``, ``"conf/tpu.yaml"``; by a scan of the text)."""
+        names = {n for rel in self.configs for n in (
+            rel.rsplit("/", 1)[-1], rel.rsplit("/", 1)[-1].rsplit(".", 1)[0])}
+        out: dict[str, set[str]] = {}
+        if not names:
+            return out
+        pattern = re.compile(rb"[\"'](?:[^\"'\n]*/)?(" + b"|".join(
+            re.escape(n.encode()) for n in sorted(names, key=len, reverse=True)) + rb")[\"']")
+        for rel in sorted(self.files):
+            raw = self._read_bytes(rel)
+            if raw is None:
+                continue
+            for m in pattern.finditer(raw):
+                out.setdefault(m.group(1).decode("utf-8", "replace"), set()).add(rel)
+        return out
+
+    def config_names(self, configs: Iterable[str] | None = None) -> list[str]:
+        """The dotted class names the project's YAML files (or ``configs`` of them) name
+        (see :data:`_CONFIG_TARGET`), sorted; a file that cannot be read names none."""
+        key = None if configs is None else tuple(configs)
+        memo = self.__dict__.setdefault("_config_names", {})
+        found = memo.get(key)
         if found is None:
             names: set[str] = set()
-            for rel in sorted(self.configs):
+            for rel in sorted(self.configs) if key is None else key:
                 try:
                     text = (self.root.path / rel).read_text(encoding="utf-8", errors="replace")
                 except OSError:
                     continue
+                text = _YAML_COMMENT.sub("", text)
                 names.update(m.group(1) for m in _CONFIG_TARGET.finditer(text))
-            found = self.__dict__["_config_names"] = sorted(names)
+            found = memo[key] = sorted(names)
         return found
 
     def _configured(self, programs: Iterable[str]) -> set[str]:
@@ -745,18 +853,23 @@ class ProjectIndex:
         that build from configuration (they import one of :data:`_CONFIG_LIBRARIES`),
         resolved from each such program."""
         builders = [rel for rel in programs if (s := self.summary(rel)) is not None and any(
-            module.split(".", 1)[0] in _CONFIG_LIBRARIES for module, _, _ in s.imports)]
+            module == lib or module.startswith(lib + ".") for module, _, _ in s.imports
+            for lib in _CONFIG_LIBRARIES)]
         if not builders or not self.configs:
             return set()
         out: set[str] = set()
-        for dotted in self.config_names():
+        for dotted in self.config_names(self._xla_configs()):
             for rel in builders:
                 hit = self.resolve_name(rel, dotted)
                 # (the rest names a top-level definition of the module: ``target:
                 # data.csv`` is a file name, not the class ``csv`` of ``data.py``)
                 if hit is not None and hit[0].endswith(".py") and hit[1] and \
                         not self.is_library(hit[0]) and \
-                        (found := self.summary(hit[0])) is not None and hit[1][0] in found.defs:
+                        (found := self.summary(hit[0])) is not None and (
+                            hit[1][0] in found.defs or any(
+                                hit[1][0] in names for _, _, names in found.imports)):
+                    # (``mypkg.models.UNet`` re-exported by ``mypkg/models/__init__.py``:
+                    # the package and, through its imports, the defining module)
                     out.add(hit[0])
                     break
         return out

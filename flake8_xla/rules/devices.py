@@ -330,6 +330,12 @@ cannot run on an XLA host.
                         not _selects_xla(node.parent, param.name):
                     yield default, f"the default {param.name}={default.as_string()}"
         elif isinstance(node, (nodes.Assign, nodes.AnnAssign)) and node.value is not None:
+            q = an.qualname(node.value) if isinstance(node.value, nodes.Attribute) else None
+            if q in CUDA_CONSTRUCTORS:
+                # ``Tensor = torch.cuda.FloatTensor``, then ``Tensor(n, 1)`` and
+                # ``imgs.type(Tensor)``: every use allocates on the GPU
+                yield node.value, f"the legacy type {q}"
+                return
             # (``device: str = "cuda"``, a dataclass field's default, too)
             targets = _assign_targets(node)
             if not any((isinstance(t, nodes.AssignName) and _device_name(t.name)) or

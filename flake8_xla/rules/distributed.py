@@ -1260,18 +1260,18 @@ cost time, not correctness), and so is a dataset built from the replica's global
         targets = _launched_here(an, launches) if launches else []
         if not targets:
             return False
-        func = call.scope()
-        while func is not None and not (isinstance(func, nodes.FunctionDef) and
-                                        isinstance(func.parent, nodes.Module)):
-            func = func.parent.scope() if func.parent is not None else None
-        return func is not None and func.name in _reached(_top_level_names(an), [
-            *targets, *(n.name for c in launches for n in c.nodes_of_class(nodes.Name))])
+        top = call  # (the top-level function or class it lies in: a Trainer's method)
+        while top.parent is not None and not isinstance(top.parent, nodes.Module):
+            top = top.parent
+        return isinstance(top, (nodes.FunctionDef, nodes.ClassDef)) and \
+            top.name in _reached(_top_level_names(an), [
+                *targets, *(n.name for c in launches for n in c.nodes_of_class(nodes.Name))])
 
     @staticmethod
     def _sets_world_env(an: Analyzer) -> bool:
         """The module sets ``os.environ["WORLD_SIZE"]`` or ``["RANK"]`` itself (also by
         ``os.environ.setdefault("RANK", ...)`` or ``os.environ.update(...)`` naming one,
-        or of keys not known)."""
+        or of keys not known), or a project module it imports sets one."""
         def names_world(call: nodes.Call) -> bool:
             if call.func.attrname == "setdefault":
                 return bool(call.args) and const_str(call.args[0]) in _TORCHRUN_WORLD_ENV
@@ -1282,6 +1282,9 @@ cost time, not correctness), and so is a dataset built from the replica's global
             return given is not None or any(k.arg in _TORCHRUN_WORLD_ENV or k.arg is None
                                             for k in call.keywords or ())
 
+        rel = an.link.rel_of(an) if an.link is not None else None
+        if rel is not None and an.link.index.sets_environment(rel, _TORCHRUN_WORLD_ENV):
+            return True  # (``export_torchrun_env()`` of a module it imports sets them)
         return any(isinstance(t, nodes.Subscript) and an.qualname(t.value) == "os.environ"
                    and const_str(t.slice) in _TORCHRUN_WORLD_ENV
                    for a in an.module_nodes(nodes.Assign) for t in a.targets) or any(
@@ -1485,10 +1488,13 @@ def _env_value(an: Analyzer, expr: nodes.NodeNG | None, names: frozenset[str],
                 isinstance(expr.func, nodes.Attribute) and expr.func.attrname == "get" and
                 an.qualname(expr.func.expr) == "os.environ"):
             default = expr.args[1] if len(expr.args) > 1 else keyword(expr, "default")
-            # (with_default: a constant default, which is what a missing variable gives;
-            # ``os.environ.get("RANK", xr.global_ordinal())`` defaults to the right value)
+            # (with_default: a default, which is what a missing variable gives, unless it
+            # asks torch_xla or torch.distributed: ``os.environ.get("RANK",
+            # xr.global_ordinal())`` defaults to the right value)
             return bool(expr.args) and const_str(expr.args[0]) in names and (
-                not with_default or isinstance(default, nodes.Const))
+                not with_default or default is not None and not any(
+                    (an.qualname(c.func) or "").startswith(("torch_xla", "torch.distributed"))
+                    for c in default.nodes_of_class(nodes.Call)))
         return False
     if isinstance(expr, nodes.Subscript) and an.qualname(expr.value) == "os.environ":
         return not with_default and const_str(expr.slice) in names

@@ -2792,6 +2792,15 @@ Not reported:
                 # truth of each operand but the last where they run, to pick the result
                 tests.extend((operand, ctx, node.op) for operand in node.values[:-1])
             elif isinstance(node, nodes.For) and id(node.iter) not in seen and \
+                    isinstance(node.iter, nodes.Call) and an.is_builtin(node.iter.func, "range") \
+                    and any(V.lazy_value(v, an.steps.is_strong(node))
+                            for a in node.iter.args for v in an.value(a, ctx)):
+                # ``for t in range(tgt_lengths.max() - 1):``: the bound is read on the host
+                # (``__index__``), and each batch's value unrolls another graph
+                seen.add(id(node.iter))
+                yield self.finding(node.iter, what=f"a `for` loop over "
+                                                   f"{node.iter.as_string()[:40]}")
+            elif isinstance(node, nodes.For) and id(node.iter) not in seen and \
                     isinstance(node.iter, (nodes.Name, nodes.Attribute, nodes.Subscript,
                                            nodes.Call)) and \
                     any(V.lazy_value(v, an.steps.is_strong(node)) and v.has("dynamic")

@@ -901,11 +901,13 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 return False
         else:
             return False
-        if not (collected or any(loop.parent_of(b) for b in an.ev.bindings(root))) or \
-                collected and not any(
+        binds = an.ev.bindings(root)
+        fresh = any(loop.parent_of(b) for b in binds)  # (a new list per iteration)
+        if not (collected or fresh) or collected and not any(
                 isinstance(c.func, nodes.Attribute) and c.func.attrname in ("append", "extend")
                 and isinstance(c.func.expr, nodes.Name) and c.func.expr.name == root.name
-                and _innermost_loop(c) is loop for c in loop.nodes_of_class(nodes.Call)):
+                and (_innermost_loop(c) is loop or not fresh)
+                for c in loop.nodes_of_class(nodes.Call)):
             # decoded ids that the loop does not compute, nor collect in its own body (an
             # inner loop's tokens, decoded once per sample, are that loop's result)
             return False

@@ -3,8 +3,8 @@
 A sampler that draws indices in a ``while True:`` loop (StyleGAN's InfiniteSampler,
 detectron2's TrainingSampler through a helper generator) never runs out, so its loader
 has no last batch to be ragged. A sampler that leaves its loop (``break``/``return``),
-one endless only in a branch (``if self.infinite: while True: ...``), or an ordinary
-finite one, still does.
+one endless only in a branch (``if self.infinite: while True: ...``), one whose endless
+helper ``islice`` caps at a count, or an ordinary finite one, still does.
 """
 import itertools
 
@@ -65,6 +65,18 @@ class ModeSampler(Sampler):
             yield from torch.randperm(len(self.dataset)).tolist()
 
 
+class CappedSampler(Sampler):
+    def __init__(self, dataset, num_samples):
+        self.dataset, self.num_samples = dataset, num_samples
+
+    def __iter__(self):
+        return itertools.islice(self._forever(), self.num_samples)
+
+    def _forever(self):
+        while True:
+            yield from torch.randperm(len(self.dataset)).tolist()
+
+
 def train(model, optimizer, dataset, steps):
     device = torch_xla.device()
     loaders = [
@@ -72,6 +84,7 @@ def train(model, optimizer, dataset, steps):
         DataLoader(dataset, batch_size=32, sampler=TrainingSampler(len(dataset))),  # trap
         DataLoader(dataset, batch_size=32, sampler=EpochsSampler(dataset, 3)),  # error: XLA102
         DataLoader(dataset, batch_size=32, sampler=ModeSampler(dataset)),  # error: XLA102
+        DataLoader(dataset, batch_size=32, sampler=CappedSampler(dataset, 30021)),  # error: XLA102
     ]
     for loader in loaders:
         for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):

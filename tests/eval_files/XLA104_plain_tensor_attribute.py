@@ -24,6 +24,7 @@ class Decoder(nn.Module):
         self.register_buffer("leads", torch.tensor([lo, hi], dtype=torch.long))
         self.cache = torch.zeros(8, 64)
         self.window = torch.tensor([lo, hi], dtype=torch.long)
+        self.offsets = torch.tensor([lo, hi - lo]).cumsum(0)
         self.span = torch.tensor([lo, hi], **kwargs)
 
     def forward(self, x):
@@ -32,6 +33,8 @@ class Decoder(nn.Module):
         moved = x[:, self.window[0]:self.window[1]]  # error: XLA104
         spanned = x[:, self.span[0]:self.span[1]]  # error: XLA104
         lead = lead + moved[:, :1] + spanned[:, :1]
+        shifted = x[:, self.offsets[0]:self.offsets[1]]  # trap: a CPU tensor's values
+        lead = lead + shifted[:, :1]
         self.cache[: x.shape[0]] = kept[:, 0]  # error: XLA201
         return self.proj(kept) + self.proj(lead)
 

@@ -167,6 +167,21 @@ def train_with_epoch_summary(model, loader, optimizer):
             print(running.item())  # error: XLA201
 
 
+class EpochTrainer:
+    def __init__(self, model, loader, optimizer):
+        self.model, self.loader, self.optimizer = model, loader, optimizer
+        self.steps_per_epoch = len(loader)
+
+    def train_epoch(self):
+        for i, (x, y) in enumerate(pl.MpDeviceLoader(self.loader, device)):
+            loss = torch.nn.functional.cross_entropy(self.model(x), y)
+            loss.backward()
+            self.optimizer.step()
+            # Trap: the class's own steps_per_epoch = len(loader): once per pass.
+            if (i + 1) % self.steps_per_epoch == 0:
+                print(loss.item())
+
+
 def save_checkpoint(path, model, optimizer, step):
     state = {"model": {k: v.detach().cpu() for k, v in model.state_dict().items()},  # trap: the checkpoint's write
              "optim": optimizer.state_dict(), "step": step}

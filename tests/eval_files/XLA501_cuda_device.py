@@ -76,6 +76,14 @@ def causal_mask(n):
     return mask | keep
 
 
+Tensor = torch.cuda.FloatTensor  # error: XLA501
+HostTensor = torch.cuda.FloatTensor if torch.cuda.is_available() else torch.FloatTensor
+
+
+def noise(n):
+    return Tensor(n, 100).normal_(), HostTensor(n, 1).fill_(1.0)
+
+
 def guarded_and_only_printed(model):
     # Trap: the choice is only shown; the model goes to the XLA device by another binding.
     device = "cuda" if torch.cuda.is_available() else "cpu"
