@@ -376,9 +376,24 @@ def test_classes_named_by_config_files_are_reached_by_programs_that_build_them(
         "trainers/cuda.py": "class CudaTrainer:\n    pass\n",
         "trainers/local.py": "class LocalTrainer:\n    pass\n",
     })
+    # nor a test's or a run's YAML, nor a commented-out target; a name the package
+    # re-exports reaches the package and the module defining it
+    write(top, {
+        "tests/conf/double.yaml": "model:\n  _target_: trainers.double.Double\n",
+        "lightning_logs/version_0/hparams_config.yaml": "_target_: trainers.logged.Logged\n",
+        "conf/model/fused.yaml": "# _target_: trainers.fused.Fused\n"
+                                 "_target_: trainers.Exported  # the package's name\n",
+        "trainers/__init__.py": "from trainers.exported import Exported\n",
+        "trainers/double.py": "class Double:\n    pass\n",
+        "trainers/logged.py": "class Logged:\n    pass\n",
+        "trainers/fused.py": "class Fused:\n    pass\n",
+        "trainers/exported.py": "class Exported:\n    pass\n",
+    })
     project.reset()
     reached = index_for(top / "train.py").xla_code()
     assert "trainers/cuda.py" not in reached and "trainers/local.py" not in reached
+    assert not {"trainers/double.py", "trainers/logged.py", "trainers/fused.py"} & reached
+    assert {"trainers/__init__.py", "trainers/exported.py"} <= reached
     # a changed config file is read again (the cached layout is keyed on it)
     (top / "conf/tts.yaml").write_text("llm: !new:models.unused.Unused\n")
     project.reset()

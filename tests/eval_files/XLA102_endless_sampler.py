@@ -65,6 +65,21 @@ class ModeSampler(Sampler):
             yield from torch.randperm(len(self.dataset)).tolist()
 
 
+class HelperModeSampler(Sampler):
+    def __init__(self, dataset, infinite=False):
+        self.dataset, self.infinite = dataset, infinite
+
+    def __iter__(self):
+        if self.infinite:
+            yield from self._endless()
+        else:
+            yield from torch.randperm(len(self.dataset)).tolist()
+
+    def _endless(self):
+        while True:
+            yield from torch.randperm(len(self.dataset)).tolist()
+
+
 class CappedSampler(Sampler):
     def __init__(self, dataset, num_samples):
         self.dataset, self.num_samples = dataset, num_samples
@@ -85,6 +100,7 @@ def train(model, optimizer, dataset, steps):
         DataLoader(dataset, batch_size=32, sampler=EpochsSampler(dataset, 3)),  # error: XLA102
         DataLoader(dataset, batch_size=32, sampler=ModeSampler(dataset)),  # error: XLA102
         DataLoader(dataset, batch_size=32, sampler=CappedSampler(dataset, 30021)),  # error: XLA102
+        DataLoader(dataset, batch_size=32, sampler=HelperModeSampler(dataset)),  # error: XLA102
     ]
     for loader in loaders:
         for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):

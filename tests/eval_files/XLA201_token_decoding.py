@@ -94,3 +94,17 @@ def sample_many(model, tokenizer, prompt_ids, num_samples=4, max_new_tokens=32):
         # Trap: once per finished sample, the inner loop's result.
         print(tokenizer.decode(torch.cat(generated, dim=-1)[0]))
         out = model(ids)
+
+
+def stream_proposals(model, tokenizer, prompt_ids, steps=16, k=4):
+    ids = prompt_ids.to(device)
+    tokens = []  # one list for the whole generation
+    for _ in range(steps):
+        logits = model(ids)[:, -k:]
+        for i in range(k):
+            nxt = logits[:, i].argmax(-1, keepdim=True)
+            tokens.append(nxt)
+            ids = torch.cat([ids, nxt], dim=1)
+        torch_xla.sync()
+        print(tokenizer.decode(torch.cat(tokens, dim=-1)[0]))  # error: XLA201
+    return ids

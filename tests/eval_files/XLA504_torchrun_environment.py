@@ -44,6 +44,22 @@ def _mp_fn_defaults(index):
     return DistributedSampler(ds, num_replicas=world_size, rank=rank)
 
 
+class Trainer:
+    def __init__(self, args):
+        self.args = args
+
+    def build_sampler(self, ds):
+        # a method of a class the replicas run; a default from the run's own arguments
+        return DistributedSampler(  # error: XLA504
+            ds, num_replicas=int(os.environ.get("WORLD_SIZE", self.args.world_size)),
+            rank=int(os.environ.get("RANK", self.args.rank)))
+
+
+def _mp_fn_trainer(index, args):
+    ds = TensorDataset(torch.randn(64000, 32), torch.randint(0, 4, (64000,)))
+    return Trainer(args).build_sampler(ds)
+
+
 def main_torchrun():
     # Trap: run only under torchrun (the branch below), which sets both variables.
     ds = TensorDataset(torch.randn(64000, 32), torch.randint(0, 4, (64000,)))
@@ -57,3 +73,4 @@ if __name__ == "__main__":
     else:
         xmp.spawn(_mp_fn)
         xmp.spawn(_mp_fn_defaults)
+        xmp.spawn(_mp_fn_trainer, args=(None,))
