@@ -1729,7 +1729,8 @@ tokenizer)`). A project's own copy of `xla_spawn.py` (spawning `mod._mp_fn` with
 `args=` it chooses) decides what `_mp_fn` takes. Scripts meant for the
 transformers launcher (`xla_spawn.py`) must define a module-level `_mp_fn(index)`: a
 module-level `def _mp_fn():` without a parameter, which the module never calls itself, is
-reported at its definition.
+reported at its definition, and `_mp_fn = main` for a `main()` without one at the
+assignment.
 
 **Example**
 ```python
@@ -1831,10 +1832,20 @@ xmp.spawn(_mp_fn)
         """A module-level ``def _mp_fn():`` without the index, or with more required
         parameters, which neither the module nor another module of the project that
         imports it calls or launches: the name is the entry point that transformers'
-        ``xla_spawn.py`` calls as ``_mp_fn(index)``."""
-        for func in an.module.body:
-            if not isinstance(func, nodes.FunctionDef) or func.name != "_mp_fn":
-                continue
+        ``xla_spawn.py`` calls as ``_mp_fn(index)``. Also ``_mp_fn = main``, a module-level
+        name for such a function of the module (reported at the assignment)."""
+        entries: list[tuple[nodes.FunctionDef, nodes.NodeNG]] = []
+        for stmt in an.module.body:
+            if isinstance(stmt, nodes.FunctionDef) and stmt.name == "_mp_fn":
+                entries.append((stmt, stmt))
+            elif isinstance(stmt, nodes.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], nodes.AssignName) and \
+                    stmt.targets[0].name == "_mp_fn" and isinstance(stmt.value, nodes.Name):
+                binds = an.ev.bindings(stmt.value)
+                if len(binds) == 1 and isinstance(binds[0], nodes.FunctionDef) and \
+                        isinstance(binds[0].parent, nodes.Module):
+                    entries.append((binds[0], stmt))
+        for func, at in entries:
             a = func.args
             params = a.posonlyargs + a.args
             required = len(params) - len(a.defaults or ())
@@ -1850,8 +1861,10 @@ xmp.spawn(_mp_fn)
                 continue
             what = ("_mp_fn() does not take the process index" if not params else
                     f"_mp_fn() requires {required} arguments")
-            yield self.finding(func, what=what + " (transformers' xla_spawn.py calls "
-                                                 "_mp_fn(index))")
+            if at is not func:
+                what = f"_mp_fn = {func.name}, and " + what.replace("_mp_fn()", f"{func.name}()")
+            yield self.finding(at, what=what + " (transformers' xla_spawn.py calls "
+                                               "_mp_fn(index))")
 
 
     @staticmethod
