@@ -9,7 +9,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, keyword
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import enclosing_function, is_param_of
+from flake8_xla.analysis.flows import enclosing_function, is_param_of, is_staticmethod
 from flake8_xla.analysis.hooks import callback_sites, is_partial
 from flake8_xla.analysis.names import callee_name, const_str, is_none
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
@@ -473,7 +473,7 @@ def _bound_method(func: nodes.FunctionDef) -> bool:
     first = [*(func.args.posonlyargs or ()), *(func.args.args or ())][:1]
     return isinstance(func.parent, nodes.ClassDef) and \
         [a.name for a in first] in (["self"], ["cls"]) and \
-        "staticmethod" not in func.decoratornames()
+        not is_staticmethod(func)  # (syntax: decoratornames() infers, needing builtins)
 
 
 def _positional_params(func: nodes.FunctionDef, call: nodes.Call) -> list[str]:
