@@ -235,6 +235,8 @@ class ProjectIndex:
         self._facts: dict[str, FileFacts | None] = {}
         self._holds: tuple[str, str, bool] | None = None
         self._gate_facts: dict[tuple[str, bool], tuple[bool, FileFacts | None]] = {}
+        self._assigned_attrs: dict[str, frozenset[str] | None] = {}
+        self._sets_env: dict[tuple[str, tuple[str, ...]], bool] = {}
         #: :meth:`rel` of each path asked (the same file is asked for by the plugin, the
         #: findings store and the link session)
         self._rels: dict[str, str | None] = {}
@@ -423,7 +425,7 @@ class ProjectIndex:
     def assigned_attributes(self, rel: str) -> frozenset[str] | None:
         """Attribute names the module assigns to (``model.window = ...``, ``x.y +=``; by a
         scan of its text), or None when it cannot be read (memoised)."""
-        memo = self.__dict__.setdefault("_assigned_attrs", {})
+        memo = self._assigned_attrs
         if rel not in memo:
             raw = self._read_bytes(rel) if rel in self.files else None
             memo[rel] = None if raw is None else frozenset(
@@ -436,7 +438,7 @@ class ProjectIndex:
         ``os.environ.setdefault("RANK", ...)``, or an ``os.environ.update(...)``; by a
         scan of the text, memoised)."""
         wanted = tuple(sorted(names))
-        memo = self.__dict__.setdefault("_sets_env", {})
+        memo = self._sets_env
         key = (rel, wanted)
         if key not in memo:
             self.scan()
@@ -830,23 +832,18 @@ class ProjectIndex:
                 out.setdefault(m.group(1).decode("utf-8", "replace"), set()).add(rel)
         return out
 
-    def config_names(self, configs: Iterable[str] | None = None) -> list[str]:
-        """The dotted class names the project's YAML files (or ``configs`` of them) name
-        (see :data:`_CONFIG_TARGET`), sorted; a file that cannot be read names none."""
-        key = None if configs is None else tuple(configs)
-        memo = self.__dict__.setdefault("_config_names", {})
-        found = memo.get(key)
-        if found is None:
-            names: set[str] = set()
-            for rel in sorted(self.configs) if key is None else key:
-                try:
-                    text = (self.root.path / rel).read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                text = _YAML_COMMENT.sub("", text)
-                names.update(m.group(1) for m in _CONFIG_TARGET.finditer(text))
-            found = memo[key] = sorted(names)
-        return found
+    def _config_names(self, configs: Iterable[str]) -> list[str]:
+        """The dotted class names the YAML files ``configs`` name (see
+        :data:`_CONFIG_TARGET`), sorted; a file that cannot be read names none."""
+        names: set[str] = set()
+        for rel in configs:
+            try:
+                text = (self.root.path / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            text = _YAML_COMMENT.sub("", text)
+            names.update(m.group(1) for m in _CONFIG_TARGET.finditer(text))
+        return sorted(names)
 
     def _configured(self, programs: Iterable[str]) -> set[str]:
         """Project modules that the YAML files name as classes to build, for the programs
@@ -858,7 +855,7 @@ class ProjectIndex:
         if not builders or not self.configs:
             return set()
         out: set[str] = set()
-        for dotted in self.config_names(self._xla_configs()):
+        for dotted in self._config_names(self._xla_configs()):
             for rel in builders:
                 hit = self.resolve_name(rel, dotted)
                 # (the rest names a top-level definition of the module: ``target:

@@ -134,11 +134,9 @@ def _single_device_functions(an: Analyzer, launches: list[nodes.Call]) -> frozen
     rel = link.rel_of(an) if link is not None else None
     if rel is None or link.index.imported(rel, every_module=True):
         return frozenset()
-    targets = _launched_here(an, launches)
-    if not targets:
+    reach = _replica_reach(an, launches)
+    if not reach:
         return frozenset()
-    reach = _reached(_top_level_names(an), [
-        *targets, *(n.name for call in launches for n in call.nodes_of_class(nodes.Name))])
     out = set()
     for binds in an.module.locals.values():
         for func in binds:
@@ -183,6 +181,17 @@ def _reached(top: dict[str, list[nodes.NodeNG]], entries: Iterable[str]) -> set[
         frontier += [n.name for node in top[name] for n in node.nodes_of_class(nodes.Name)
                      if n.name in top and n.name not in reach]
     return reach
+
+
+def _replica_reach(an: Analyzer, launches: list[nodes.Call]) -> set[str]:
+    """The module's top-level names that the replicas its launch calls start run: the
+    started functions (:func:`_launched_here`), what the launch calls name, and what those
+    reach (:func:`_reached`); empty when a launch starts something else."""
+    targets = _launched_here(an, launches)
+    if not targets:
+        return set()
+    return _reached(_top_level_names(an), [
+        *targets, *(n.name for call in launches for n in call.nodes_of_class(nodes.Name))])
 
 
 def _launched_here(an: Analyzer, launches: list[nodes.Call]) -> list[str]:
@@ -1256,16 +1265,11 @@ cost time, not correctness), and so is a dataset built from the replica's global
         """``call`` lies in a top-level function that the module's own launch calls
         (``xmp.spawn``/``torch_xla.launch`` of its own functions) start, or one those
         name; not in a ``main_torchrun()`` beside them that torchrun runs."""
-        launches = launcher_calls(an, multi_only=True)
-        targets = _launched_here(an, launches) if launches else []
-        if not targets:
-            return False
         top = call  # (the top-level function or class it lies in: a Trainer's method)
         while top.parent is not None and not isinstance(top.parent, nodes.Module):
             top = top.parent
         return isinstance(top, (nodes.FunctionDef, nodes.ClassDef)) and \
-            top.name in _reached(_top_level_names(an), [
-                *targets, *(n.name for c in launches for n in c.nodes_of_class(nodes.Name))])
+            top.name in _replica_reach(an, launcher_calls(an, multi_only=True))
 
     @staticmethod
     def _sets_world_env(an: Analyzer) -> bool:

@@ -450,25 +450,10 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 return True
             if kind is not None:
                 return False
-            return self._moves_its_batches(loop) or self._counts_steps(loop) and \
-                self._next_sources_plain(loop)
-        return self._next_sources_plain(loop)
-
-    def _next_sources_plain(self, loop: nodes.NodeNG) -> bool:
-        """Every ``next()`` the loop's iterations take draws from a plain source (true
-        when they take none)."""
-        an = self.an
-        steps = an.steps
+            return self._moves_its_batches(loop)
         sources = [c.args[0] for c, _ in steps.calls_in(loop, into_loops=False)
                    if isinstance(c.func, nodes.Name) and c.func.name == "next" and c.args]
         return all(steps.loader_kind(an.value(src)) == "plain" for src in sources)
-
-    def _counts_steps(self, loop: nodes.For) -> bool:
-        """``for epoch in range(n):``: the loop iterates host integers (Python's
-        ``range``), so no loader of its own places a barrier (a full-batch training loop
-        over tensors moved to the device before it)."""
-        it = loop.iter
-        return isinstance(it, nodes.Call) and self.an.qualname(it.func) == "range"
 
     def _moves_its_batches(self, loop: nodes.For) -> bool:
         """The body copies the loop's own batches to a device (``x.to(device)``) on the

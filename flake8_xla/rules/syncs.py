@@ -14,7 +14,7 @@ from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import model
 from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function, iterates_keys_of
 from flake8_xla.analysis.names import chain_root
-from flake8_xla.analysis.paths import xla_truth
+from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.analysis.steps import LOOPS, Steps
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, words
@@ -216,17 +216,6 @@ def _read_again(node: nodes.NodeNG) -> bool:
                             nodes.Call, skip_klass=(nodes.Lambda, nodes.IfExp, nodes.BoolOp))):
             return True
     return False
-
-
-def _innermost_loop(node: nodes.NodeNG) -> nodes.NodeNG | None:
-    """The nearest ``for``/``while`` around ``node`` in its function, else None."""
-    cur = node.parent
-    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Lambda,
-                                                  nodes.Module)):
-        if isinstance(cur, LOOPS):
-            return cur
-        cur = cur.parent
-    return None
 
 
 def _in_periodic_branch(node: nodes.NodeNG) -> bool:
@@ -906,7 +895,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         if not (collected or fresh) or collected and not any(
                 isinstance(c.func, nodes.Attribute) and c.func.attrname in ("append", "extend")
                 and isinstance(c.func.expr, nodes.Name) and c.func.expr.name == root.name
-                and (_innermost_loop(c) is loop or not fresh)
+                and (enclosing_loop(c) is loop or not fresh)
                 for c in loop.nodes_of_class(nodes.Call)):
             # decoded ids that the loop does not compute, nor collect in its own body (an
             # inner loop's tokens, decoded once per sample, are that loop's result)
