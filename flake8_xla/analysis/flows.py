@@ -952,12 +952,34 @@ def _string_equality(node: nodes.Compare, parts: list[frozenset[Value]]) -> str 
         return None
     sides = []
     for vs in parts:
+        if vs and all(v.kind is Kind.REF and _dtype_name(v.qual) for v in vs):
+            # ``amp.dtype == torch.float16`` of a known torch dtype (aliases as one)
+            sides.append({_dtype_name(v.qual) for v in vs})
+            continue
         if not vs or not all(v.kind is Kind.HOST and v.qual == "str" and v.text is not None
                              for v in vs):
             return None
         sides.append({v.text for v in vs})
     answers = {(a == b) == (node.ops[0][0] == "==") for a in sides[0] for b in sides[1]}
     return str(answers.pop()) if len(answers) == 1 else None
+
+
+#: torch dtypes by their attribute names, aliases under the name they stand for.
+_DTYPE_ALIASES = {"half": "float16", "float": "float32", "double": "float64",
+                  "cfloat": "complex64", "cdouble": "complex128", "short": "int16",
+                  "int": "int32", "long": "int64"}
+_DTYPES = frozenset({"float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+                     "int8", "uint8", "int16", "int32", "int64", "bool", "float8_e4m3fn",
+                     "float8_e5m2"})
+
+
+def _dtype_name(qual: str | None) -> str | None:
+    """``float16`` for ``torch.float16`` or ``torch.half``; None for anything else."""
+    if not qual or not qual.startswith("torch.") or qual.count(".") != 1:
+        return None
+    name = qual[len("torch."):]
+    name = _DTYPE_ALIASES.get(name, name)
+    return name if name in _DTYPES else None
 
 
 def _loops_around(node: nodes.NodeNG, frame: nodes.NodeNG) -> list[nodes.NodeNG]:
@@ -1137,7 +1159,7 @@ class Evaluator:
         if isinstance(node, nodes.Compare):
             return self._compare(node, ctx, d)
         if isinstance(node, nodes.BoolOp):
-            return join(*(self.value(v, ctx, d) for v in node.values))
+            return self._boolop(node, ctx, d)
         if isinstance(node, nodes.UnaryOp):
             if node.op == "not":
                 return V.host("bool")
@@ -3832,6 +3854,20 @@ class Evaluator:
             return one(Kind.LIST, elem=self.iterate(frozenset(lists)))
         return UNKNOWN_SET
 
+    def _boolop(self, node: nodes.BoolOp, ctx: Ctx | None, d: int) -> frozenset[Value]:
+        """``a and b`` / ``a or b``: the operand Python stops at, where the truth of the
+        operands before it is known (``cfg.amp and cfg.dtype == torch.float16`` with
+        ``amp = True`` and a bfloat16 dtype is False); else every operand's value."""
+        values = [self.value(v, ctx, d) for v in node.values]
+        stop = node.op == "or"  # the truth at which Python stops and returns the operand
+        for i, vs in enumerate(values):
+            truth = V.known_bool(vs)
+            if i == len(values) - 1 or truth is stop:
+                return vs
+            if truth is None:
+                break
+        return join(*values)
+
     def _compare(self, node: nodes.Compare, ctx: Ctx | None, d: int) -> frozenset[Value]:
         if all(op in ("is", "is not", "in", "not in") for op, _ in node.ops):
             return V.host("bool")
@@ -4232,14 +4268,26 @@ class Evaluator:
             return self.value(func.body, ctx, d)
         gens = self.own_nodes(func, (nodes.Yield, nodes.YieldFrom))
         if gens:
+            # (astroid's YieldFrom is a Yield: ``yield from loader`` hands on the loader's
+            # items, never the loader)
             yields = [self.value(y.value, ctx, d) if y.value is not None else V.host("none")
-                      for y in gens if isinstance(y, nodes.Yield)]
-            yields += [self.iterate(self.value(y.value, ctx, d), d)
-                       for y in gens if isinstance(y, nodes.YieldFrom)]
-            # What it iterates (``for batch in loader: yield batch.to(device)``): the
-            # source of its items, as for iter(loader).
+                      for y in gens if not isinstance(y, nodes.YieldFrom)]
+            delegated = [self.value(y.value, ctx, d)
+                         for y in gens if isinstance(y, nodes.YieldFrom)]
+            yields += [self.iterate(vs, d) for vs in delegated]
+            # What it iterates (``for batch in loader: yield batch.to(device)``, ``yield
+            # from loader``): the source of its items, as for iter(loader).
             sources = [self.value(loop.iter, ctx, d) for loop in self.own_nodes(func, nodes.For)]
-            return one(Kind.ITERATOR, elem=join(*yields), bound=join(*sources) or None)
+            sources += delegated
+            # (``it = iter(self.loader)`` ... ``yield next(it)``: a prefetcher's source)
+            sources += [self.value(c.args[0], ctx, d)
+                        for c in self.own_nodes(func, nodes.Call)
+                        if isinstance(c.func, nodes.Name) and c.func.name == "iter" and
+                        len(c.args) == 1 and not c.keywords]
+            # (the generator function as its node: one that runs a barrier per yield is
+            # a device loader, see Steps.loader_kind)
+            return one(Kind.ITERATOR, elem=join(*yields), bound=join(*sources) or None,
+                       node=func if isinstance(func, nodes.FunctionDef) else None)
         rets = self.own_nodes(func, nodes.Return)
         if not rets:
             return V.host("none")

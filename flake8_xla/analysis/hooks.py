@@ -187,6 +187,24 @@ def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: in
     return False
 
 
+def _rows_passed_on(ev: Evaluator, func: nodes.FunctionDef, name: str) -> bool:
+    """``self.criterion(logits[valid], labels[valid])``: the body hands rows of parameter
+    ``name``, picked by a mask or an index held in a variable, to a submodule or a torch
+    function (weaker evidence than :func:`_used_as_tensor`'s)."""
+    for call in func.nodes_of_class(nodes.Call):
+        if not any(isinstance(a, nodes.Subscript) and isinstance(a.value, nodes.Name) and
+                   a.value.name == name and isinstance(a.slice, nodes.Name)
+                   for a in call.args):
+            continue
+        f = call.func
+        if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
+                f.expr.name == "self" and _class_method(ev, func, f.attrname) is None:
+            return True
+        if (ev.qualname(f) or "").startswith("torch."):
+            return True
+    return False
+
+
 def _class_method(ev: Evaluator, func: nodes.FunctionDef, name: str
                   ) -> nodes.FunctionDef | None:
     """Method ``name`` of the class that defines ``func`` or of its bases
@@ -283,6 +301,13 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
             if ann is not None:
                 return V.join(ann, default) if default is not UNKNOWN_SET else ann
             if not _used_as_tensor(ev, func, name):
+                if default is not UNKNOWN_SET and all(
+                        v.kind is Kind.HOST and v.qual == "none" for v in default) and \
+                        _rows_passed_on(ev, func, name):
+                    # ``labels=None`` ... ``if labels is None: return logits`` ...
+                    # ``loss(logits[valid], labels[valid])``: what the model's calls pass
+                    # (Evaluator._free_param), not the default alone
+                    return None
                 return default if default is not UNKNOWN_SET else None
             if default is UNKNOWN_SET:
                 return V.tensor(None, flags=frozenset({"input"}))

@@ -1841,8 +1841,46 @@ def _epoch_fraction(node: nodes.NodeNG, ev: Evaluator | None = None, depth: int 
             isinstance(node.right, nodes.Const) and type(node.right.value) is int and \
             1 <= node.right.value <= 10:
         node = node.left
+    elif isinstance(node, nodes.BinOp) and node.op == "//" and _whole_batches(node):
+        return True
     return isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
         node.func.name == "len" and len(node.args) == 1
+
+
+def _whole_batches(node: nodes.BinOp) -> bool:
+    """``len(train_ds) // args.batch_size``: the number of whole batches of a DataLoader
+    that the same module builds over ``train_ds`` with ``batch_size=args.batch_size``
+    (both spelled the same): an epoch's length in steps (syntax only)."""
+    length = node.left
+    if not (isinstance(length, nodes.Call) and isinstance(length.func, nodes.Name) and
+            length.func.name == "len" and len(length.args) == 1 and not length.keywords) or \
+            not isinstance(node.right, (nodes.Name, nodes.Attribute)):
+        return False
+    data, size = length.args[0].as_string(), node.right.as_string()
+    from flake8_xla.analysis.flows import syntax_cache
+    root = node.root()
+    built = syntax_cache(root).get("loader_batches")
+    if built is None:
+        built = syntax_cache(root)["loader_batches"] = _loader_batches(root)
+    return (data, size) in built
+
+
+def _loader_batches(root: nodes.NodeNG) -> frozenset[tuple[str, str]]:
+    """The (dataset, batch size) spellings of the DataLoader calls of a module."""
+    found = set()
+    for call in root.nodes_of_class(nodes.Call):
+        func = call.func
+        name = func.attrname if isinstance(func, nodes.Attribute) else \
+            func.name if isinstance(func, nodes.Name) else ""
+        if name != "DataLoader":
+            continue
+        given = call.args[0] if call.args else next(
+            (k.value for k in call.keywords or () if k.arg == "dataset"), None)
+        batch = call.args[1] if len(call.args) > 1 else next(
+            (k.value for k in call.keywords or () if k.arg == "batch_size"), None)
+        if given is not None and batch is not None:
+            found.add((given.as_string(), batch.as_string()))
+    return frozenset(found)
 
 
 def runs_once(node: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluator | None = None) -> bool:

@@ -6,6 +6,7 @@ here, at the call, with the values of the call's arguments and of its receiver.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -513,9 +514,22 @@ def _endless_sampler(ev: Evaluator, klass: nodes.ClassDef) -> bool:
             if isinstance(other, nodes.FunctionDef) and other is not method:
                 funcs.append(other)
     # (a ``while True:`` among the function's own statements, not under an ``if``: an
-    # ``if self.infinite:`` arm is endless only in one mode)
-    return any(_endless_loop(stmt) for func in funcs for stmt in func.body
-               if isinstance(stmt, nodes.While))
+    # ``if self.infinite:`` arm is endless only in one mode; unless both arms are)
+    return any(_endless_block(func.body) for func in funcs)
+
+
+def _endless_block(body: list[nodes.NodeNG], depth: int = 0) -> bool:
+    """One of the statements of ``body`` is an endless ``while True:`` (see
+    :func:`_endless_loop`), or an ``if`` whose arms both are endless blocks (``if
+    self.shuffle: while True: ... else: while True: ...``)."""
+    for stmt in body:
+        if isinstance(stmt, nodes.While) and _endless_loop(stmt):
+            return True
+        if isinstance(stmt, nodes.If) and stmt.orelse and depth < 4 and \
+                _endless_block(stmt.body, depth + 1) and \
+                _endless_block(stmt.orelse, depth + 1):
+            return True
+    return False
 
 
 def _yielded_whole(call: nodes.Call, ev: Evaluator) -> bool:
@@ -586,6 +600,28 @@ def _sample_count(node: nodes.NodeNG | None) -> int | None:
     return None
 
 
+def _split_fractions(fracs: list[float], full: frozenset[Value]) -> list[str | None]:
+    """The lengths ``random_split`` gives for fractions (``[0.9, 0.1]``) of a dataset of a
+    known size, as torch.utils.data.random_split computes them: ``floor(n * f)`` each,
+    then the remainder handed out one by one from the first split on. Unknown lengths
+    when the dataset's size is unknown or the fractions do not sum to 1 (random_split
+    raises then)."""
+    unknown: list[str | None] = [None] * len(fracs)
+    texts = {v.text for v in full if v.kind is Kind.DATASET}
+    if len(texts) != 1 or not V.is_known(full) or not all(
+            v.kind is Kind.DATASET for v in full):
+        return unknown
+    n = next(iter(texts))
+    if n is None or not n.isdigit() or not (
+            math.isclose(sum(fracs), 1) and sum(fracs) <= 1) or any(f < 0 for f in fracs):
+        return unknown
+    total = int(n)
+    lengths = [math.floor(total * f) for f in fracs]
+    for i in range(total - sum(lengths)):
+        lengths[i % len(lengths)] += 1
+    return [str(x) for x in lengths]
+
+
 def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: int,
              receiver: Value | None = None) -> frozenset[Value]:
     if entry.name == "torch.utils.data.random_split":
@@ -601,6 +637,11 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
             # ``random_split(full, list(cfg.split))`` of a known tuple of sizes
             seq = _known_sequence(ev.value(lengths, ctx, d))
             sizes = [V.single_text(e) for e in seq] if seq is not None else None
+        if isinstance(lengths, (nodes.List, nodes.Tuple)) and lengths.elts and all(
+                isinstance(e, nodes.Const) and type(e.value) is float for e in lengths.elts) \
+                and call.args:
+            sizes = _split_fractions([e.value for e in lengths.elts],
+                                     _arg_value(ev, call, 0, ctx, d))
         if sizes is not None:
             return one(Kind.LIST, elts=tuple(
                 one(Kind.DATASET, node=call, qual=entry.name,

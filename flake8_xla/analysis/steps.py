@@ -392,6 +392,10 @@ class Steps:
             if v.has("plain"):
                 return "plain"
             return None
+        if k is Kind.ITERATOR and isinstance(v.node, nodes.FunctionDef) and \
+                self._syncs_per_yield(v.node):
+            # a generator that yields a batch and runs a barrier in the same iteration
+            return "xla"
         if k in (Kind.PROGRESS, Kind.ITERATOR) and v.bound is not None:
             inner = {self._loader_kind_of(b, depth + 1) for b in v.bound}
             if v.has("zip") and inner & {"xla", "managed"}:
@@ -428,13 +432,18 @@ class Steps:
 
     def wrapped_loaders(self, v: V.Value) -> frozenset[V.Value]:
         """What an instance of a wrapper class iterates in its ``__iter__`` (``for b in
-        self.dl: yield to_device(b)``), with that instance's attributes."""
+        self.dl: yield to_device(b)``, or a prefetcher's ``it = iter(self.dl)``), with that
+        instance's attributes."""
         method = self.ev.method_of(v.node, "__iter__")
         if method is None:
             return V.EMPTY
         ctx = self.ev.bind_self(method, v, None)
         found = [self.ev.value(loop.iter, ctx)
                  for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES)]
+        found += [self.ev.value(c.args[0], ctx)
+                  for c in method.nodes_of_class(nodes.Call, skip_klass=SCOPES)
+                  if isinstance(c.func, nodes.Name) and c.func.name == "iter" and
+                  len(c.args) == 1 and not c.keywords]
         return V.join(*found) if found else V.EMPTY
 
     def _syncs_per_yield(self, method: nodes.FunctionDef) -> bool:

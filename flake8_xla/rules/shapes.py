@@ -1852,7 +1852,8 @@ batch and dataset sizes are known and the cap reaches the last batch (a count ke
 across epochs or handed in as a parameter stops the last epoch only; a cap under a flag
 or in an inner loop stops no pass).
 Dataset sizes are followed through `random_split(ds, [8000, 1000, 1000])` (also a
-known tuple of sizes), `ConcatDataset` (the sum of its parts), `Subset(ds, range(n))`
+known tuple of sizes, or fractions of a dataset of known size, split as torch splits
+them), `ConcatDataset` (the sum of its parts), `Subset(ds, range(n))`
 and `TensorDataset` (the rows of any of its tensors, `torch.arange(n)` among them). Not
 reported for loaders prepared by accelerate (whose loaders
 even out the batches across processes), batch size 1, a `batch_sampler`, and a

@@ -114,8 +114,9 @@ for x, y in pl.MpDeviceLoader(loader, device):
 # or call torch_xla.sync() at the end of the loop body
 ```
 Not reported: loops over `MpDeviceLoader`/`ParallelLoader` (or over a project's own
-loader class whose `__iter__` yields a batch and runs `torch_xla.sync()` in the same
-iteration), loops in functions
+loader class whose `__iter__`, or a generator function, yields a batch and runs
+`torch_xla.sync()` in the same iteration, or hands on an MpDeviceLoader's batches with
+`yield from`), loops in functions
 compiled with `torch_xla.compile`, micro-batch loops inside a step that has a
 barrier, loops whose batches may come from an XLA loader the linter cannot see, and
 scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the barrier.

@@ -3,7 +3,8 @@
 A sampler that draws indices in a ``while True:`` loop (StyleGAN's InfiniteSampler,
 detectron2's TrainingSampler through a helper generator) never runs out, so its loader
 has no last batch to be ragged. A sampler that leaves its loop (``break``/``return``),
-one endless only in a branch (``if self.infinite: while True: ...``), one whose endless
+one endless only in a branch (``if self.infinite: while True: ...``; endless in every
+branch counts as endless), one whose endless
 helper ``islice`` caps at a count, or an ordinary finite one, still does.
 """
 import itertools
@@ -80,6 +81,20 @@ class HelperModeSampler(Sampler):
             yield from torch.randperm(len(self.dataset)).tolist()
 
 
+class ShuffleOrNotSampler(Sampler):
+    def __init__(self, dataset, shuffle=True):
+        self.dataset, self.shuffle = dataset, shuffle
+
+    def __iter__(self):
+        n = len(self.dataset)
+        if self.shuffle:
+            while True:
+                yield from torch.randperm(n).tolist()
+        else:
+            while True:
+                yield from range(n)
+
+
 class CappedSampler(Sampler):
     def __init__(self, dataset, num_samples):
         self.dataset, self.num_samples = dataset, num_samples
@@ -97,6 +112,7 @@ def train(model, optimizer, dataset, steps):
     loaders = [
         DataLoader(dataset, batch_size=32, sampler=InfiniteSampler(dataset)),  # trap: endless
         DataLoader(dataset, batch_size=32, sampler=TrainingSampler(len(dataset))),  # trap
+        DataLoader(dataset, batch_size=32, sampler=ShuffleOrNotSampler(dataset)),  # trap
         DataLoader(dataset, batch_size=32, sampler=EpochsSampler(dataset, 3)),  # error: XLA102
         DataLoader(dataset, batch_size=32, sampler=ModeSampler(dataset)),  # error: XLA102
         DataLoader(dataset, batch_size=32, sampler=CappedSampler(dataset, 30021)),  # error: XLA102

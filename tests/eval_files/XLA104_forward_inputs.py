@@ -1,7 +1,9 @@
 """Eval file for XLA104: a module's forward takes what the calls of its instances pass
 (``model(ids, labels)``), so a mask computed from a forward input with a comparison
 (``labels != -100``) is a boolean mask of a lazy XLA tensor when the step passes batches
-of an XLA loader, and not when the only call passes CPU tensors."""
+of an XLA loader, and not when the only call passes CPU tensors. An optional input
+(``labels=None``) takes what the calls pass too, and past ``if labels is None: return``
+it is not None."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -22,6 +24,20 @@ class TokenClassifier(nn.Module):
         return F.cross_entropy(logits[active], labels[active])  # error: XLA104
 
 
+class Segmenter(nn.Module):
+    def __init__(self, ignore_index=-1):
+        super().__init__()
+        self.head = nn.Linear(6, 13)
+        self.ignore_index = ignore_index
+
+    def forward(self, points, labels=None):
+        logits = self.head(points)
+        if labels is None:
+            return logits
+        valid = labels != self.ignore_index
+        return logits, F.cross_entropy(logits[valid], labels[valid])  # error: XLA104
+
+
 class HostProbe(nn.Module):
     def __init__(self):
         super().__init__()
@@ -40,6 +56,17 @@ def train(dataset):
     for ids, labels in pl.MpDeviceLoader(loader, device):
         opt.zero_grad()
         loss = model(ids, labels)
+        loss.backward()
+        xm.optimizer_step(opt)
+
+
+def train_segmenter(loader):
+    device = torch_xla.device()
+    model = Segmenter().to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for points, labels in pl.MpDeviceLoader(loader, device):
+        opt.zero_grad()
+        _, loss = model(points, labels)
         loss.backward()
         xm.optimizer_step(opt)
 

@@ -182,6 +182,22 @@ class EpochTrainer:
                 print(loss.item())
 
 
+def train_with_batches_per_epoch(model, train_ds, optimizer, args):
+    loader = torch.utils.data.DataLoader(train_ds, batch_size=args.batch_size, drop_last=True)
+    steps_per_epoch = len(train_ds) // args.batch_size
+    every = len(train_ds) // args.log_every
+    for i, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        # Trap: the number of whole batches of the loop's loader (the dataset and the
+        # batch size of its DataLoader): the last step of each pass.
+        if (i + 1) % steps_per_epoch == 0:
+            print(loss.item())
+        if (i + 1) % every == 0:
+            print(loss.item())  # error: XLA201
+
+
 def save_checkpoint(path, model, optimizer, step):
     state = {"model": {k: v.detach().cpu() for k, v in model.state_dict().items()},  # trap: the checkpoint's write
              "optim": optimizer.state_dict(), "step": step}

@@ -68,3 +68,21 @@ def disabled_scaler(model, loss):
     optimizer = optim.AdamW(model.parameters())
     scaler = torch.amp.GradScaler("xla", enabled=False)
     scaler.step(optimizer)
+
+
+class AmpConfig:
+    enabled = True
+    dtype = torch.bfloat16
+
+
+def scaler_for_float16_only(model, loss, amp=AmpConfig()):
+    # Trap: loss scaling only for float16 (``torch.half``); the config asks for bfloat16
+    optimizer = optim.AdamW(model.parameters())
+    scaler = torch.amp.GradScaler("xla", enabled=amp.enabled and amp.dtype == torch.half)
+    scaler.step(optimizer)
+
+
+def scaler_for_float16_when_asked(model, loss, args, amp=AmpConfig()):
+    optimizer = optim.AdamW(model.parameters())  # error: XLA402
+    scaler = torch.amp.GradScaler("xla", enabled=amp.enabled and (args.fp16 or amp.dtype == torch.float16))
+    scaler.step(optimizer)
