@@ -483,7 +483,8 @@ def _fold_ints(left: frozenset[Value], right: frozenset[Value], op: str) -> int 
 
 
 def argparse_default(parse: nodes.Call, attr: str) -> nodes.Const | None:
-    """The literal number that is the default of option ``attr`` of the namespace
+    """The literal number (or None, for a number option) that is the default of option
+    ``attr`` of the namespace
     ``parse`` returns (``args = parser.parse_args()``, ``parser.add_argument("--test_bs",
     type=int, default=200)``: ``200``), from the ``add_argument`` calls on that parser
     (or on its argument groups) in the same module. None when the default is not a
@@ -546,6 +547,9 @@ def _argparse_defaults(module: nodes.Module, parser: str) -> dict[str, nodes.Con
             keyword(call, "action") is None else None
         if literal is not None and isinstance(literal.value, (int, float)) and \
                 not isinstance(literal.value, bool):
+            value = literal
+        elif literal is not None and number is not None and literal.value is None:
+            # ``type=int, default=None`` ("defaults to --batch_size"): None unless given
             value = literal
         elif literal is not None and number is not None and isinstance(literal.value, str):
             # ``type=int, default="500"``: argparse converts a string default with ``type``
@@ -964,6 +968,29 @@ def _string_equality(node: nodes.Compare, parts: list[frozenset[Value]]) -> str 
     return str(answers.pop()) if len(answers) == 1 else None
 
 
+def _host_truth(vs: frozenset[Value]) -> bool | None:
+    """The truth of host values known alike (True, False, None, a number, a string:
+    ``args.eval_batch_size or args.batch_size`` with a ``None`` default), else None."""
+    truths = set()
+    for v in vs:
+        if v.kind is not Kind.HOST:
+            return None
+        if v.qual == "none":
+            truths.add(False)
+        elif v.text in ("True", "False"):
+            truths.add(v.text == "True")
+        elif v.qual in ("int", "float") and v.text is not None:
+            try:
+                truths.add(float(v.text) != 0)
+            except ValueError:
+                return None
+        elif v.qual == "str" and v.text is not None:
+            truths.add(bool(v.text))
+        else:
+            return None
+    return truths.pop() if len(truths) == 1 else None
+
+
 #: torch dtypes by their attribute names, aliases under the name they stand for.
 _DTYPE_ALIASES = {"half": "float16", "float": "float32", "double": "float64",
                   "cfloat": "complex64", "cdouble": "complex128", "short": "int16",
@@ -1162,7 +1189,8 @@ class Evaluator:
             return self._boolop(node, ctx, d)
         if isinstance(node, nodes.UnaryOp):
             if node.op == "not":
-                return V.host("bool")
+                truth = _host_truth(self.value(node.operand, ctx, d))
+                return V.host("bool", None if truth is None else str(not truth))
             return self.value(node.operand, ctx, d)
         if isinstance(node, nodes.IfExp):
             from flake8_xla.analysis.paths import xla_truth
@@ -3861,7 +3889,7 @@ class Evaluator:
         values = [self.value(v, ctx, d) for v in node.values]
         stop = node.op == "or"  # the truth at which Python stops and returns the operand
         for i, vs in enumerate(values):
-            truth = V.known_bool(vs)
+            truth = _host_truth(vs)
             if i == len(values) - 1 or truth is stop:
                 return vs
             if truth is None:

@@ -1763,6 +1763,11 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
     if not isinstance(loop, nodes.For):
         return False
     counters = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+    # (``global_step += 1`` among the loop body's own statements: one count per iteration)
+    counters |= {stmt.target.name for stmt in loop.body
+                 if isinstance(stmt, nodes.AugAssign) and stmt.op == "+=" and
+                 isinstance(stmt.target, nodes.AssignName) and
+                 isinstance(stmt.value, nodes.Const) and stmt.value.value == 1}
 
     def counter(a: nodes.NodeNG) -> bool:
         return isinstance(a, nodes.Name) and a.name in counters and ev is not None and \
@@ -1816,49 +1821,61 @@ def _shifted_counter(node: nodes.NodeNG, counter: Callable[[nodes.NodeNG], bool]
         type(node.right.value) is int and 0 <= node.right.value <= 10
 
 
-def _epoch_fraction(node: nodes.NodeNG, ev: Evaluator | None = None, depth: int = 0) -> bool:
+def _epoch_fraction(node: nodes.NodeNG, ev: Evaluator | None = None, depth: int = 0,
+                    divided: bool = False) -> bool:
     """``len(x)`` or ``len(x) // k`` (``k`` a constant up to 10): a large fraction of an
-    epoch's length, so the guarded block runs at most ``k`` times per epoch; also a name
-    (or a ``self.`` attribute of the class) bound only to one (``steps_per_epoch =
-    len(loader)``)."""
-    if isinstance(node, nodes.Name) and ev is not None and depth == 0:
+    epoch's length, so the guarded block runs at most ``k`` times per epoch; also the
+    whole batches of a loader of the module (``len(ds) // bs``, ``math.ceil(len(ds) /
+    bs)``, see :func:`_whole_batches`), and a name (or a ``self.`` attribute of the class)
+    bound only to one (``steps_per_epoch = len(loader)``, ``log_every = steps_per_epoch //
+    5``: two names deep at most, one ``// k`` in all)."""
+    if isinstance(node, nodes.Name) and ev is not None and depth <= 1:
         binds = ev.bindings(node)
         return bool(binds) and all(
             isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
-            b.parent.value is not None and _epoch_fraction(b.parent.value, ev, depth + 1)
+            b.parent.value is not None and
+            _epoch_fraction(b.parent.value, ev, depth + 1, divided)
             for b in binds)
     if isinstance(node, nodes.Attribute) and isinstance(node.expr, nodes.Name) and \
-            node.expr.name == "self" and ev is not None and depth == 0:
+            node.expr.name == "self" and ev is not None and depth <= 1:
         # ``self.steps_per_epoch`` of ``self.steps_per_epoch = len(loader)`` in the class
         from flake8_xla.analysis.flows import enclosing_class, enclosing_function
         method = enclosing_function(node)
         klass = enclosing_class(method) if method is not None else None
         stores = ev.class_attrs(klass).get(node.attrname, []) if klass is not None else []
         return bool(stores) and all(
-            isinstance(stmt, nodes.Assign) and _epoch_fraction(stmt.value, ev, depth + 1)
+            isinstance(stmt, nodes.Assign) and
+            _epoch_fraction(stmt.value, ev, depth + 1, divided)
             for _, stmt in stores)
     if isinstance(node, nodes.BinOp) and node.op == "//" and \
             isinstance(node.right, nodes.Const) and type(node.right.value) is int and \
-            1 <= node.right.value <= 10:
-        node = node.left
-    elif isinstance(node, nodes.BinOp) and node.op == "//" and _whole_batches(node):
-        return True
+            1 <= node.right.value <= 10 and not divided:
+        return _epoch_fraction(node.left, ev, depth, True)
+    if isinstance(node, nodes.BinOp) and node.op == "//":
+        return _whole_batches(node.left, node.right)
+    if isinstance(node, nodes.Call) and isinstance(node.func, (nodes.Name, nodes.Attribute)) \
+            and len(node.args) == 1 and not node.keywords and \
+            isinstance(node.args[0], nodes.BinOp) and node.args[0].op == "/" and \
+            (node.func.attrname if isinstance(node.func, nodes.Attribute)
+             else node.func.name) == "ceil":
+        # ``math.ceil(len(ds) / bs)``: the batches of a loader without drop_last
+        return _whole_batches(node.args[0].left, node.args[0].right)
     return isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
         node.func.name == "len" and len(node.args) == 1
 
 
-def _whole_batches(node: nodes.BinOp) -> bool:
-    """``len(train_ds) // args.batch_size``: the number of whole batches of a DataLoader
-    that the same module builds over ``train_ds`` with ``batch_size=args.batch_size``
-    (both spelled the same): an epoch's length in steps (syntax only)."""
-    length = node.left
+def _whole_batches(length: nodes.NodeNG, size_node: nodes.NodeNG) -> bool:
+    """``len(train_ds)`` and ``args.batch_size`` of ``len(train_ds) // args.batch_size``:
+    the number of whole batches of a DataLoader that the same module builds over
+    ``train_ds`` with ``batch_size=args.batch_size`` (both spelled the same): an epoch's
+    length in steps (syntax only)."""
     if not (isinstance(length, nodes.Call) and isinstance(length.func, nodes.Name) and
             length.func.name == "len" and len(length.args) == 1 and not length.keywords) or \
-            not isinstance(node.right, (nodes.Name, nodes.Attribute)):
+            not isinstance(size_node, (nodes.Name, nodes.Attribute)):
         return False
-    data, size = length.args[0].as_string(), node.right.as_string()
+    data, size = length.args[0].as_string(), size_node.as_string()
     from flake8_xla.analysis.flows import syntax_cache
-    root = node.root()
+    root = length.root()
     built = syntax_cache(root).get("loader_batches")
     if built is None:
         built = syntax_cache(root)["loader_batches"] = _loader_batches(root)

@@ -497,64 +497,96 @@ def _num_samples(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
 
 
 def _endless_sampler(ev: Evaluator, klass: nodes.ClassDef) -> bool:
-    """A sampler class whose ``__iter__`` never ends: it (a generator nested in it, or a
-    method of the class it calls on ``self``) runs, as one of its own statements (not in
-    a branch), a ``while True:`` loop that yields and that no ``break`` or ``return`` of
-    its own leaves (syntax only)."""
+    """A sampler class whose ``__iter__`` never ends (syntax only, see
+    :func:`_endless_function`): it, a generator nested in it, or a method of the class it
+    hands on whole, runs an endless loop of its own."""
     method = ev.method_of(klass, "__iter__")
     if not isinstance(method, nodes.FunctionDef):
         return False
-    funcs = [method, *(f for f in method.nodes_of_class(nodes.FunctionDef) if f is not method)]
-    for call in method.nodes_of_class(nodes.Call):
-        f = call.func
-        if isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and \
-                f.expr.name == "self" and call.statement().parent is method and \
-                _yielded_whole(call, ev):
-            other = ev.method_of(klass, f.attrname)
-            if isinstance(other, nodes.FunctionDef) and other is not method:
-                funcs.append(other)
-    # (a ``while True:`` among the function's own statements, not under an ``if``: an
-    # ``if self.infinite:`` arm is endless only in one mode; unless both arms are)
-    return any(_endless_block(func.body) for func in funcs)
+    return _endless_function(ev, klass, method, 0) or any(
+        _endless_function(ev, klass, f, 1) for f in method.nodes_of_class(nodes.FunctionDef)
+        if f is not method)
 
 
-def _endless_block(body: list[nodes.NodeNG], depth: int = 0) -> bool:
-    """One of the statements of ``body`` is an endless ``while True:`` (see
-    :func:`_endless_loop`), or an ``if`` whose arms both are endless blocks (``if
-    self.shuffle: while True: ... else: while True: ...``)."""
-    for stmt in body:
-        if isinstance(stmt, nodes.While) and _endless_loop(stmt):
-            return True
-        if isinstance(stmt, nodes.If) and stmt.orelse and depth < 4 and \
-                _endless_block(stmt.body, depth + 1) and \
-                _endless_block(stmt.orelse, depth + 1):
-            return True
-    return False
-
-
-def _yielded_whole(call: nodes.Call, ev: Evaluator) -> bool:
-    """Every item of ``call``'s iterator is handed on: ``yield from self._indices()``,
-    ``return self._indices()``, or through ``itertools.islice(it, start, None, step)``
-    (no stop); ``islice(it, n)`` takes only ``n`` of them."""
-    cur: nodes.NodeNG = call
-    while True:
-        parent = cur.parent
-        if isinstance(parent, (nodes.YieldFrom, nodes.Return)):
-            return True
-        if isinstance(parent, nodes.Call) and parent.args and parent.args[0] is cur and \
-                (ev.qualname(parent.func) or "") == "itertools.islice" and \
-                len(parent.args) >= 3 and isinstance(parent.args[2], nodes.Const) and \
-                parent.args[2].value is None:
-            cur = parent
-            continue
+def _endless_function(ev: Evaluator, klass: nodes.ClassDef, func: nodes.FunctionDef,
+                      depth: int) -> bool:
+    """``func`` (a method of ``klass`` or a generator in one) never stops yielding: among
+    its own statements (not in a branch, unless every arm is) there is a ``while True:``
+    or a ``for`` over ``itertools.count()`` that yields and that no ``break`` or
+    ``return`` of its own leaves, or it hands on whole (``yield from``/``return``, also
+    through ``islice(it, start, None, step)``) what such a method of the class gives,
+    called there or stored on ``self`` by ``__init__`` (mmengine's InfiniteSampler:
+    ``self.indices = self._indices_of_rank()``), three methods deep at most."""
+    if depth > 3:
         return False
 
+    def endless_call(call: nodes.NodeNG) -> bool:
+        f = call.func if isinstance(call, nodes.Call) else None
+        if not (isinstance(f, nodes.Attribute) and isinstance(f.expr, nodes.Name) and
+                f.expr.name == "self"):
+            return False
+        other = ev.method_of(klass, f.attrname)
+        return isinstance(other, nodes.FunctionDef) and other is not func and \
+            _endless_function(ev, klass, other, depth + 1)
 
-def _endless_loop(loop: nodes.While) -> bool:
-    """``while True:`` (or ``while 1:``) that yields and that no ``break`` or ``return``
-    of its own ends (a ``break`` of an inner loop ends only that loop)."""
-    if not (isinstance(loop.test, nodes.Const) and loop.test.value in (True, 1)) or \
-            loop.orelse:
+    def handed_on(stmt: nodes.NodeNG) -> bool:
+        value = stmt.value if isinstance(stmt, (nodes.Expr, nodes.Return)) else None
+        if isinstance(value, nodes.YieldFrom):
+            value = value.value
+        elif not isinstance(stmt, nodes.Return):
+            return False
+        if value is None:
+            return False
+        if isinstance(value, nodes.Call) and _islice_tail(value, ev):
+            value = value.args[0]
+        if isinstance(value, nodes.Call):
+            return endless_call(value)
+        if isinstance(value, nodes.Attribute) and isinstance(value.expr, nodes.Name) and \
+                value.expr.name == "self":
+            init = ev.method_of(klass, "__init__")
+            stores = [n.parent for n in (init.nodes_of_class(nodes.AssignAttr)
+                                         if isinstance(init, nodes.FunctionDef) else ())
+                      if n.attrname == value.attrname and isinstance(n.expr, nodes.Name) and
+                      n.expr.name == "self"]
+            return bool(stores) and all(
+                isinstance(st, nodes.Assign) and isinstance(st.value, nodes.Call) and
+                endless_call(st.value.args[0] if _islice_tail(st.value, ev) else st.value)
+                for st in stores)
+        return False
+
+    def block(body: list[nodes.NodeNG], level: int) -> bool:
+        for stmt in body:
+            if isinstance(stmt, (nodes.While, nodes.For)) and _endless_loop(stmt, ev):
+                return True
+            if handed_on(stmt):
+                return True
+            if isinstance(stmt, nodes.If) and stmt.orelse and level < 4 and \
+                    block(stmt.body, level + 1) and block(stmt.orelse, level + 1):
+                return True
+        return False
+
+    return block(func.body, 0)
+
+
+def _islice_tail(call: nodes.Call, ev: Evaluator) -> bool:
+    """``itertools.islice(it, start, None, step)``: every item of ``it`` from ``start``
+    on (no stop); ``islice(it, n)`` takes only ``n`` of them."""
+    return bool(call.args) and (ev.qualname(call.func) or "") == "itertools.islice" and \
+        len(call.args) >= 3 and isinstance(call.args[2], nodes.Const) and \
+        call.args[2].value is None
+
+
+def _endless_loop(loop: nodes.While | nodes.For, ev: Evaluator) -> bool:
+    """``while True:`` (``while 1:``, or ``for i in itertools.count():``) that yields and
+    that no ``break`` or ``return`` of its own ends (a ``break`` of an inner loop ends
+    only that loop)."""
+    if isinstance(loop, nodes.While):
+        if not (isinstance(loop.test, nodes.Const) and loop.test.value in (True, 1)):
+            return False
+    elif not (isinstance(loop.iter, nodes.Call) and
+              (ev.qualname(loop.iter.func) or "") == "itertools.count"):
+        return False
+    if loop.orelse:
         return False
     scopes = (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)
     yields = False
@@ -600,6 +632,51 @@ def _sample_count(node: nodes.NodeNG | None) -> int | None:
     return None
 
 
+def _fractions(ev: Evaluator, lengths: nodes.NodeNG) -> list[float] | None:
+    """The fractions ``random_split`` is given, when they are written as numbers the
+    module folds (``[0.9, 0.1]``, ``SPLIT = (0.9, 0.1)``, ``[1 - val_frac, val_frac]``
+    with ``val_frac = 0.2``) and one of them is not whole; else None."""
+    node = _single_assigned(ev, lengths) if isinstance(lengths, nodes.Name) else lengths
+    if not isinstance(node, (nodes.List, nodes.Tuple)) or not node.elts:
+        return None
+    values = [_fold_number(ev, e, 0) for e in node.elts]
+    if any(v is None for v in values) or all(isinstance(v, int) for v in values):
+        return None
+    return [float(v) for v in values if v is not None]
+
+
+def _single_assigned(ev: Evaluator, name: nodes.Name) -> nodes.NodeNG | None:
+    """The value of the one plain assignment that binds ``name``, else None."""
+    binds = ev.bindings(name)
+    if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+            not isinstance(binds[0].parent, nodes.Assign) or \
+            len(binds[0].parent.targets) != 1:
+        return None
+    return binds[0].parent.value
+
+
+def _fold_number(ev: Evaluator, node: nodes.NodeNG | None, depth: int) -> int | float | None:
+    """``node`` as a number, folded from literals, names bound once to one, and ``+ - *
+    /`` (syntax only); None when it is anything else."""
+    if node is None or depth > 4:
+        return None
+    if isinstance(node, nodes.Const):
+        return node.value if type(node.value) in (int, float) else None
+    if isinstance(node, nodes.Name):
+        return _fold_number(ev, _single_assigned(ev, node), depth + 1)
+    if isinstance(node, nodes.UnaryOp) and node.op == "-":
+        inner = _fold_number(ev, node.operand, depth + 1)
+        return -inner if inner is not None else None
+    if isinstance(node, nodes.BinOp) and node.op in ("+", "-", "*", "/"):
+        a = _fold_number(ev, node.left, depth + 1)
+        b = _fold_number(ev, node.right, depth + 1)
+        if a is None or b is None or node.op == "/" and b == 0:
+            return None
+        return a + b if node.op == "+" else a - b if node.op == "-" else \
+            a * b if node.op == "*" else a / b
+    return None
+
+
 def _split_fractions(fracs: list[float], full: frozenset[Value]) -> list[str | None]:
     """The lengths ``random_split`` gives for fractions (``[0.9, 0.1]``) of a dataset of a
     known size, as torch.utils.data.random_split computes them: ``floor(n * f)`` each,
@@ -637,11 +714,9 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
             # ``random_split(full, list(cfg.split))`` of a known tuple of sizes
             seq = _known_sequence(ev.value(lengths, ctx, d))
             sizes = [V.single_text(e) for e in seq] if seq is not None else None
-        if isinstance(lengths, (nodes.List, nodes.Tuple)) and lengths.elts and all(
-                isinstance(e, nodes.Const) and type(e.value) is float for e in lengths.elts) \
-                and call.args:
-            sizes = _split_fractions([e.value for e in lengths.elts],
-                                     _arg_value(ev, call, 0, ctx, d))
+        fractions = _fractions(ev, lengths) if lengths is not None else None
+        if fractions is not None and call.args:
+            sizes = _split_fractions(fractions, _arg_value(ev, call, 0, ctx, d))
         if sizes is not None:
             return one(Kind.LIST, elts=tuple(
                 one(Kind.DATASET, node=call, qual=entry.name,

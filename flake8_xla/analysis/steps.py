@@ -222,6 +222,17 @@ def _stores(method: str) -> bool:
     return method in STORING_METHODS or method.startswith(STORING_PREFIXES)
 
 
+
+def _innermost_loop(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
+    """``loop`` is the innermost loop around ``node`` (a yield in an inner ``for`` over the
+    loader runs once per batch, a barrier after that inner loop once per pass)."""
+    cur = node.parent
+    while cur is not None and cur is not loop:
+        if isinstance(cur, LOOPS) and any(s is node or s.parent_of(node) for s in cur.body):
+            return False
+        cur = cur.parent
+    return cur is loop
+
 class Steps:
     """Step-loop questions about one module, memoised."""
 
@@ -453,7 +464,8 @@ class Steps:
         for the next batch)."""
         home = self.steps_for(method)
         return home is not None and any(
-            next(loop.nodes_of_class(nodes.Yield, skip_klass=SCOPES), None) is not None and
+            any(_innermost_loop(y, loop) for y in loop.nodes_of_class(
+                nodes.Yield, skip_klass=SCOPES)) and
             any(home.is_barrier_call(c, cx) for c, cx in home.calls_in(loop, into_loops=False))
             for loop in method.nodes_of_class(LOOPS, skip_klass=SCOPES))
 

@@ -205,7 +205,8 @@ behind a `torch.cuda.is_available()` fallback, runs on the host CPU. Default
 arguments count too: a helper's `device='cuda'` default, even where today's callers
 pass a device (a later call that relies on it allocates on CUDA), and a config field's
 default (not one that the class's `__post_init__`/`__init__` sets to the XLA device on
-the XLA path). CUDA-only calls (`torch.cuda.synchronize()`, the memory counters) are not
+the XLA path, nor a notebook's `CFG.device` that a later top-level statement sets to it
+before anything reads it). CUDA-only calls (`torch.cuda.synchronize()`, the memory counters) are not
 reported in a module that says it runs PyTorch/XLA on GPUs (`PJRT_DEVICE=CUDA`), nor is a
 device choice read only as the `map_location=` of a checkpoint load (on an XLA host it
 loads onto the CPU, and `load_state_dict` copies the tensors to the model's device).
@@ -361,6 +362,8 @@ cannot run on an XLA host.
         if not isinstance(target, nodes.AssignName):
             return False
         ev = self.an.ev
+        if isinstance(klass.parent, nodes.Module) and self._reset_after(klass, target.name):
+            return True
         for method in klass.body:
             if not (isinstance(method, nodes.FunctionDef) and
                     method.name in ("__post_init__", "__init__")):
@@ -383,6 +386,31 @@ cannot run on an XLA host.
                     child, cur = cur, cur.parent
                 if taken:
                     return True
+        return False
+
+    def _reset_after(self, klass: nodes.ClassDef, field: str) -> bool:
+        """A statement of the module after ``klass`` (at its top level) sets
+        ``<klass>.<field>`` to the XLA device (a Kaggle notebook's ``CFG.device =
+        torch_xla.device()`` in its TPU cells), and no top-level statement between them
+        reads the field."""
+        module = klass.parent
+        started = False
+        for stmt in module.body:
+            if stmt is klass:
+                started = True
+                continue
+            if not started:
+                continue
+            if isinstance(stmt, nodes.Assign) and any(
+                    isinstance(t, nodes.AssignAttr) and t.attrname == field and
+                    isinstance(t.expr, nodes.Name) and t.expr.name == klass.name
+                    for t in stmt.targets):
+                text = const_str(stmt.value)
+                return text is not None and text.startswith("xla") or \
+                    self._xla_device(stmt.value)
+            if any(a.attrname == field and isinstance(a.expr, nodes.Name) and
+                   a.expr.name == klass.name for a in stmt.nodes_of_class(nodes.Attribute)):
+                return False
         return False
 
     def _other_arm_on_xla(self, node: nodes.NodeNG) -> bool:

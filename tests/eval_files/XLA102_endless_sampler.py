@@ -4,7 +4,8 @@ A sampler that draws indices in a ``while True:`` loop (StyleGAN's InfiniteSampl
 detectron2's TrainingSampler through a helper generator) never runs out, so its loader
 has no last batch to be ragged. A sampler that leaves its loop (``break``/``return``),
 one endless only in a branch (``if self.infinite: while True: ...``; endless in every
-branch counts as endless), one whose endless
+branch counts as endless, as do a helper method handed on whole, stored by ``__init__``
+(mmengine's InfiniteSampler) or looping over ``itertools.count()``), one whose endless
 helper ``islice`` caps at a count, or an ordinary finite one, still does.
 """
 import itertools
@@ -95,6 +96,51 @@ class ShuffleOrNotSampler(Sampler):
                 yield from range(n)
 
 
+class StoredInfiniteSampler(Sampler):
+    """mmengine's InfiniteSampler: __init__ stores the endless generator of this rank."""
+
+    def __init__(self, dataset, rank=0, world=1):
+        self.dataset, self.rank, self.world = dataset, rank, world
+        self.indices = self._indices_of_rank()
+
+    def _infinite_indices(self):
+        while True:
+            yield from torch.randperm(len(self.dataset)).tolist()
+
+    def _indices_of_rank(self):
+        yield from itertools.islice(self._infinite_indices(), self.rank, None, self.world)
+
+    def __iter__(self):
+        yield from self.indices
+
+
+class StoredListSampler(Sampler):
+    def __init__(self, dataset):
+        self.indices = list(range(len(dataset)))
+
+    def __iter__(self):
+        yield from self.indices
+
+
+class HelperArmsSampler(Sampler):
+    def __init__(self, dataset, shuffle=True):
+        self.dataset, self.shuffle = dataset, shuffle
+
+    def _shuffled(self):
+        while True:
+            yield from torch.randperm(len(self.dataset)).tolist()
+
+    def _ordered(self):
+        for _ in itertools.count():
+            yield from range(len(self.dataset))
+
+    def __iter__(self):
+        if self.shuffle:
+            yield from self._shuffled()
+        else:
+            yield from self._ordered()
+
+
 class CappedSampler(Sampler):
     def __init__(self, dataset, num_samples):
         self.dataset, self.num_samples = dataset, num_samples
@@ -113,6 +159,9 @@ def train(model, optimizer, dataset, steps):
         DataLoader(dataset, batch_size=32, sampler=InfiniteSampler(dataset)),  # trap: endless
         DataLoader(dataset, batch_size=32, sampler=TrainingSampler(len(dataset))),  # trap
         DataLoader(dataset, batch_size=32, sampler=ShuffleOrNotSampler(dataset)),  # trap
+        DataLoader(dataset, batch_size=32, sampler=StoredInfiniteSampler(dataset)),  # trap
+        DataLoader(dataset, batch_size=32, sampler=HelperArmsSampler(dataset)),  # trap
+        DataLoader(dataset, batch_size=32, sampler=StoredListSampler(dataset)),  # error: XLA102
         DataLoader(dataset, batch_size=32, sampler=EpochsSampler(dataset, 3)),  # error: XLA102
         DataLoader(dataset, batch_size=32, sampler=ModeSampler(dataset)),  # error: XLA102
         DataLoader(dataset, batch_size=32, sampler=CappedSampler(dataset, 30021)),  # error: XLA102

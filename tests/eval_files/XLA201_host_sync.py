@@ -1,5 +1,6 @@
 """Eval file for XLA201 (host sync in the step loop)."""
 import logging
+import math
 
 import torch
 import torch_xla
@@ -196,6 +197,27 @@ def train_with_batches_per_epoch(model, train_ds, optimizer, args):
             print(loss.item())
         if (i + 1) % every == 0:
             print(loss.item())  # error: XLA201
+
+
+def train_with_global_step(model, train_ds, optimizer, batch_size, epochs):
+    loader = torch.utils.data.DataLoader(train_ds, batch_size=batch_size, drop_last=True)
+    steps_per_epoch = math.ceil(len(train_ds) / batch_size)
+    five_times = steps_per_epoch // 5
+    global_step = 0
+    for _ in range(epochs):
+        for x, y in pl.MpDeviceLoader(loader, device):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            global_step += 1
+            # Traps: a count of the steps, modulo the batches of an epoch (or a fifth of
+            # them): once (five times) per pass.
+            if global_step % steps_per_epoch == 0:
+                print(loss.item())
+            if global_step % five_times == 0:
+                print(loss.item())
+            if global_step % 50 == 0:
+                print(loss.item())  # error: XLA201
 
 
 def save_checkpoint(path, model, optimizer, step):

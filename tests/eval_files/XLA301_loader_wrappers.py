@@ -135,3 +135,20 @@ def train_synced_generator(model, optimizer, dataset):
         F.cross_entropy(model(x), y).backward()
         optimizer.step()
         optimizer.zero_grad()
+
+
+def pass_synced_batches(loader, device):
+    while True:
+        for batch in loader:
+            yield [t.to(device) for t in batch]
+        torch_xla.sync()  # once per pass over the loader, not per batch
+
+
+def train_pass_synced(model, optimizer, dataset, max_steps):
+    device = torch_xla.device()
+    batches = pass_synced_batches(DataLoader(dataset, batch_size=32, drop_last=True), device)
+    for _ in range(max_steps):  # error: XLA301
+        x, y = next(batches)
+        F.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        optimizer.zero_grad()

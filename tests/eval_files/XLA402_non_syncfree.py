@@ -86,3 +86,15 @@ def scaler_for_float16_when_asked(model, loss, args, amp=AmpConfig()):
     optimizer = optim.AdamW(model.parameters())  # error: XLA402
     scaler = torch.amp.GradScaler("xla", enabled=amp.enabled and (args.fp16 or amp.dtype == torch.float16))
     scaler.step(optimizer)
+
+
+class RunConfig:
+    amp = True
+    use_bf16 = True
+
+
+def scaler_unless_bf16(model, loss, cfg=RunConfig()):
+    # Trap: ``not`` of a known setting: loss scaling is off with bfloat16
+    optimizer = optim.AdamW(model.parameters())
+    scaler = torch.amp.GradScaler("xla", enabled=cfg.amp and not cfg.use_bf16)
+    scaler.step(optimizer)

@@ -1,7 +1,8 @@
 """Eval file for XLA501: a dataclass field whose CUDA default ``__post_init__`` replaces
 by the XLA device when torch_xla is there is no hazard; a field kept, a default that a
 call relies on, and a default that today's calls all pass over (a later call that relies
-on it allocates on CUDA: the corpus's convention) are."""
+on it allocates on CUDA: the corpus's convention) are. So is a notebook's ``CFG.device``
+that a later top-level cell sets to the XLA device (not one read before that)."""
 from dataclasses import dataclass
 
 import torch
@@ -38,8 +39,23 @@ class EvalConfig:
     device: str = "cuda"  # error: XLA501
 
 
+class CFG:
+    size = 256
+    device = "cuda"
+
+
+class OldCFG:
+    device = "cuda"  # error: XLA501
+
+
+print(OldCFG.device)
+# --- TPU cells ---
+CFG.device = torch_xla.device()
+OldCFG.device = torch_xla.device()
+
+
 def step(model, raw):
     device = torch_xla.device()
     batch = move_batch(raw, device)
     out = model(batch["x"])
-    return out + noise_like(out), RunConfig(), EvalConfig()
+    return out + noise_like(out), RunConfig(), EvalConfig(), CFG.device, OldCFG.device
