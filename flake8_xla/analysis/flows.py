@@ -44,7 +44,8 @@ from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, on
 from flake8_xla.imports import canonical
 
 #: Classes whose constructor's keywords become the new object's attributes.
-NAMESPACE_TYPES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+NAMESPACE_TYPES = frozenset({"types.SimpleNamespace", "argparse.Namespace",
+                             "tensorflow.contrib.training.HParams"})
 MAX_DEPTH = 40          # nesting of value resolution before giving up ("unknown")
 _NO_CYCLE = 1 << 30
 MAX_CALL_DEPTH = 4      # function contexts followed through calls
@@ -955,15 +956,20 @@ def _string_equality(node: nodes.Compare, parts: list[frozenset[Value]]) -> str 
     if len(node.ops) != 1 or node.ops[0][0] not in ("==", "!="):
         return None
     sides = []
+    dtypes = 0
     for vs in parts:
         if vs and all(v.kind is Kind.REF and _dtype_name(v.qual) for v in vs):
             # ``amp.dtype == torch.float16`` of a known torch dtype (aliases as one)
             sides.append({_dtype_name(v.qual) for v in vs})
+            dtypes += 1
             continue
         if not vs or not all(v.kind is Kind.HOST and v.qual == "str" and v.text is not None
                              for v in vs):
             return None
         sides.append({v.text for v in vs})
+    if dtypes == 1:
+        # (a dtype never equals a string: ``torch.bfloat16 != "bfloat16"`` is True)
+        return str(node.ops[0][0] == "!=")
     answers = {(a == b) == (node.ops[0][0] == "==") for a in sides[0] for b in sides[1]}
     return str(answers.pop()) if len(answers) == 1 else None
 

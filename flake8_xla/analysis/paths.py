@@ -1763,11 +1763,14 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
     if not isinstance(loop, nodes.For):
         return False
     counters = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
-    # (``global_step += 1`` among the loop body's own statements: one count per iteration)
-    counters |= {stmt.target.name for stmt in loop.body
-                 if isinstance(stmt, nodes.AugAssign) and stmt.op == "+=" and
-                 isinstance(stmt.target, nodes.AssignName) and
-                 isinstance(stmt.value, nodes.Const) and stmt.value.value == 1}
+    # (``global_step += 1`` among the loop body's own statements: one count per iteration,
+    # unless the loop also sets it otherwise: ``micro = 0`` after an accumulation)
+    bumps = [stmt.target for stmt in loop.body
+             if isinstance(stmt, nodes.AugAssign) and stmt.op == "+=" and
+             isinstance(stmt.target, nodes.AssignName) and
+             isinstance(stmt.value, nodes.Const) and stmt.value.value == 1]
+    counters |= {t.name for t in bumps if not any(
+        n.name == t.name and n is not t for n in loop.nodes_of_class(nodes.AssignName))}
 
     def counter(a: nodes.NodeNG) -> bool:
         return isinstance(a, nodes.Name) and a.name in counters and ev is not None and \

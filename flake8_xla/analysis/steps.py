@@ -223,6 +223,19 @@ def _stores(method: str) -> bool:
 
 
 
+def _conditional_in(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
+    """``node`` runs only on some iterations of ``loop``: it sits in an arm of an ``if``
+    (or of a conditional expression, an ``and``/``or``, a ``try`` handler) inside it."""
+    child, cur = node, node.parent
+    while cur is not None and cur is not loop:
+        if isinstance(cur, (nodes.If, nodes.IfExp)) and child is not cur.test or \
+                isinstance(cur, nodes.BoolOp) and child is not cur.values[0] or \
+                isinstance(cur, nodes.ExceptHandler):
+            return True
+        child, cur = cur, cur.parent
+    return False
+
+
 def _innermost_loop(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
     """``loop`` is the innermost loop around ``node`` (a yield in an inner ``for`` over the
     loader runs once per batch, a barrier after that inner loop once per pass)."""
@@ -466,7 +479,8 @@ class Steps:
         return home is not None and any(
             any(_innermost_loop(y, loop) for y in loop.nodes_of_class(
                 nodes.Yield, skip_klass=SCOPES)) and
-            any(home.is_barrier_call(c, cx) for c, cx in home.calls_in(loop, into_loops=False))
+            any(home.is_barrier_call(c, cx) and not _conditional_in(c, loop)
+                for c, cx in home.calls_in(loop, into_loops=False))
             for loop in method.nodes_of_class(LOOPS, skip_klass=SCOPES))
 
     def _generator_kind(self, method: nodes.FunctionDef) -> str | None:

@@ -391,9 +391,12 @@ cannot run on an XLA host.
     def _reset_after(self, klass: nodes.ClassDef, field: str) -> bool:
         """A statement of the module after ``klass`` (at its top level) sets
         ``<klass>.<field>`` to the XLA device (a Kaggle notebook's ``CFG.device =
-        torch_xla.device()`` in its TPU cells), and no top-level statement between them
-        reads the field."""
+        torch_xla.device()`` in its TPU cells), no top-level statement between them uses
+        the class, and the class is no dataclass (whose instances keep the default)."""
         module = klass.parent
+        if klass.decorators is not None and any(
+                "dataclass" in d.as_string() for d in klass.decorators.nodes):
+            return False  # (a dataclass's __init__ keeps the field's default per instance)
         started = False
         for stmt in module.body:
             if stmt is klass:
@@ -408,9 +411,8 @@ cannot run on an XLA host.
                 text = const_str(stmt.value)
                 return text is not None and text.startswith("xla") or \
                     self._xla_device(stmt.value)
-            if any(a.attrname == field and isinstance(a.expr, nodes.Name) and
-                   a.expr.name == klass.name for a in stmt.nodes_of_class(nodes.Attribute)):
-                return False
+            if any(n.name == klass.name for n in stmt.nodes_of_class(nodes.Name)):
+                return False  # (used before: ``model = get_model(CFG)``)
         return False
 
     def _other_arm_on_xla(self, node: nodes.NodeNG) -> bool:

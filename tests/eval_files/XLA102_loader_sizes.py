@@ -61,13 +61,13 @@ def train_split_sizes(model, optimizer):
     flowers = DataLoader(torchvision.datasets.Flowers102("data", split="val"), batch_size=34)
     digits = DataLoader(torchvision.datasets.SVHN("data", split="train"),  # error: XLA102
                         batch_size=64, shuffle=True)
-    # STL-10's 5,000 training images in batches of 100 divide evenly, its 8,000 test
-    # images in batches of 96 do not; Food-101's 75,750 training images in batches of 250 do.
-    stl_train = DataLoader(torchvision.datasets.STL10("data", split="train"), batch_size=100)
-    stl_test = DataLoader(torchvision.datasets.STL10("data", split="test"),  # error: XLA102
-                          batch_size=96)
+    # USPS's 7,291 training images in batches of 317 divide evenly, its 2,007 test images
+    # in batches of 96 do not; Food-101's 75,750 training images in batches of 250 do.
+    usps_train = DataLoader(torchvision.datasets.USPS("data", train=True), batch_size=317)
+    usps_test = DataLoader(torchvision.datasets.USPS("data", train=False),  # error: XLA102
+                           batch_size=96)
     food = DataLoader(torchvision.datasets.Food101("data"), batch_size=250, shuffle=True)
-    for loader in (flowers, digits, stl_train, stl_test, food):
+    for loader in (flowers, digits, usps_train, usps_test, food):
         for x, y in pl.MpDeviceLoader(loader, device):
             optimizer.zero_grad()
             torch.nn.functional.cross_entropy(model(x), y).backward()

@@ -220,6 +220,19 @@ def train_with_global_step(model, train_ds, optimizer, batch_size, epochs):
                 print(loss.item())  # error: XLA201
 
 
+def train_with_accumulation(model, loader, optimizer, accum_steps=4):
+    micro = 0
+    for x, y in pl.MpDeviceLoader(loader, device):
+        loss = torch.nn.functional.cross_entropy(model(x), y) / accum_steps
+        loss.backward()
+        micro += 1
+        if micro == accum_steps:  # (a count the loop resets: every accum_steps batches)
+            optimizer.step()
+            optimizer.zero_grad()
+            print(loss.item())  # error: XLA201
+            micro = 0
+
+
 def save_checkpoint(path, model, optimizer, step):
     state = {"model": {k: v.detach().cpu() for k, v in model.state_dict().items()},  # trap: the checkpoint's write
              "optim": optimizer.state_dict(), "step": step}

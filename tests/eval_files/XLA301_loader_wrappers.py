@@ -152,3 +152,19 @@ def train_pass_synced(model, optimizer, dataset, max_steps):
         F.cross_entropy(model(x), y).backward()
         optimizer.step()
         optimizer.zero_grad()
+
+
+def sometimes_synced_batches(loader, device):
+    for i, batch in enumerate(loader):
+        yield [t.to(device) for t in batch]
+        if (i + 1) % 50 == 0:
+            torch_xla.sync()  # every 50 batches only: 50 steps in one graph
+
+
+def train_sometimes_synced(model, optimizer, dataset):
+    device = torch_xla.device()
+    loader = DataLoader(dataset, batch_size=32, drop_last=True)
+    for x, y in sometimes_synced_batches(loader, device):  # error: XLA301
+        F.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        optimizer.zero_grad()

@@ -98,3 +98,10 @@ def scaler_unless_bf16(model, loss, cfg=RunConfig()):
     optimizer = optim.AdamW(model.parameters())
     scaler = torch.amp.GradScaler("xla", enabled=cfg.amp and not cfg.use_bf16)
     scaler.step(optimizer)
+
+
+def scaler_on_a_string_test(model, loss, cfg=AmpConfig()):
+    # a dtype never equals a string: ``torch.bfloat16 != "bfloat16"`` is True, the scaler is on
+    optimizer = optim.AdamW(model.parameters())  # error: XLA402
+    scaler = torch.amp.GradScaler("xla", enabled=cfg.dtype != "bfloat16")
+    scaler.step(optimizer)

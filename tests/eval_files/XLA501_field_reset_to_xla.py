@@ -2,7 +2,8 @@
 by the XLA device when torch_xla is there is no hazard; a field kept, a default that a
 call relies on, and a default that today's calls all pass over (a later call that relies
 on it allocates on CUDA: the corpus's convention) are. So is a notebook's ``CFG.device``
-that a later top-level cell sets to the XLA device (not one read before that)."""
+that a later top-level cell sets to the XLA device (not one used before that, nor a
+dataclass field, which every instance's ``__init__`` sets to the default)."""
 from dataclasses import dataclass
 
 import torch
@@ -48,14 +49,20 @@ class OldCFG:
     device = "cuda"  # error: XLA501
 
 
+@dataclass
+class DataCFG:
+    device: str = "cuda"  # error: XLA501
+
+
 print(OldCFG.device)
 # --- TPU cells ---
 CFG.device = torch_xla.device()
 OldCFG.device = torch_xla.device()
+DataCFG.device = torch_xla.device()  # (an instance's __init__ still sets "cuda")
 
 
 def step(model, raw):
     device = torch_xla.device()
     batch = move_batch(raw, device)
     out = model(batch["x"])
-    return out + noise_like(out), RunConfig(), EvalConfig(), CFG.device, OldCFG.device
+    return out + noise_like(out), RunConfig(), EvalConfig(), CFG.device, OldCFG.device, DataCFG().device
