@@ -44,8 +44,7 @@ from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, on
 from flake8_xla.imports import canonical
 
 #: Classes whose constructor's keywords become the new object's attributes.
-NAMESPACE_TYPES = frozenset({"types.SimpleNamespace", "argparse.Namespace",
-                             "tensorflow.contrib.training.HParams"})
+NAMESPACE_TYPES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 MAX_DEPTH = 40          # nesting of value resolution before giving up ("unknown")
 _NO_CYCLE = 1 << 30
 MAX_CALL_DEPTH = 4      # function contexts followed through calls
