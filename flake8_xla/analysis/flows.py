@@ -973,6 +973,14 @@ def _string_equality(node: nodes.Compare, parts: list[frozenset[Value]]) -> str 
     return str(answers.pop()) if len(answers) == 1 else None
 
 
+def iter_argument(call: nodes.Call) -> nodes.NodeNG | None:
+    """``x`` of the builtin call ``iter(x)`` (one argument, no keywords), else None."""
+    if isinstance(call.func, nodes.Name) and call.func.name == "iter" and \
+            len(call.args) == 1 and not call.keywords:
+        return call.args[0]
+    return None
+
+
 def _host_truth(vs: frozenset[Value]) -> bool | None:
     """The truth of host values known alike (True, False, None, a number, a string:
     ``args.eval_batch_size or args.batch_size`` with a ``None`` default), else None."""
@@ -4313,10 +4321,8 @@ class Evaluator:
             sources = [self.value(loop.iter, ctx, d) for loop in self.own_nodes(func, nodes.For)]
             sources += delegated
             # (``it = iter(self.loader)`` ... ``yield next(it)``: a prefetcher's source)
-            sources += [self.value(c.args[0], ctx, d)
-                        for c in self.own_nodes(func, nodes.Call)
-                        if isinstance(c.func, nodes.Name) and c.func.name == "iter" and
-                        len(c.args) == 1 and not c.keywords]
+            sources += [self.value(src, ctx, d) for c in self.own_nodes(func, nodes.Call)
+                        if (src := iter_argument(c)) is not None]
             # (the generator function as its node: one that runs a barrier per yield is
             # a device loader, see Steps.loader_kind)
             return one(Kind.ITERATOR, elem=join(*yields), bound=join(*sources) or None,

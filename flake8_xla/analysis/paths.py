@@ -27,6 +27,7 @@ from flake8_xla.analysis import values as V
 from flake8_xla.analysis.names import (
     CUDA_WORDS,
     XLA_WORDS,
+    callee_name,
     const_str,
     is_main_test,
     is_none,
@@ -1856,11 +1857,9 @@ def _epoch_fraction(node: nodes.NodeNG, ev: Evaluator | None = None, depth: int 
         return _epoch_fraction(node.left, ev, depth, True)
     if isinstance(node, nodes.BinOp) and node.op == "//":
         return _whole_batches(node.left, node.right)
-    if isinstance(node, nodes.Call) and isinstance(node.func, (nodes.Name, nodes.Attribute)) \
-            and len(node.args) == 1 and not node.keywords and \
-            isinstance(node.args[0], nodes.BinOp) and node.args[0].op == "/" and \
-            (node.func.attrname if isinstance(node.func, nodes.Attribute)
-             else node.func.name) == "ceil":
+    if isinstance(node, nodes.Call) and callee_name(node.func) == "ceil" and \
+            len(node.args) == 1 and not node.keywords and \
+            isinstance(node.args[0], nodes.BinOp) and node.args[0].op == "/":
         # ``math.ceil(len(ds) / bs)``: the batches of a loader without drop_last
         return _whole_batches(node.args[0].left, node.args[0].right)
     return isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
@@ -1889,10 +1888,7 @@ def _loader_batches(root: nodes.NodeNG) -> frozenset[tuple[str, str]]:
     """The (dataset, batch size) spellings of the DataLoader calls of a module."""
     found = set()
     for call in root.nodes_of_class(nodes.Call):
-        func = call.func
-        name = func.attrname if isinstance(func, nodes.Attribute) else \
-            func.name if isinstance(func, nodes.Name) else ""
-        if name != "DataLoader":
+        if callee_name(call.func) != "DataLoader":
             continue
         given = call.args[0] if call.args else next(
             (k.value for k in call.keywords or () if k.arg == "dataset"), None)

@@ -41,12 +41,14 @@ from flake8_xla.analysis.flows import (
     Ctx,
     enclosing_class,
     enclosing_function,
+    iter_argument,
     syntax_cache,
     unit_test_spans,
 )
 from flake8_xla.analysis.hooks import is_library_hook, is_partial
 from flake8_xla.analysis.names import callee_name, keyword, words_of_text
 from flake8_xla.analysis.paths import (
+    enclosing_loop,
     in_failing_branch,
     in_nonfinite_branch,
     off_xla_path,
@@ -222,7 +224,6 @@ def _stores(method: str) -> bool:
     return method in STORING_METHODS or method.startswith(STORING_PREFIXES)
 
 
-
 def _conditional_in(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
     """``node`` runs only on some iterations of ``loop``: it sits in an arm of an ``if``
     (or of a conditional expression, an ``and``/``or``, a ``try`` handler) inside it."""
@@ -237,14 +238,12 @@ def _conditional_in(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
 
 
 def _innermost_loop(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
-    """``loop`` is the innermost loop around ``node`` (a yield in an inner ``for`` over the
-    loader runs once per batch, a barrier after that inner loop once per pass)."""
-    cur = node.parent
-    while cur is not None and cur is not loop:
-        if isinstance(cur, LOOPS) and any(s is node or s.parent_of(node) for s in cur.body):
-            return False
-        cur = cur.parent
-    return cur is loop
+    """``loop`` is the innermost loop whose body holds ``node`` (a yield in an inner
+    ``for`` over the loader runs once per batch, a barrier after that inner loop once per
+    pass)."""
+    return enclosing_loop(node, keep=lambda lp: any(
+        s is node or s.parent_of(node) for s in lp.body)) is loop
+
 
 class Steps:
     """Step-loop questions about one module, memoised."""
@@ -464,10 +463,9 @@ class Steps:
         ctx = self.ev.bind_self(method, v, None)
         found = [self.ev.value(loop.iter, ctx)
                  for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES)]
-        found += [self.ev.value(c.args[0], ctx)
+        found += [self.ev.value(src, ctx)
                   for c in method.nodes_of_class(nodes.Call, skip_klass=SCOPES)
-                  if isinstance(c.func, nodes.Name) and c.func.name == "iter" and
-                  len(c.args) == 1 and not c.keywords]
+                  if (src := iter_argument(c)) is not None]
         return V.join(*found) if found else V.EMPTY
 
     def _syncs_per_yield(self, method: nodes.FunctionDef) -> bool:

@@ -442,13 +442,7 @@ class ProjectIndex:
         key = (rel, wanted)
         if key not in memo:
             self.scan()
-            seen = {rel}
-            queue = deque([rel])
-            while queue and len(seen) < 200:
-                for t in self.import_targets(queue.popleft()):
-                    if t not in seen:
-                        seen.add(t)
-                        queue.append(t)
+            seen = self._import_closure([rel], 199)
             words = b"|".join(re.escape(n.encode()) for n in wanted)
             pattern = re.compile(
                 rb"environ\[\s*[\"'](?:" + words + rb")[\"']\s*\]\s*=(?!=)|"
@@ -536,17 +530,21 @@ class ProjectIndex:
         (any module, with ``every_module``), and every module those import, directly or
         through others (library copies left out); sorted. None past
         :data:`MAX_REACH` modules."""
-        up = self._upward(rel, every_module)
-        out = set(up)
-        queue = deque(sorted(up))
-        while queue:
+        out = self._import_closure(self._upward(rel, every_module), MAX_REACH)
+        return None if len(out) > MAX_REACH else sorted(out)
+
+    def _import_closure(self, starts: Iterable[str], limit: int | None = None) -> set[str]:
+        """``starts`` and every project module they import, directly or through others
+        (breadth first, in sorted order); with ``limit``, the search stops once more than
+        ``limit`` modules are found (the set returned is then partial)."""
+        out = set(starts)
+        queue = deque(sorted(out))
+        while queue and (limit is None or len(out) <= limit):
             for t in self.import_targets(queue.popleft()):
                 if t not in out:
                     out.add(t)
                     queue.append(t)
-            if len(out) > MAX_REACH:
-                return None
-        return sorted(out)
+        return out
 
     def gate_facts(self, rel: str, own: FileFacts, *, every_module: bool = False
                    ) -> FileFacts | None:
@@ -780,14 +778,7 @@ class ProjectIndex:
         spawned = self._spawned_by_name(direct)
         direct |= spawned
         programs = sorted(set(programs) | needing | drivers | spawned)
-        reached = set(programs) | self._configured(programs)
-        queue = deque(sorted(reached))
-        while queue:
-            rel = queue.popleft()
-            for t in self.import_targets(rel):
-                if t not in reached:
-                    reached.add(t)
-                    queue.append(t)
+        reached = self._import_closure(set(programs) | self._configured(programs))
         self._programs = frozenset(programs)
         self._xla = frozenset(direct | reached)
         self.flush()

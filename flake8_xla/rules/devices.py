@@ -373,9 +373,7 @@ cannot run on an XLA host.
                            isinstance(t.expr, nodes.Name) and t.expr.name == "self"
                            for t in stmt.targets):
                     continue
-                text = const_str(stmt.value)
-                if not (text is not None and text.startswith("xla") or
-                        self._xla_device(stmt.value)):
+                if not self._names_xla(stmt.value):
                     continue
                 child, cur = stmt, stmt.parent
                 taken = True
@@ -387,6 +385,12 @@ cannot run on an XLA host.
                 if taken:
                     return True
         return False
+
+    def _names_xla(self, value: nodes.NodeNG) -> bool:
+        """``value`` is the XLA device: a string starting ``xla``, or a device the analysis
+        knows to be the XLA device (``torch_xla.device()``)."""
+        text = const_str(value)
+        return text is not None and text.startswith("xla") or self._xla_device(value)
 
     def _reset_after(self, klass: nodes.ClassDef, field: str) -> bool:
         """A statement of the module after ``klass`` (at its top level) sets
@@ -408,9 +412,7 @@ cannot run on an XLA host.
                     isinstance(t, nodes.AssignAttr) and t.attrname == field and
                     isinstance(t.expr, nodes.Name) and t.expr.name == klass.name
                     for t in stmt.targets):
-                text = const_str(stmt.value)
-                return text is not None and text.startswith("xla") or \
-                    self._xla_device(stmt.value)
+                return self._names_xla(stmt.value)
             if any(n.name == klass.name for n in stmt.nodes_of_class(nodes.Name)):
                 return False  # (used before: ``model = get_model(CFG)``)
         return False
