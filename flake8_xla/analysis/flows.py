@@ -40,6 +40,7 @@ from flake8_xla.analysis.names import (
     runs_before,
     source_key,
 )
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 from flake8_xla.imports import canonical
 
@@ -140,7 +141,7 @@ def wrapper_inside(deco: nodes.FunctionDef) -> nodes.FunctionDef | None:
         return None  # (syntax first: most functions define no function in their body)
     param = deco.args.args[0].name
     inner = None
-    for ret in deco.nodes_of_class(nodes.Return):
+    for ret in nodes_of(deco, nodes.Return):
         if ret.scope() is not deco:
             continue
         if not isinstance(ret.value, nodes.Name):
@@ -150,7 +151,7 @@ def wrapper_inside(deco: nodes.FunctionDef) -> nodes.FunctionDef | None:
         if len(defs) != 1 or (inner is not None and defs[0] is not inner):
             return None
         inner = defs[0]
-    if inner is None or not any(n.name == param for n in inner.nodes_of_class(nodes.Name)):
+    if inner is None or not any(n.name == param for n in nodes_of(inner, nodes.Name)):
         return None
     return inner
 
@@ -505,7 +506,7 @@ def argparse_default(parse: nodes.Call, attr: str) -> nodes.Const | None:
 
 def _argparse_defaults(module: nodes.Module, parser: str) -> dict[str, nodes.Const | None]:
     receivers = {parser}
-    calls = list(module.nodes_of_class(nodes.Call))
+    calls = list(nodes_of(module, nodes.Call))
     for call in calls:
         # ``group = parser.add_argument_group("data")``: options added to the group
         f = call.func
@@ -660,7 +661,7 @@ def _rebound_in_block(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> set[int]:
             end = later[0]
             if any(x is use or x.parent_of(use) for x in block[i1:end + 1]):
                 continue
-            if any(isinstance(x, _JUMPS) or any(True for _ in x.nodes_of_class(
+            if any(isinstance(x, _JUMPS) or any(True for _ in nodes_of(x, 
                     _JUMPS, skip_klass=SCOPES)) for x in block[i1 + 1:end]):
                 continue
             found.add(id(b1))
@@ -719,11 +720,11 @@ def _rebound_under_same_test(binds: list[nodes.NodeNG], use: nodes.NodeNG,
             if g2 is g1 or g2.lineno <= g1.lineno or g2.test.as_string() != test or \
                     not runs_before(g2, use, frame):
                 continue
-            names = {n.name for n in g1.test.nodes_of_class(nodes.Name)}
+            names = {n.name for n in nodes_of(g1.test, nodes.Name)}
             if any(g1.lineno < (a.lineno or 0) < g2.lineno and (
                     a.name in names if isinstance(a, nodes.AssignName) else
                     getattr(chain_root(a.expr), "name", None) in names)
-                   for a in frame.nodes_of_class((nodes.AssignName, nodes.AssignAttr))):
+                   for a in nodes_of(frame, (nodes.AssignName, nodes.AssignAttr))):
                 continue  # (the test may have changed in between: ``args.do_eval = ...``)
             killed.add(id(first))
             break
@@ -745,7 +746,7 @@ def _branching_parent(node: nodes.NodeNG) -> nodes.NodeNG | None:
 def _assigns(stmt: nodes.NodeNG, name: str) -> bool:
     return isinstance(stmt, nodes.Assign) and any(
         isinstance(t, nodes.AssignName) and t.name == name
-        for target in stmt.targets for t in target.nodes_of_class(nodes.AssignName))
+        for target in stmt.targets for t in nodes_of(target, nodes.AssignName))
 
 
 def _assigns_on_every_path(block: list[nodes.NodeNG], name: str) -> bool:
@@ -798,7 +799,7 @@ def _defines_method(module: nodes.Module, name: str) -> bool:
     found = cache.get("method_names")
     if found is None:
         found = cache["method_names"] = frozenset(
-            m.name for k in module.nodes_of_class(nodes.ClassDef) for m in k.mymethods())
+            m.name for k in nodes_of(module, nodes.ClassDef) for m in k.mymethods())
     return name in found
 
 
@@ -869,7 +870,7 @@ def _assigned_attrs(stmt: nodes.NodeNG) -> list[nodes.AssignAttr]:
     statement."""
     if not isinstance(stmt, nodes.Assign):
         return []
-    return [a for t in stmt.targets for a in (t, *t.nodes_of_class(nodes.AssignAttr))
+    return [a for t in stmt.targets for a in (t, *nodes_of(t, nodes.AssignAttr))
             if isinstance(a, nodes.AssignAttr)]
 
 
@@ -910,7 +911,7 @@ def _sees_self(stmt: nodes.NodeNG, attr: str, depth: int = 0) -> bool:
     :func:`_overwritten_in_method`): a method of the class that names it (two calls
     deep; one not found in the class body counts), or a call handed ``self``. Nested
     definitions excluded."""
-    for n in stmt.nodes_of_class((nodes.Return, nodes.Raise, nodes.Yield, nodes.YieldFrom,
+    for n in nodes_of(stmt, (nodes.Return, nodes.Raise, nodes.Yield, nodes.YieldFrom,
                                   nodes.Call), skip_klass=SCOPES):
         if not isinstance(n, nodes.Call):
             if depth == 0:
@@ -936,7 +937,7 @@ def _method_reads(call: nodes.Call, name: str, attr: str, depth: int) -> bool:
     if method is None or depth >= 2:
         return True
     if any(a.attrname == attr and isinstance(a.expr, nodes.Name) and a.expr.name == "self"
-           for a in method.nodes_of_class(nodes.Attribute)):
+           for a in nodes_of(method, nodes.Attribute)):
         return True
     return any(_sees_self(stmt, attr, depth + 1) for stmt in method.body)
 
@@ -1127,7 +1128,7 @@ class Evaluator:
         #: is part of a project, else None (single-file analysis)
         self.link = None
         #: the module's nodes of a class, in pre-order (the Analyzer shares its cache)
-        self.module_nodes = lambda klass: list(module.nodes_of_class(klass))
+        self.module_nodes = lambda klass: list(nodes_of(module, klass))
 
     # ------------------------------------------------------------------ entry point
     def value(self, node: nodes.NodeNG | None, ctx: Ctx | None = None, depth: int = 0
@@ -1443,7 +1444,7 @@ class Evaluator:
         while cur is not None and cur is not frame:
             if isinstance(cur, COMPREHENSIONS) and any(
                     isinstance(t, nodes.AssignName) and t.name == name.name
-                    for gen in cur.generators for t in gen.target.nodes_of_class(
+                    for gen in cur.generators for t in nodes_of(gen.target, 
                         nodes.AssignName)):
                 break  # the comprehension's own variable: nothing outside rebinds it
             if isinstance(cur, (nodes.For, nodes.While)):
@@ -1463,7 +1464,7 @@ class Evaluator:
         if table is None:
             table = {}
             for stmt in loop.body:
-                for an in stmt.nodes_of_class(nodes.AssignName, skip_klass=SCOPES):
+                for an in nodes_of(stmt, nodes.AssignName, skip_klass=SCOPES):
                     table.setdefault(an.name, []).append(an)
             names[id(loop)] = table
         return table
@@ -1473,7 +1474,7 @@ class Evaluator:
                              reaching: list[nodes.NodeNG]) -> bool:
         if isinstance(loop, nodes.For) and any(
                 isinstance(t, nodes.AssignName) and t.name == use.name
-                for t in loop.target.nodes_of_class(nodes.AssignName)):
+                for t in nodes_of(loop.target, nodes.AssignName)):
             return True
         first, last = loop.body[0].fromlineno, loop.body[-1].tolineno
         return any(isinstance(b, nodes.AssignName) and first <= b.lineno <= last
@@ -1849,7 +1850,7 @@ class Evaluator:
             return self.project(element, target_path(b, stmt) or [], d)
         if isinstance(stmt, nodes.With):
             for expr, var in stmt.items:
-                if var is not None and (var is b or b in var.nodes_of_class(type(b))):
+                if var is not None and (var is b or b in nodes_of(var, type(b))):
                     entered = self.value(expr, ctx, d)
                     path = target_path(b, stmt) if var is not b else []
                     return self.project(entered, path or [], d)
@@ -2308,7 +2309,7 @@ class Evaluator:
         table = uses.get(id(func))
         if table is None:
             table = {}
-            for node in func.nodes_of_class(nodes.Attribute):
+            for node in nodes_of(func, nodes.Attribute):
                 key = source_key(node.expr)
                 if key is None:
                     continue
@@ -2327,7 +2328,7 @@ class Evaluator:
         called = self._shared_table("called", func)
         found = called.get(id(func))
         if found is None:
-            found = frozenset(k for c in func.nodes_of_class(nodes.Call)
+            found = frozenset(k for c in nodes_of(func, nodes.Call)
                               if (k := source_key(c.func)) is not None)
             called[id(func)] = found
         return found
@@ -2365,7 +2366,7 @@ class Evaluator:
         """``name.backward(loss)``: a framework's backward (accelerate, Lightning Fabric),
         handed the loss; a tensor's ``backward()`` takes none (its gradient argument is
         rare and passed by keyword in the code this reads)."""
-        for call in func.nodes_of_class(nodes.Call):
+        for call in nodes_of(func, nodes.Call):
             f = call.func
             if isinstance(f, nodes.Attribute) and f.attrname == "backward" and call.args and \
                     source_key(f.expr) == name:
@@ -2803,7 +2804,7 @@ class Evaluator:
         texts = set()
         for r in rets:
             if r.value is None or any(n.name == "self" for n in
-                                      [r.value, *r.value.nodes_of_class(nodes.Name)]
+                                      [r.value, *nodes_of(r.value, nodes.Name)]
                                       if isinstance(n, nodes.Name)):
                 texts.add(None)
                 break
@@ -2937,13 +2938,13 @@ class Evaluator:
                 if isinstance(item, (nodes.Assign, nodes.AnnAssign)):
                     targets = item.targets if isinstance(item, nodes.Assign) else [item.target]
                     for t in targets:
-                        for an in t.nodes_of_class(nodes.AssignName):
+                        for an in nodes_of(t, nodes.AssignName):
                             table.setdefault(an.name, []).append((an, item))
             for method in klass.mymethods():
-                for aa in method.nodes_of_class(nodes.AssignAttr):
+                for aa in nodes_of(method, nodes.AssignAttr):
                     if isinstance(aa.expr, nodes.Name) and aa.expr.name == "self":
                         table.setdefault(aa.attrname, []).append((aa, aa.parent))
-                for call in method.nodes_of_class(nodes.Call):
+                for call in nodes_of(method, nodes.Call):
                     f = call.func
                     if isinstance(f, nodes.Attribute) and f.attrname in (
                             "register_buffer", "register_parameter") and \
@@ -3278,7 +3279,7 @@ class Evaluator:
             if mine:
                 found = mine[0]
             elif found is not None and any(source_key(t) == key for t in
-                                           top.nodes_of_class(nodes.AssignAttr)):
+                                           nodes_of(top, nodes.AssignAttr)):
                 return None  # reassigned in a branch or loop after it
         if found is None:
             return None
@@ -3527,7 +3528,7 @@ class Evaluator:
         stores = table.get(id(klass))
         if stores is None:  # (``self.x[k] = v`` in the class, one walk per class)
             stores = table[id(klass)] = [
-                n for n in klass.nodes_of_class(nodes.Subscript)
+                n for n in nodes_of(klass, nodes.Subscript)
                 if isinstance(n.parent, nodes.Assign) and n in n.parent.targets and
                 isinstance(n.value, nodes.Attribute) and isinstance(n.value.expr, nodes.Name)
                 and n.value.expr.name == "self"]
@@ -3710,11 +3711,11 @@ class Evaluator:
             for method in klass.mymethods():
                 # ``model = self.model`` then ``model.to(device)``: the same module
                 aliases = {a.targets[0].name: a.value.attrname
-                           for a in method.nodes_of_class(nodes.Assign)
+                           for a in nodes_of(method, nodes.Assign)
                            if len(a.targets) == 1 and isinstance(a.targets[0], nodes.AssignName)
                            and isinstance(a.value, nodes.Attribute) and
                            isinstance(a.value.expr, nodes.Name) and a.value.expr.name == "self"}
-                for call in method.nodes_of_class(nodes.Call):
+                for call in nodes_of(method, nodes.Call):
                     f = call.func
                     if not (isinstance(f, nodes.Attribute) and
                             f.attrname in ("to", "cuda", "cpu")):

@@ -28,6 +28,7 @@ from astroid import nodes
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import MAX_SITES, MODULE_BASES, is_staticmethod, is_super_call
 from flake8_xla.analysis.names import keyword, words_of_text
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, one
 from flake8_xla.filefacts import (
     HF_TRAINER_HOOKS,
@@ -152,7 +153,7 @@ def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: in
     of a submodule (``self.head(x)``, not another method such as ``self.check(mode)``).
     """
     methods = TENSOR_METHODS if depth == 0 else HELPER_TENSOR_METHODS
-    for node in func.nodes_of_class((nodes.Attribute, nodes.Call)):
+    for node in nodes_of(func, (nodes.Attribute, nodes.Call)):
         if isinstance(node, nodes.Call) and depth < 2 and _passed_to_method_as_tensor(
                 ev, func, node, name, depth):
             return True
@@ -177,7 +178,7 @@ def _used_as_tensor(ev: Evaluator, func: nodes.FunctionDef, name: str, depth: in
                 return True
     if depth > 0:
         return False
-    for call in func.nodes_of_class(nodes.Call):
+    for call in nodes_of(func, nodes.Call):
         # Any argument of a torch function that is not a factory (whose arguments are sizes).
         if any(isinstance(a, nodes.Name) and a.name == name for a in call.args[1:]):
             entry = ev.api.call(ev.qualname(call.func))
@@ -191,7 +192,7 @@ def _rows_passed_on(ev: Evaluator, func: nodes.FunctionDef, name: str) -> bool:
     """``self.criterion(logits[valid], labels[valid])``: the body hands rows of parameter
     ``name``, picked by a mask or an index held in a variable, to a submodule or a torch
     function (weaker evidence than :func:`_used_as_tensor`'s)."""
-    for call in func.nodes_of_class(nodes.Call):
+    for call in nodes_of(func, nodes.Call):
         if not any(isinstance(a, nodes.Subscript) and isinstance(a.value, nodes.Name) and
                    a.value.name == name and isinstance(a.slice, nodes.Name)
                    for a in call.args):
@@ -375,7 +376,7 @@ SETUP_HOOK_WORDS = frozenset({"init", "initialize", "weights", "weight", "load",
 
 def _runs_base_forward(forward: nodes.FunctionDef) -> bool:
     """``forward`` calls the base class's: ``super().forward(...)``."""
-    for call in forward.nodes_of_class(nodes.Call):
+    for call in nodes_of(forward, nodes.Call):
         f = call.func
         if is_super_call(call) and f.attrname == "forward":
             return True

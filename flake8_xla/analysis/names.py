@@ -13,6 +13,7 @@ import re
 
 from astroid import nodes
 
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.imports import ImportTable, canonical, import_module_target
 
 
@@ -101,7 +102,7 @@ def words_of(node: nodes.NodeNG) -> set[str]:
     if cached is not None:
         return set(cached)
     out: set[str] = set()
-    for sub in node.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Const, nodes.AssignName,
+    for sub in nodes_of(node, (nodes.Name, nodes.Attribute, nodes.Const, nodes.AssignName,
                                     nodes.AssignAttr)):
         if isinstance(sub, (nodes.Name, nodes.AssignName)):
             text = sub.name
@@ -213,7 +214,7 @@ def _declared_global(func: nodes.FunctionDef) -> frozenset[str]:
     function node: one walk per function, not per unresolved name)."""
     found = func.__dict__.get(_GLOBALS_ATTR)
     if found is None:
-        found = frozenset(n for g in func.nodes_of_class(
+        found = frozenset(n for g in nodes_of(func, 
             nodes.Global, skip_klass=(nodes.FunctionDef, nodes.ClassDef)) for n in g.names)
         setattr(func, _GLOBALS_ATTR, found)
     return found
@@ -245,7 +246,7 @@ def _import_fallback(node: nodes.NodeNG) -> bool:
     while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.ClassDef,
                                                   nodes.Module)):
         if isinstance(cur, nodes.ExceptHandler):
-            names = cur.type.nodes_of_class(nodes.Name) if cur.type is not None else []
+            names = nodes_of(cur.type, nodes.Name) if cur.type is not None else []
             return any(n.name in ("ImportError", "ModuleNotFoundError") for n in names)
         cur = cur.parent
     return False

@@ -36,6 +36,7 @@ from flake8_xla.analysis.names import (
     words_of,
     words_of_text,
 )
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.analysis.values import Kind, device_of_text
 
 if TYPE_CHECKING:
@@ -467,7 +468,7 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
     subs = ev.link.subclasses(ev, klass) if ev.link is not None else ev.subclasses(klass)
     if subs is None:
         return None
-    stored = {t.attrname for a in func.nodes_of_class(nodes.Assign)
+    stored = {t.attrname for a in nodes_of(func, nodes.Assign)
               if isinstance(a.value, nodes.Name) and a.value.name == param.name
               for t in a.targets if isinstance(t, nodes.AssignAttr)}
     # (the names of the classes the instances may also be: bases of the class and of its
@@ -501,7 +502,7 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
                      and m.name == "__init__"), None)
         if owner is None or init is None:
             return None  # (a subclass built with the base's own parameters: not followed)
-        runs = [c for c in init.nodes_of_class(nodes.Call)
+        runs = [c for c in nodes_of(init, nodes.Call)
                 if isinstance(c.func, nodes.Attribute) and c.func.attrname == "__init__" and (
                     is_super_call(c) or isinstance(c.func.expr, nodes.Name) and
                     c.func.expr.name == klass.name)]
@@ -515,7 +516,7 @@ def _passed_bool(param: nodes.Name, ev: Evaluator) -> bool | None:
                         v.node is not klass and any(
                             t.attrname in stored and isinstance(t.expr, nodes.Name) and
                             t.expr.name == "self"
-                            for t in v.node.nodes_of_class(nodes.AssignAttr)):
+                            for t in nodes_of(v.node, nodes.AssignAttr)):
                     return None
         (base_sites if isinstance(runs[0].func.expr, nodes.Name) else sites).append(
             (owner, runs[0]))
@@ -638,7 +639,7 @@ def _guards_sibling(term: nodes.NodeNG, terms: list[nodes.NodeNG]) -> bool:
     for other in terms:
         if other is term:
             continue
-        for n in [other, *other.nodes_of_class((nodes.Attribute, nodes.Call))]:
+        for n in [other, *nodes_of(other, (nodes.Attribute, nodes.Call))]:
             if isinstance(n, nodes.Attribute) and n.attrname == attr and \
                     n.expr.as_string() == subject:
                 return True
@@ -695,7 +696,7 @@ def _returns_xla_module(call: nodes.Call, ev: Evaluator) -> bool:
         func = v.node if v.kind is Kind.FUNCTION else None
         if not isinstance(func, nodes.FunctionDef):
             return False
-        rets = [r for r in func.nodes_of_class(nodes.Return, skip_klass=(
+        rets = [r for r in nodes_of(func, nodes.Return, skip_klass=(
             nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)) if r.frame() is func]
         owner = ev.link.evaluator_of(func) if ev.link is not None and \
             func.root() is not ev.module else ev
@@ -836,7 +837,7 @@ def _attr_stores(func: nodes.NodeNG, name: str, attr: str) -> list[nodes.NodeNG]
     """The statements that store ``name.attr`` anywhere in ``func``, nested blocks
     included: ``name.attr = ...``, and also ``+=``, a tuple target or a loop target
     (which :func:`_set_by_callers` does not read as a constant)."""
-    return list({id(s): s for aa in func.nodes_of_class(nodes.AssignAttr)
+    return list({id(s): s for aa in nodes_of(func, nodes.AssignAttr)
                  if aa.attrname == attr and isinstance(aa.expr, nodes.Name) and
                  aa.expr.name == name for s in [aa.statement()]}.values())
 
@@ -847,7 +848,7 @@ def _rebinds_after(func: nodes.NodeNG, name: str, line: int) -> bool:
     get_args()`` before the store is the object the store names and the calls pass)."""
     return any(n.name == name and not isinstance(n.parent, nodes.Arguments) and (
         n.statement().parent is not func or n.fromlineno >= line)
-        for n in func.nodes_of_class(nodes.AssignName))
+        for n in nodes_of(func, nodes.AssignName))
 
 
 #: The memo entry of a test whose truth is being computed.
@@ -1245,7 +1246,7 @@ def _overridden_everywhere(func: nodes.NodeNG, ev: Evaluator) -> bool:
                     isinstance(a.expr, nodes.Call) and isinstance(a.expr.func, nodes.Name)
                     and a.expr.func.name == "super" or
                     isinstance(a.expr, nodes.Name) and a.expr.name == klass.name)
-                for a in override.nodes_of_class(nodes.Attribute)):
+                for a in nodes_of(override, nodes.Attribute)):
             return False  # inherited, or run by the override (``super().device``)
     # (a hierarchy the project builds through its subclasses: a class that nothing
     # builds here may be a library's, built by its users)
@@ -1327,7 +1328,7 @@ def _runs_only_off_xla(handed: tuple[str, nodes.Call, int], ev: Evaluator,
     name = kw if kw else (params[pos] if 0 <= pos < len(params) else None)
     if not name or name not in params:
         return False
-    uses = [n for n in callee.nodes_of_class(nodes.Name) if n.name == name]
+    uses = [n for n in nodes_of(callee, nodes.Name) if n.name == name]
     return bool(uses) and all(
         isinstance(n.parent, nodes.Call) and n.parent.func is n and
         off_xla_path(n.parent, ev, kinds) for n in uses)
@@ -1398,7 +1399,7 @@ def _named_in_module(func: nodes.NodeNG, ev: Evaluator) -> bool:
 
 def _shows_xla_use(func: nodes.NodeNG, ev: Evaluator) -> bool:
     """``func`` names a torch_xla API or an XLA device string."""
-    for n in func.nodes_of_class((nodes.Name, nodes.Attribute, nodes.Const)):
+    for n in nodes_of(func, (nodes.Name, nodes.Attribute, nodes.Const)):
         if isinstance(n, nodes.Const):
             if isinstance(n.value, str) and V.device_of_text(n.value) == "xla":
                 return True
@@ -1631,7 +1632,7 @@ def _imports_xla(try_node: nodes.NodeNG) -> bool:
     if not isinstance(try_node, nodes.Try):
         return False
     for stmt in try_node.body:
-        for imp in stmt.nodes_of_class((nodes.Import, nodes.ImportFrom)):
+        for imp in nodes_of(stmt, (nodes.Import, nodes.ImportFrom)):
             names = [imp.modname] if isinstance(imp, nodes.ImportFrom) else \
                 [n for n, _ in imp.names]
             if any((n or "").startswith(("torch_xla", "torch_xla_py")) for n in names):
@@ -1655,7 +1656,7 @@ _SIMPLE = (nodes.Assign, nodes.AugAssign, nodes.Expr, nodes.Import, nodes.Import
 
 
 def _entries_of(stmt: nodes.NodeNG, ev: Evaluator) -> Iterator[Any]:
-    for call in stmt.nodes_of_class(nodes.Call):
+    for call in nodes_of(stmt, nodes.Call):
         q = ev.qualname(call.func)
         entry = ev.api.call(q) if q else None
         if entry is not None:
@@ -1763,7 +1764,7 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
         return False
     if not isinstance(loop, nodes.For):
         return False
-    counters = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+    counters = {t.name for t in nodes_of(loop.target, nodes.AssignName)}
     # (``global_step += 1`` among the loop body's own statements: one count per iteration,
     # unless the loop also sets it otherwise: ``micro = 0`` after an accumulation)
     bumps = [stmt.target for stmt in loop.body
@@ -1771,7 +1772,7 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
              isinstance(stmt.target, nodes.AssignName) and
              isinstance(stmt.value, nodes.Const) and stmt.value.value == 1]
     counters |= {t.name for t in bumps if not any(
-        n.name == t.name and n is not t for n in loop.nodes_of_class(nodes.AssignName))}
+        n.name == t.name and n is not t for n in nodes_of(loop, nodes.AssignName))}
 
     def counter(a: nodes.NodeNG) -> bool:
         return isinstance(a, nodes.Name) and a.name in counters and ev is not None and \
@@ -1789,8 +1790,8 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
     if not any(counter(a) for a in sides):
         return False
     # (the names the loop assigns, which the counter (one of them) may not meet)
-    assigned = {n.name for n in loop.nodes_of_class(nodes.AssignName)}
-    attrs = {n.attrname for n in loop.nodes_of_class(nodes.AssignAttr)}
+    assigned = {n.name for n in nodes_of(loop, nodes.AssignName)}
+    attrs = {n.attrname for n in nodes_of(loop, nodes.AssignAttr)}
     return any(counter(a) and _loop_invariant(b, assigned, attrs)
                for a, b in (sides, sides[::-1]))
 
@@ -1887,7 +1888,7 @@ def _whole_batches(length: nodes.NodeNG, size_node: nodes.NodeNG) -> bool:
 def _loader_batches(root: nodes.NodeNG) -> frozenset[tuple[str, str]]:
     """The (dataset, batch size) spellings of the DataLoader calls of a module."""
     found = set()
-    for call in root.nodes_of_class(nodes.Call):
+    for call in nodes_of(root, nodes.Call):
         if callee_name(call.func) != "DataLoader":
             continue
         given = call.args[0] if call.args else next(

@@ -23,6 +23,7 @@ from flake8_xla.analysis.names import (
     keyword,
     words_of,
 )
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 
 if TYPE_CHECKING:
@@ -252,7 +253,7 @@ def option_default(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int) -
         return None
     home = next(iter(homes.values()))
     calls = ev.module_nodes(nodes.Call) if home is ev.module else \
-        list(home.nodes_of_class(nodes.Call))  # the parser of another module
+        list(nodes_of(home, nodes.Call))  # the parser of another module
     for call in calls:
         # ``group = parser.add_argument_group("debug")``: its options are the parser's
         f = call.func
@@ -504,7 +505,7 @@ def _endless_sampler(ev: Evaluator, klass: nodes.ClassDef) -> bool:
     if not isinstance(method, nodes.FunctionDef):
         return False
     return _endless_function(ev, klass, method, 0) or any(
-        _endless_function(ev, klass, f, 1) for f in method.nodes_of_class(nodes.FunctionDef)
+        _endless_function(ev, klass, f, 1) for f in nodes_of(method, nodes.FunctionDef)
         if f is not method)
 
 
@@ -544,7 +545,7 @@ def _endless_function(ev: Evaluator, klass: nodes.ClassDef, func: nodes.Function
         if isinstance(value, nodes.Attribute) and isinstance(value.expr, nodes.Name) and \
                 value.expr.name == "self":
             init = ev.method_of(klass, "__init__")
-            stores = [n.parent for n in (init.nodes_of_class(nodes.AssignAttr)
+            stores = [n.parent for n in (nodes_of(init, nodes.AssignAttr)
                                          if isinstance(init, nodes.FunctionDef) else ())
                       if n.attrname == value.attrname and isinstance(n.expr, nodes.Name) and
                       n.expr.name == "self"]
@@ -603,7 +604,7 @@ def _endless_loop(loop: nodes.While | nodes.For, ev: Evaluator) -> bool:
             yields = True
         if isinstance(node, (nodes.For, nodes.While)):
             # (an inner loop's breaks end that loop only; a return in it ends the sampler)
-            inner = list(node.nodes_of_class((nodes.Return, nodes.Yield, nodes.YieldFrom),
+            inner = list(nodes_of(node, (nodes.Return, nodes.Yield, nodes.YieldFrom),
                                              skip_klass=scopes))
             if any(isinstance(n, nodes.Return) for n in inner):
                 return False
@@ -902,7 +903,7 @@ def _splits_by_worker_only(ev: Evaluator, klass: nodes.ClassDef) -> bool:
         return False
     return any(ev.qualname(c.func) in ("torch.utils.data.get_worker_info",
                                        "torch.utils.data._utils.worker.get_worker_info")
-               for c in klass.nodes_of_class(nodes.Call))
+               for c in nodes_of(klass, nodes.Call))
 
 
 #: Flags of a dataset value that its methods keep (see :func:`_dataset`).

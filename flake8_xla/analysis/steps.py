@@ -54,6 +54,7 @@ from flake8_xla.analysis.paths import (
     off_xla_path,
     runs_once,
 )
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.analysis.values import Kind
 from flake8_xla.testcode import in_spans
 
@@ -136,7 +137,7 @@ def end_of_data_handler(handler: nodes.ExceptHandler) -> bool:
         return False
     body = handler.parent.body if isinstance(handler.parent, nodes.Try) else []
     return any(isinstance(c.func, nodes.Name) and c.func.name == "next"
-               for stmt in body for c in stmt.nodes_of_class(nodes.Call))
+               for stmt in body for c in nodes_of(stmt, nodes.Call))
 
 
 def set_once_branch(branch: nodes.If) -> bool:
@@ -153,7 +154,7 @@ def set_once_branch(branch: nodes.If) -> bool:
     owner, name = test.operand.args[0].as_string(), test.operand.args[1].value
     return any(isinstance(t, nodes.AssignAttr) and t.attrname == name and
                t.expr.as_string() == owner
-               for stmt in branch.body for t in stmt.nodes_of_class(nodes.AssignAttr))
+               for stmt in branch.body for t in nodes_of(stmt, nodes.AssignAttr))
 
 
 def _if_children(branch: nodes.If) -> list[nodes.NodeNG]:
@@ -167,7 +168,7 @@ def _if_children(branch: nodes.If) -> list[nodes.NodeNG]:
 def _args_mention(call: nodes.Call, names: set[str]) -> bool:
     """An argument of ``call`` (positional or keyword) reads one of ``names``."""
     return any(name.name in names for arg in [*call.args, *(
-        kw.value for kw in call.keywords or ())] for name in arg.nodes_of_class(nodes.Name))
+        kw.value for kw in call.keywords or ())] for name in nodes_of(arg, nodes.Name))
 
 
 def _is_batch_index(name: str) -> bool:
@@ -347,7 +348,7 @@ class Steps:
         """A forward pass: a call of a module value (not of a loop's own module elements)."""
         func = call.func
         if loop is not None and isinstance(loop, nodes.For) and isinstance(func, nodes.Name) and \
-                any(t.name == func.name for t in loop.target.nodes_of_class(nodes.AssignName)):
+                any(t.name == func.name for t in nodes_of(loop.target, nodes.AssignName)):
             return False
         q = self.an.qualname(func)
         if q is not None and ("." not in q or q.startswith(LIBRARY_FUNCTIONS)):
@@ -462,9 +463,9 @@ class Steps:
             return V.EMPTY
         ctx = self.ev.bind_self(method, v, None)
         found = [self.ev.value(loop.iter, ctx)
-                 for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES)]
+                 for loop in nodes_of(method, nodes.For, skip_klass=SCOPES)]
         found += [self.ev.value(src, ctx)
-                  for c in method.nodes_of_class(nodes.Call, skip_klass=SCOPES)
+                  for c in nodes_of(method, nodes.Call, skip_klass=SCOPES)
                   if (src := iter_argument(c)) is not None]
         return V.join(*found) if found else V.EMPTY
 
@@ -475,14 +476,14 @@ class Steps:
         for the next batch)."""
         home = self.steps_for(method)
         return home is not None and any(
-            any(_innermost_loop(y, loop) for y in loop.nodes_of_class(
+            any(_innermost_loop(y, loop) for y in nodes_of(loop, 
                 nodes.Yield, skip_klass=SCOPES)) and
             any(home.is_barrier_call(c, cx) and not _conditional_in(c, loop)
                 for c, cx in home.calls_in(loop, into_loops=False))
-            for loop in method.nodes_of_class(LOOPS, skip_klass=SCOPES))
+            for loop in nodes_of(method, LOOPS, skip_klass=SCOPES))
 
     def _generator_kind(self, method: nodes.FunctionDef) -> str | None:
-        for loop in method.nodes_of_class(nodes.For, skip_klass=SCOPES):
+        for loop in nodes_of(method, nodes.For, skip_klass=SCOPES):
             kind = self.loader_kind(self.ev.value(loop.iter))
             if kind is not None:
                 return kind
@@ -700,13 +701,13 @@ class Steps:
                  lp.scope() is loop.scope()]
         if not inner:
             return False
-        targets = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+        targets = {t.name for t in nodes_of(loop.target, nodes.AssignName)}
         if not targets or not any(
                 isinstance(node.func, nodes.Attribute) and
                 node.func.attrname in ("to", "cuda") and
                 isinstance(node.func.expr, nodes.Name) and node.func.expr.name in targets
                 for stmt in loop.body
-                for node in stmt.nodes_of_class(nodes.Call, skip_klass=SCOPES)):
+                for node in nodes_of(stmt, nodes.Call, skip_klass=SCOPES)):
             return False
         return any(self.is_training_loop(lp) for lp in inner)
 
@@ -758,7 +759,7 @@ class Steps:
                 not training and steps.is_step_loop(inner) and
                 not steps.is_training_loop(inner) and steps._feeds_uploads(inner)) and (
                     not training or steps.is_training_loop(inner))
-                for inner in holder.nodes_of_class(nodes.For, skip_klass=SCOPES))
+                for inner in nodes_of(holder, nodes.For, skip_klass=SCOPES))
 
         def compute(lp: nodes.NodeNG) -> bool:
             if drives(self, lp, lp):
@@ -784,7 +785,7 @@ class Steps:
 
     def _compute_drives(self, loop: nodes.NodeNG, calls_only: bool) -> bool:
         for holder in self._loop_holders(loop, calls_only):
-            for inner in holder.nodes_of_class(LOOPS):
+            for inner in nodes_of(holder, LOOPS):
                 if inner is not loop and self.is_step_loop(inner):
                     return True
         return False
@@ -800,11 +801,11 @@ class Steps:
             if steps is None:
                 continue
             if any(inner is not loop and steps.is_own_step(inner)
-                   for inner in holder.nodes_of_class(LOOPS)):
+                   for inner in nodes_of(holder, LOOPS)):
                 return True
             if holder is loop and any(
                     self.loader_kind(self.ev.value(comp.iter)) in ("xla", "managed")
-                    for comp in loop.nodes_of_class(nodes.Comprehension, skip_klass=SCOPES)):
+                    for comp in nodes_of(loop, nodes.Comprehension, skip_klass=SCOPES)):
                 # ``losses = [step(x, y) for x, y in pl.MpDeviceLoader(loader, dev)]``:
                 # the comprehension is the step loop, each item a step
                 return True
@@ -896,7 +897,7 @@ class Steps:
         """A callee with step loops of its own (an ``evaluate()`` run from the training loop)."""
         if not isinstance(func, nodes.FunctionDef):
             return False
-        return any(self.is_step_loop(lp) for lp in func.nodes_of_class(LOOPS, skip_klass=(
+        return any(self.is_step_loop(lp) for lp in nodes_of(func, LOOPS, skip_klass=(
             nodes.FunctionDef, nodes.ClassDef)))
 
     def runs_own_steps(self, func: nodes.NodeNG) -> bool:
@@ -907,7 +908,7 @@ class Steps:
         if not isinstance(func, nodes.FunctionDef):
             return False
         return self._memo_q("own_steps", func, lambda fn: any(
-            self.is_own_step(lp) for lp in fn.nodes_of_class(
+            self.is_own_step(lp) for lp in nodes_of(fn, 
                 LOOPS, skip_klass=(nodes.FunctionDef, nodes.ClassDef))))
 
     def _loops_over_data_steps(self, fn: nodes.FunctionDef) -> bool:
@@ -1007,7 +1008,7 @@ class Steps:
             if depth > 3 or not isinstance(func, nodes.FunctionDef):
                 return False
             if depth > 0 and any(self.is_step_loop(lp) or self._drives_step_loops(lp)
-                                 for lp in func.nodes_of_class(LOOPS)):
+                                 for lp in nodes_of(func, LOOPS)):
                 # A caller that drives the training loops itself (``run()`` with the epoch
                 # loop): what it calls outside those loops runs once per run or epoch.
                 return True
@@ -1213,7 +1214,7 @@ class Steps:
                     comp = holder.parent
                     parts = [comp.key, comp.value] if isinstance(comp, nodes.DictComp) \
                         else [comp.elt]
-                    body = [n for p in parts for n in p.nodes_of_class(nodes.NodeNG)]
+                    body = [n for p in parts for n in nodes_of(p, nodes.NodeNG)]
                 region.extend((n, None, True) for n in body if not self.in_step_closure(n))
             self._region = region
         return self._region
@@ -1356,16 +1357,16 @@ class Steps:
         comes from the item: ``for name, net in nets.items(): net(x)``)."""
         if not isinstance(loop, nodes.For) or not _unknown_source(self.ev.value(loop.iter)):
             return False
-        derived = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+        derived = {t.name for t in nodes_of(loop.target, nodes.AssignName)}
         for n in self.body_nodes(loop, into_loops=False):
             if isinstance(n, nodes.Assign) and any(
-                    name.name in derived for name in n.value.nodes_of_class(nodes.Name)):
+                    name.name in derived for name in nodes_of(n.value, nodes.Name)):
                 derived |= {t.name for target in n.targets
-                            for t in target.nodes_of_class(nodes.AssignName)}
+                            for t in nodes_of(target, nodes.AssignName)}
         for call, cx in self.calls_in(loop, into_loops=False):
             if not self.is_forward_call(call, cx, loop=loop):
                 continue
-            if any(name.name in derived for name in call.func.nodes_of_class(nodes.Name)):
+            if any(name.name in derived for name in nodes_of(call.func, nodes.Name)):
                 return False  # the model itself comes from the item
             if _args_mention(call, derived):
                 return True
@@ -1382,7 +1383,7 @@ class Steps:
         for n in self.body_nodes(loop, into_loops=False):
             if not isinstance(n, nodes.Assign):
                 continue
-            names = {t.name for target in n.targets for t in target.nodes_of_class(
+            names = {t.name for target in n.targets for t in nodes_of(target, 
                 nodes.AssignName)}
             if self._uploads(n.value):
                 uploaded |= names
@@ -1393,7 +1394,7 @@ class Steps:
         for n in copies:  # ``obs = nxt`` (the upload reaches the next iteration's forward)
             if n.value.name in uploaded:
                 uploaded |= {t.name for target in n.targets
-                             for t in target.nodes_of_class(nodes.AssignName)}
+                             for t in nodes_of(target, nodes.AssignName)}
         for call, cx in self.calls_in(loop, into_loops=False):
             if call.root() is not self.an.module or \
                     not self.is_forward_call(call, cx, loop=loop):
@@ -1456,7 +1457,7 @@ class Steps:
                               _batch_index_branch(node, anchor)))
                          or in_nonfinite_branch(node, anchor)
                          or off_xla_path(node, self.ev)):
-                skip.update(id(n) for n in node.nodes_of_class(nodes.NodeNG))
+                skip.update(id(n) for n in nodes_of(node, nodes.NodeNG))
                 continue
             if isinstance(node, nodes.If) and isinstance(anchor, LOOPS):
                 skip.update(self._evaluation_branch_nodes(node))
@@ -1537,11 +1538,11 @@ class Steps:
                                       every_n and self._generates_sample(call)
                                       for st in _unconditional(block)
                                       if isinstance(st, (nodes.Assign, nodes.Expr))
-                                      for call in st.nodes_of_class(nodes.Call)):
+                                      for call in nodes_of(st, nodes.Call)):
                 continue
-            kept = {id(n) for lp in passes for n in lp.nodes_of_class(nodes.NodeNG)}
+            kept = {id(n) for lp in passes for n in nodes_of(lp, nodes.NodeNG)}
             for st in block:
-                out.update(id(n) for n in st.nodes_of_class(nodes.NodeNG)
+                out.update(id(n) for n in nodes_of(st, nodes.NodeNG)
                            if id(n) not in kept)
         return out
 

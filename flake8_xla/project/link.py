@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from astroid import nodes
 
 from flake8_xla.analysis import values as V
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.analysis.values import UNKNOWN_SET, Kind, Value, join, one
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.imports import ImportTable
@@ -1279,7 +1280,7 @@ class Session:
                 isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
                 isinstance(b.parent.value, (nodes.Dict, nodes.List, nodes.Tuple)) and any(
                     isinstance(x, nodes.Name) and x.name in named
-                    for x in b.parent.value.nodes_of_class(nodes.Name))
+                    for x in nodes_of(b.parent.value, nodes.Name))
                 for b in binds)]
             spent = 0
             # (a step region calls from a loop or a function: an import-time call, such

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from astroid import nodes
 
 from flake8_xla.analysis import Kind, const_str, keyword
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.facts import xla_api
 from flake8_xla.filefacts import FileFacts
@@ -277,7 +278,7 @@ Not reported: bfloat16 autocast without a GradScaler, a scaler that is switched 
         for b in an.ev.bindings(func):
             stmt = b.parent
             if isinstance(stmt, nodes.Assign):
-                for sub in stmt.value.nodes_of_class((nodes.Name, nodes.Attribute)):
+                for sub in nodes_of(stmt.value, (nodes.Name, nodes.Attribute)):
                     if an.qualname(sub) == qual:
                         return sub
         return func

@@ -18,6 +18,7 @@ from flake8_xla.analysis import (
     xla_truth,
 )
 from flake8_xla.analysis.names import callee_name
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts
 from flake8_xla.rules.base import Rule
@@ -64,17 +65,17 @@ def _selects_xla(func: nodes.NodeNG, param: str) -> bool:
         return any(n is not None and n.split(":", 1)[0].lower() in XLA_DEVICE_NAMES
                    for n in names)
 
-    for cmp in func.nodes_of_class(nodes.Compare):
+    for cmp in nodes_of(func, nodes.Compare):
         operands = [cmp.left, *(o for _, o in cmp.ops)]
         if any(is_param(o) for o in operands) and any(names_xla(o) for o in operands):
             return True
-    for call in func.nodes_of_class(nodes.Call):
+    for call in nodes_of(func, nodes.Call):
         # ``device.startswith("xla")``
         if isinstance(call.func, nodes.Attribute) and call.func.attrname in (
                 "startswith", "endswith") and is_param(call.func.expr) and call.args and \
                 names_xla(call.args[0]):
             return True
-    for match in func.nodes_of_class(nodes.Match):
+    for match in nodes_of(func, nodes.Match):
         if is_param(match.subject) and any(
                 isinstance(case.pattern, nodes.MatchValue) and names_xla(case.pattern.value)
                 for case in match.cases):
@@ -368,7 +369,7 @@ cannot run on an XLA host.
             if not (isinstance(method, nodes.FunctionDef) and
                     method.name in ("__post_init__", "__init__")):
                 continue
-            for stmt in method.nodes_of_class(nodes.Assign):
+            for stmt in nodes_of(method, nodes.Assign):
                 if not any(isinstance(t, nodes.AssignAttr) and t.attrname == target.name and
                            isinstance(t.expr, nodes.Name) and t.expr.name == "self"
                            for t in stmt.targets):
@@ -413,7 +414,7 @@ cannot run on an XLA host.
                     isinstance(t.expr, nodes.Name) and t.expr.name == klass.name
                     for t in stmt.targets):
                 return self._names_xla(stmt.value)
-            if any(n.name == klass.name for n in stmt.nodes_of_class(nodes.Name)):
+            if any(n.name == klass.name for n in nodes_of(stmt, nodes.Name)):
                 return False  # (used before: ``model = get_model(CFG)``)
         return False
 
@@ -466,7 +467,7 @@ cannot run on an XLA host.
         scope = assign.scope()
         if not isinstance(scope, nodes.FunctionDef):
             return False
-        reads = [n for n in scope.nodes_of_class(nodes.Name) if n.name == target.name]
+        reads = [n for n in nodes_of(scope, nodes.Name) if n.name == target.name]
         return bool(reads) and all(
             isinstance(n.parent, nodes.Keyword) and n.parent.arg == "map_location" and
             callee_name(n.parent.parent.func) == "load" for n in reads)
@@ -546,7 +547,7 @@ cannot run on an XLA host.
         names = {t.name for t in stmt.targets if isinstance(t, nodes.AssignName)}
         keys = {k for k in (source_key(t) for t in stmt.targets) if k}
         # ``args.device = device``: the choice is stored in an attribute too.
-        for other in stmt.scope().nodes_of_class(nodes.Assign):
+        for other in nodes_of(stmt.scope(), nodes.Assign):
             if isinstance(other.value, nodes.Name) and other.value.name in names:
                 keys.update(k for k in (source_key(t) for t in other.targets) if k)
         for other in an.module_nodes(nodes.Assign):

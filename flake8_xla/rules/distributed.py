@@ -19,6 +19,7 @@ from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_function, is_param_of, is_super_call
 from flake8_xla.analysis.hooks import is_partial
 from flake8_xla.analysis.names import callee_name, words_of
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
 from flake8_xla.rules.base import Rule
@@ -178,7 +179,7 @@ def _reached(top: dict[str, list[nodes.NodeNG]], entries: Iterable[str]) -> set[
         if name in reach:
             continue
         reach.add(name)
-        frontier += [n.name for node in top[name] for n in node.nodes_of_class(nodes.Name)
+        frontier += [n.name for node in top[name] for n in nodes_of(node, nodes.Name)
                      if n.name in top and n.name not in reach]
     return reach
 
@@ -191,7 +192,7 @@ def _replica_reach(an: Analyzer, launches: list[nodes.Call]) -> set[str]:
     if not targets:
         return set()
     return _reached(_top_level_names(an), [
-        *targets, *(n.name for call in launches for n in call.nodes_of_class(nodes.Name))])
+        *targets, *(n.name for call in launches for n in nodes_of(call, nodes.Name))])
 
 
 def _launched_here(an: Analyzer, launches: list[nodes.Call]) -> list[str]:
@@ -566,7 +567,7 @@ def _wraps_torch_optimizers(an: Analyzer, obj: V.Value) -> bool:
             return False
         seen.add(id(func))
         params = set(func.argnames())
-        for call in func.nodes_of_class(nodes.Call):
+        for call in nodes_of(func, nodes.Call):
             f = call.func
             if isinstance(f, nodes.Attribute):
                 receiver = ev.value(f.expr, fctx)
@@ -621,7 +622,7 @@ def _step_may_reduce(an: Analyzer, klass: nodes.ClassDef, depth: int = 0) -> boo
         return True  # another module we cannot read: unknown
     own = steps.an
     params = set(method.argnames())
-    for call in method.nodes_of_class(nodes.Call):
+    for call in nodes_of(method, nodes.Call):
         f = call.func
         if isinstance(f, nodes.Name) and f.name in params:
             continue  # ``closure()``: recomputes the loss
@@ -837,13 +838,13 @@ def _backward_between(an: Analyzer, first: nodes.Call, last: nodes.Call) -> bool
     def backward(c: nodes.Call) -> bool:
         return isinstance(c.func, nodes.Attribute) and c.func.attrname == "backward"
 
-    between = [c for c in first.scope().nodes_of_class(nodes.Call, skip_klass=SCOPES)
+    between = [c for c in nodes_of(first.scope(), nodes.Call, skip_klass=SCOPES)
                if first.lineno < c.lineno < last.lineno]
     if any(backward(c) for c in between):
         return True
     for c in between:
         for func, _ in an.ev.functions_called(c, None):
-            if any(backward(inner) for inner in func.nodes_of_class(nodes.Call)):
+            if any(backward(inner) for inner in nodes_of(func, nodes.Call)):
                 return True
     return False
 
@@ -859,7 +860,7 @@ def _leaves_block_after(call: nodes.NodeNG, other: nodes.NodeNG) -> bool:
             block = getattr(parent, field, None)
             if not isinstance(block, list) or stmt not in block:
                 continue
-            if any(other in s.nodes_of_class(type(other)) for s in block):
+            if any(other in nodes_of(s, type(other)) for s in block):
                 return False  # (``other`` is in this block: the usual order holds)
             later = block[block.index(stmt) + 1:]
             if any(isinstance(s, (nodes.Return, nodes.Continue, nodes.Break, nodes.Raise))
@@ -1498,7 +1499,7 @@ def _env_value(an: Analyzer, expr: nodes.NodeNG | None, names: frozenset[str],
             return bool(expr.args) and const_str(expr.args[0]) in names and (
                 not with_default or default is not None and not any(
                     (an.qualname(c.func) or "").startswith(("torch_xla", "torch.distributed"))
-                    for c in default.nodes_of_class(nodes.Call)))
+                    for c in nodes_of(default, nodes.Call)))
         return False
     if isinstance(expr, nodes.Subscript) and an.qualname(expr.value) == "os.environ":
         return not with_default and const_str(expr.slice) in names
@@ -1544,7 +1545,7 @@ def _sharded_by_ordinal(an: Analyzer, loader: nodes.Call) -> bool:
             continue
         if not any(isinstance(func, nodes.FunctionDef) and func.root() is an.module and
                    _selects_by_ordinal(an, func.body, func)
-                   for call in expr.nodes_of_class(nodes.Call)
+                   for call in nodes_of(expr, nodes.Call)
                    for func, _ in an.ev.functions_called(call, None)):
             return False
     return True
@@ -1559,7 +1560,7 @@ def _passed_by_ordinal(an: Analyzer, expr: nodes.NodeNG) -> bool:
     func = expr.frame()
     if not isinstance(func, nodes.FunctionDef):
         return False
-    params = {n.name for n in expr.nodes_of_class(nodes.Name)
+    params = {n.name for n in nodes_of(expr, nodes.Name)
               if any(is_param_of(b, func) for b in an.ev.bindings(n))}
     sites = an.ev.call_sites(func)
     if not params or not sites:
@@ -1590,21 +1591,21 @@ def _selects_by_ordinal(an: Analyzer, roots: list[nodes.NodeNG], frame: nodes.No
         return isinstance(expr, nodes.Call) and an.qualname(expr.func) in _ORDINAL_CALLS
 
     def ordinal(expr: nodes.NodeNG) -> bool:
-        return any(is_ordinal_call(c) for c in expr.nodes_of_class(nodes.Call))
+        return any(is_ordinal_call(c) for c in nodes_of(expr, nodes.Call))
 
-    names = {t.name for a in frame.nodes_of_class(nodes.Assign) if ordinal(a.value)
+    names = {t.name for a in nodes_of(frame, nodes.Assign) if ordinal(a.value)
              for t in a.targets if isinstance(t, nodes.AssignName)}
 
     def uses(expr: nodes.NodeNG) -> bool:
-        return ordinal(expr) or any(n.name in names for n in expr.nodes_of_class(nodes.Name))
+        return ordinal(expr) or any(n.name in names for n in nodes_of(expr, nodes.Name))
 
     def is_ordinal(expr: nodes.NodeNG) -> bool:
         return is_ordinal_call(expr) or (isinstance(expr, nodes.Name) and expr.name in names)
 
     for root in roots:
-        if any(uses(sub.slice) for sub in root.nodes_of_class(nodes.Subscript)):
+        if any(uses(sub.slice) for sub in nodes_of(root, nodes.Subscript)):
             return True
-        for call in root.nodes_of_class(nodes.Call):
+        for call in nodes_of(root, nodes.Call):
             if any(is_ordinal(a) for a in call.args):
                 return True  # ``shard_files(rank)``: the index itself, handed over
             if any(kw.arg is not None and any(w in kw.arg.lower() for w in _SHARD_WORDS) and

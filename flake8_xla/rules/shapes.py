@@ -15,6 +15,7 @@ from flake8_xla.analysis.names import callee_name, const_str, is_none
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.analysis.specs import partial_batching_call
 from flake8_xla.analysis.steps import LOOPS
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, may_update, words
 from flake8_xla.project.xlause import tpu_trainer_keyword
@@ -103,7 +104,7 @@ _FILLER_NAMES = frozenset({"full", "zeros", "ones", "empty"} |
 def _from_frame(expr: nodes.NodeNG, frame: nodes.NodeNG) -> bool:
     """``expr`` reads a name of ``frame`` itself (a parameter or a local, not ``self``): the
     batch a collate function was given, not a module constant or a closure's dataset."""
-    for n in [expr, *expr.nodes_of_class(nodes.Name)]:
+    for n in [expr, *nodes_of(expr, nodes.Name)]:
         if not isinstance(n, nodes.Name) or n.name in ("self", "cls"):
             continue
         try:
@@ -141,8 +142,8 @@ def _length_expr(node: nodes.NodeNG) -> bool:
             node.expr.name not in ("self", "cls") and _names_length(node.attrname):
         return True
     return any(isinstance(n, nodes.Name) and n.name == "len"
-               for n in [node, *node.nodes_of_class(nodes.Name)]) or any(
-        n.attrname in ("shape", "size") for n in node.nodes_of_class(nodes.Attribute))
+               for n in [node, *nodes_of(node, nodes.Name)]) or any(
+        n.attrname in ("shape", "size") for n in nodes_of(node, nodes.Attribute))
 
 
 def _lengths(items: nodes.NodeNG) -> bool:
@@ -242,7 +243,7 @@ def _appended_lengths(name: nodes.Name) -> bool:
     return any(isinstance(c.func, nodes.Attribute) and c.func.attrname == "append" and
                isinstance(c.func.expr, nodes.Name) and c.func.expr.name == name.name and
                len(c.args) == 1 and _length_expr(c.args[0])
-               for c in frame.nodes_of_class(nodes.Call))
+               for c in nodes_of(frame, nodes.Call))
 
 
 #: Calls that hold what they are given: a list, or a tensor or array of the lengths.
@@ -445,7 +446,7 @@ def _nested_param_longest(name: nodes.Name, depth: int) -> nodes.Call | None:
     found = None
     # (``pad(x, n)`` by name; a method through ``self.``/``cls.``: ``np.pad`` is no call
     # of a nested ``def pad``)
-    calls = [c for c in scope.nodes_of_class(nodes.Call)
+    calls = [c for c in nodes_of(scope, nodes.Call)
              if isinstance(c.func, nodes.Name) and c.func.name == func.name and not bound or
              not nested and isinstance(c.func, nodes.Attribute) and
              c.func.attrname == func.name and isinstance(c.func.expr, nodes.Name) and
@@ -609,7 +610,7 @@ def _length_kind(node: nodes.NodeNG, depth: int = 0) -> str | None:
         # multiple of the hop, which varies)
         return "fixed" if any(isinstance(e, nodes.BinOp) and e.op == "-" and
                               _item_independent(e.left) and not any(
-                                  b.op == "%" for b in [e.right, *e.right.nodes_of_class(
+                                  b.op == "%" for b in [e.right, *nodes_of(e.right, 
                                       nodes.BinOp)] if isinstance(b, nodes.BinOp))
                               for e in node.args[1].elts) else None
     if isinstance(f, nodes.Attribute) and f.attrname in _SHAPE_KEEPING:
@@ -782,7 +783,7 @@ def _padded_part(node: nodes.NodeNG) -> int | str | None:
                 len(node.generators) == 1:
             gen = node.generators[0]
             if isinstance(gen.iter, nodes.Name) and isinstance(gen.target, nodes.AssignName):
-                subs = [s for s in node.elt.nodes_of_class(nodes.Subscript)
+                subs = [s for s in nodes_of(node.elt, nodes.Subscript)
                         if isinstance(s.value, nodes.Name) and
                         s.value.name == gen.target.name and isinstance(s.slice, nodes.Const)]
                 if subs and _names_param(gen.iter):
@@ -815,7 +816,7 @@ def _collated_datasets(an: Analyzer, collate: nodes.NodeNG) -> list[nodes.ClassD
             hands = any(v.kind is Kind.FUNCTION and v.node is collate
                         for v in owner.value(fn))
             if not hands and name is not None and any(
-                    n.name == name for n in fn.nodes_of_class(nodes.Name)):
+                    n.name == name for n in nodes_of(fn, nodes.Name)):
                 return None  # (``collate_fn=lambda b: collate(b, ...)``: not followed)
             if not hands:
                 continue
@@ -891,7 +892,7 @@ def _items_fixed(an: Analyzer, pad: nodes.NodeNG) -> bool:
             if "__iter__" in methods:
                 return False  # (an IterableDataset's items: not followed)
             continue
-        rets = [r for r in getitem.nodes_of_class(nodes.Return) if r.frame() is getitem]
+        rets = [r for r in nodes_of(getitem, nodes.Return) if r.frame() is getitem]
         if not rets:
             return False
         parts = []
@@ -941,7 +942,7 @@ def _filler(an: Analyzer, call: nodes.Call) -> bool:
 
 def _mentions(args: Iterable[nodes.NodeNG], names: set[str]) -> bool:
     """One of ``args`` uses one of ``names``."""
-    return any(n.name in names for a in args for n in a.nodes_of_class(nodes.Name))
+    return any(n.name in names for a in args for n in nodes_of(a, nodes.Name))
 
 
 def _no_padding(vs: frozenset[V.Value]) -> bool:
@@ -972,7 +973,7 @@ def _bound_names(call: nodes.Call) -> set[str]:
     stmt = call.statement()
     if not isinstance(stmt, nodes.Assign):
         return set()
-    return {t.name for target in stmt.targets for t in target.nodes_of_class(nodes.AssignName)}
+    return {t.name for target in stmt.targets for t in nodes_of(target, nodes.AssignName)}
 
 
 def runs_once(an: Analyzer, node: nodes.NodeNG, depth: int = 0) -> bool:
@@ -1232,15 +1233,15 @@ that length is taken.
                 return None  # (``pad_batch(*args)``: which parameters it sets is unknown)
             passed = {k.arg for k in call.keywords or ()}
             passed |= set(_positional_params(helper, call)[:len(call.args)])
-            tested = {n.name for test in helper.nodes_of_class(nodes.If)
-                      for n in test.test.nodes_of_class(nodes.Name)}
+            tested = {n.name for test in nodes_of(helper, nodes.If)
+                      for n in nodes_of(test.test, nodes.Name)}
             if passed & switches & tested:
                 return None
         # (a length left at its None default and filled in with the longest item's:
         # ``if length is None: length = max(s.size(0) for s in seqs)``)
         defaulted = {name: longest for name in switches - passed
                      if (longest := _filled_default_longest(helper, name)) is not None}
-        for c in helper.nodes_of_class(nodes.Call):
+        for c in nodes_of(helper, nodes.Call):
             q = an.qualname(c.func) or ""
             if q in _FILLERS or isinstance(c.func, nodes.Attribute) and not q and \
                     c.func.attrname in _FILLER_METHODS:
@@ -1256,7 +1257,7 @@ that length is taken.
                 # (the buffer or the widths take the defaulted length: what a fixed-size
                 # buffer would be is here the longest item's size)
                 found = next((defaulted[n.name] for size in sizes
-                              for n in [size, *size.nodes_of_class(nodes.Name)]
+                              for n in [size, *nodes_of(size, nodes.Name)]
                               if isinstance(n, nodes.Name) and n.name in defaulted), None)
                 if found is not None:
                     return found
@@ -1460,7 +1461,7 @@ that length is taken.
         if not isinstance(func, (nodes.FunctionDef, nodes.Lambda)):
             return False
         an = an or self.an
-        calls = list(func.nodes_of_class(nodes.Call))
+        calls = list(nodes_of(func, nodes.Call))
         if collate and (self._fills_fixed_buffer(func, calls, an) or any(
                 isinstance(f, nodes.FunctionDef) and f is not func and
                 f.root() is an.module and self._repads_alone(f, an)
@@ -1506,7 +1507,7 @@ that length is taken.
         memo = self.__dict__.setdefault("_repads_memo", {})
         if id(func) not in memo:
             memo[id(func)] = False
-            calls = list(func.nodes_of_class(nodes.Call))
+            calls = list(nodes_of(func, nodes.Call))
             memo[id(func)] = any(
                 (an.qualname(c.func) or "") == "torch.nn.functional.pad" and
                 _pad_widths_longest(c) is None for c in calls) or \
@@ -1528,8 +1529,8 @@ that length is taken.
                   isinstance(c.parent.targets[0], nodes.AssignName)}
         return bool(filled) and any(
             isinstance(t, nodes.Subscript) and isinstance(t.value, nodes.Name) and
-            t.value.name in filled and any(True for _ in a.value.nodes_of_class(nodes.Name))
-            for a in func.nodes_of_class(nodes.Assign) for t in a.targets)
+            t.value.name in filled and any(True for _ in nodes_of(a.value, nodes.Name))
+            for a in nodes_of(func, nodes.Assign) for t in a.targets)
 
     def _moved(self, call: nodes.Call, loop: nodes.NodeNG | None, names: set[str]) -> bool:
         """What ``call`` returns (bound to ``names``) is moved to a device other than the
@@ -1562,7 +1563,7 @@ that length is taken.
                 # ``{k: v.to(device) for k, v in inputs.items()}``
                 return any(isinstance(c.func, nodes.Attribute) and
                            c.func.attrname in ("to", "cuda") and to_device(c)
-                           for c in parent.parent.nodes_of_class(nodes.Call))
+                           for c in nodes_of(parent.parent, nodes.Call))
             return False
 
         if moves(call):
@@ -1572,7 +1573,7 @@ that length is taken.
         holder = loop if loop is not None else enclosing_function(call)
         return holder is not None and any(
             n.name in names and moves(n)
-            for n in holder.nodes_of_class(nodes.Name, skip_klass=(nodes.FunctionDef,
+            for n in nodes_of(holder, nodes.Name, skip_klass=(nodes.FunctionDef,
                                                                    nodes.ClassDef)))
 
     def _repadded(self, call: nodes.Call, loop: nodes.NodeNG | None, names: set[str]
@@ -1585,18 +1586,18 @@ that length is taken.
         if loop is not None:
             # ... and the names the loop takes from them (``ids = inputs["input_ids"]``,
             # ``ids = enc.input_ids.to(device)``; not what a model returns for them)
-            for stmt in loop.nodes_of_class(nodes.Assign, skip_klass=(nodes.FunctionDef,
+            for stmt in nodes_of(loop, nodes.Assign, skip_klass=(nodes.FunctionDef,
                                                                        nodes.ClassDef)):
                 values = stmt.value.elts if isinstance(stmt.value, nodes.Tuple) else [
                     stmt.value]
                 if any(_root_name(v) in names for v in values):
-                    names |= {t.name for t in stmt.nodes_of_class(nodes.AssignName)}
+                    names |= {t.name for t in nodes_of(stmt, nodes.AssignName)}
         if self._repads(call.frame(), names):
             return True
         if loop is None:
             return False
         link = self.an.link
-        for other in loop.nodes_of_class(nodes.Call, skip_klass=(nodes.FunctionDef,
+        for other in nodes_of(loop, nodes.Call, skip_klass=(nodes.FunctionDef,
                                                                  nodes.ClassDef)):
             if other is call or not _mentions(
                     [*other.args, *(k.value for k in other.keywords or ())], names):
@@ -1682,7 +1683,7 @@ that length is taken.
             call.func.attrname == "map"]
         here = [func for func, frame in mapped if frame is collator.frame()]
         funcs = here or [func for func, _ in mapped]
-        calls = [c for func in funcs for c in func.nodes_of_class(nodes.Call)
+        calls = [c for func in funcs for c in nodes_of(func, nodes.Call)
                  if self._is_tokenizer_call(c, an.qualname(c.func) or "")]
         return bool(calls) and all(_pads_to_max_length(an, c) for c in calls)
 
@@ -1708,7 +1709,7 @@ that length is taken.
         if not funcs:
             return False
         for func in funcs:
-            calls = [c for c in func.nodes_of_class(nodes.Call)
+            calls = [c for c in nodes_of(func, nodes.Call)
                      if self._is_tokenizer_call(c, an.qualname(c.func) or "")]
             if not calls:
                 return False  # (a mapped step that regroups or cuts the items)
@@ -2162,7 +2163,7 @@ divide it, which is not known.
         step`` then ``x[var:end]``)."""
         ends = {f"{var} + {step}", f"{step} + {var}"}
         for stmt in loop.body:
-            for node in stmt.nodes_of_class((nodes.Assign, nodes.Subscript)):
+            for node in nodes_of(stmt, (nodes.Assign, nodes.Subscript)):
                 if isinstance(node, nodes.Assign) and len(node.targets) == 1 and \
                         isinstance(node.targets[0], nodes.AssignName) and \
                         node.value.as_string() in ends:
@@ -2426,7 +2427,7 @@ def _set_per_pass(target: nodes.AssignName, loop: nodes.For,
     function (not a parameter) that ``loop``'s enclosing loops also enclose (so it
     restarts each pass)."""
     scope = loop.scope()
-    inits = [b for b in scope.nodes_of_class(nodes.AssignName, skip_klass=(
+    inits = [b for b in nodes_of(scope, nodes.AssignName, skip_klass=(
         nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)) if b.name == target.name and
         not isinstance(b.parent, nodes.AugAssign)]
     if isinstance(scope, (nodes.FunctionDef, nodes.Lambda)) and \
@@ -3233,7 +3234,7 @@ function).
         an = self.an
         region = self._region_ids()
         names = [expr] if isinstance(expr, nodes.Name) else list(
-            expr.nodes_of_class(nodes.Name))
+            nodes_of(expr, nodes.Name))
         for name in names:
             if not _holds_read(an.value(name, ctx)):
                 continue
@@ -3287,7 +3288,7 @@ function).
             return False
         region = self._region_ids()
         names = [part] if isinstance(part, nodes.Name) else list(
-            part.nodes_of_class(nodes.Name))
+            nodes_of(part, nodes.Name))
         for name in names:
             binds = self.an.ev.bindings(name)
             if any(isinstance(b, nodes.AssignName) for b in binds) and \

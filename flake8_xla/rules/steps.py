@@ -13,6 +13,7 @@ from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.specs import device_value
 from flake8_xla.analysis.steps import runs_every_n
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_forward, may_update, tensor_world
 from flake8_xla.rules.base import Rule
@@ -207,7 +208,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         # call of a function that runs one, such as an ``evaluate()`` every N steps)
         if steps.compiles_steps(loop):
             return False  # (``with torch_xla.step():`` cuts each step)
-        barriers = [c for c in loop.nodes_of_class(nodes.Call, skip_klass=_SCOPES)
+        barriers = [c for c in nodes_of(loop, nodes.Call, skip_klass=_SCOPES)
                     if steps.is_barrier_call(c) or self._runs_barrier(c)]
         if not barriers:
             return False  # (a barrier found another way)
@@ -215,11 +216,11 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             branch = _periodic_if(call, loop)
             if branch is None or any(
                     steps.update_kind(c) in ("optimizer_step", "scaler_step")
-                    for c in branch.nodes_of_class(nodes.Call, skip_klass=_SCOPES)):
+                    for c in nodes_of(branch, nodes.Call, skip_klass=_SCOPES)):
                 return False
         return any(steps.update_kind(c) in ("optimizer_step", "scaler_step") and
                    _periodic_if(c, loop) is None
-                   for c in loop.nodes_of_class(nodes.Call, skip_klass=_SCOPES))
+                   for c in nodes_of(loop, nodes.Call, skip_klass=_SCOPES))
 
     # ------------------------------------------------------------------ eval loops
     def _collects_lazy_outputs(self, loop: nodes.NodeNG) -> bool:
@@ -251,7 +252,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                     if assigned is None:
                         assigned = {n.name for n in steps.body_nodes(loop, into_loops=True)
                                     if isinstance(n, nodes.AssignName)} | {
-                            n.name for n in loop.target.nodes_of_class(nodes.AssignName)}
+                            n.name for n in nodes_of(loop.target, nodes.AssignName)}
                     if f.expr.name not in assigned and an.is_lazy(f.expr) and \
                             an.is_lazy(node.args[0]):
                         return True  # ``total_correct.add_(correct)``: made before the loop
@@ -460,7 +461,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         """The body copies the loop's own batches to a device (``x.to(device)``) on the
         XLA path."""
         an = self.an
-        targets = {t.name for t in loop.target.nodes_of_class(nodes.AssignName)}
+        targets = {t.name for t in nodes_of(loop.target, nodes.AssignName)}
         for node in an.steps.body_nodes(loop, into_loops=False):
             if not (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute)
                     and node.func.attrname == "to"):

@@ -16,6 +16,7 @@ from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function, itera
 from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.analysis.steps import LOOPS, Steps
+from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, words
 from flake8_xla.rules.base import Rule
@@ -208,11 +209,11 @@ def _read_again(node: nodes.NodeNG) -> bool:
         return False
     for before in _statements_before(node):
         if any(isinstance(a, nodes.AssignName) and a.name == name
-               for a in before.nodes_of_class(nodes.AssignName)):
+               for a in nodes_of(before, nodes.AssignName)):
             return False  # (rebound: a new value)
         if isinstance(before, (nodes.Assign, nodes.AugAssign, nodes.AnnAssign, nodes.Expr)) \
                 and any(_read_subject(c, _MATERIALIZING_READS, frozenset()) == name
-                        for c in before.nodes_of_class(
+                        for c in nodes_of(before, 
                             nodes.Call, skip_klass=(nodes.Lambda, nodes.IfExp, nodes.BoolOp))):
             return True
     return False
@@ -226,7 +227,7 @@ def _in_periodic_branch(node: nodes.NodeNG) -> bool:
     while cur.parent is not None and not isinstance(cur, (nodes.FunctionDef, *LOOPS)):
         parent = cur.parent
         if isinstance(parent, nodes.If) and cur is not parent.test and any(
-                b.op == "%" for b in parent.test.nodes_of_class(nodes.BinOp)) and any(
+                b.op == "%" for b in nodes_of(parent.test, nodes.BinOp)) and any(
                 s is cur for s in parent.body):
             return True
         cur = parent
@@ -333,7 +334,7 @@ def _collected_for_media(an: Analyzer, call: nodes.Call, depth: int) -> bool:
                 isinstance(parent.target, nodes.AssignName):
             item = parent.target.name
             holder = parent.parent if isinstance(parent, nodes.Comprehension) else parent
-            reads = [n for n in holder.nodes_of_class(nodes.Name) if n.name == item]
+            reads = [n for n in nodes_of(holder, nodes.Name) if n.name == item]
             if reads and all(written_as_media(an, n, depth + 1) for n in reads):
                 media = True
                 continue
@@ -562,7 +563,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                     isinstance(a, nodes.AssignAttr) and isinstance(
                         root := chain_root(a.expr), nodes.Name) and root.name == name
                     for s in between
-                    for a in s.nodes_of_class((nodes.AssignName, nodes.AssignAttr)))
+                    for a in nodes_of(s, (nodes.AssignName, nodes.AssignAttr)))
             between.append(before)
         return False
 
@@ -638,7 +639,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         names: set[str] = set()
         while work and len(found) < 5000:
             expr = work.pop()
-            for n in expr.nodes_of_class(nodes.NodeNG):
+            for n in nodes_of(expr, nodes.NodeNG):
                 found.add(id(n))
                 if isinstance(n, nodes.Name) and n.name not in names:
                     names.add(n.name)
@@ -651,7 +652,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
             # ``state[k] = v.cpu()`` into a saved name
             if any(isinstance(t, nodes.Subscript) and isinstance(t.value, nodes.Name) and
                    t.value.name in names for t in stmt.targets):
-                found.update(id(n) for n in stmt.value.nodes_of_class(nodes.NodeNG))
+                found.update(id(n) for n in nodes_of(stmt.value, nodes.NodeNG))
         return found
 
     @staticmethod
@@ -896,7 +897,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 isinstance(c.func, nodes.Attribute) and c.func.attrname in ("append", "extend")
                 and isinstance(c.func.expr, nodes.Name) and c.func.expr.name == root.name
                 and (enclosing_loop(c) is loop or not fresh)
-                for c in loop.nodes_of_class(nodes.Call)):
+                for c in nodes_of(loop, nodes.Call)):
             # decoded ids that the loop does not compute, nor collect in its own body (an
             # inner loop's tokens, decoded once per sample, are that loop's result)
             return False
@@ -1142,7 +1143,7 @@ backward.
         an = self.an
         seen = set() if seen is None else seen
         for stmt in body:
-            for call in stmt.nodes_of_class(nodes.Call):
+            for call in nodes_of(stmt, nodes.Call):
                 if isinstance(call.func, nodes.Attribute) and call.func.attrname == "backward":
                     return True
                 if depth >= 3:
@@ -1260,7 +1261,7 @@ backward.
         with_node = call.parent
         if not isinstance(with_node, nodes.With):
             return False
-        losses = [c.func.expr for stmt in with_node.body for c in stmt.nodes_of_class(nodes.Call)
+        losses = [c.func.expr for stmt in with_node.body for c in nodes_of(stmt, nodes.Call)
                   if isinstance(c.func, nodes.Attribute) and c.func.attrname == "backward"]
         return bool(losses) and all(
             (vs := self.an.value(loss)) and all(v.kind is Kind.TENSOR and v.device == "cpu"
