@@ -3072,17 +3072,25 @@ class Evaluator:
                     out.append(v.with_(items=tuple(items.items())))
                 return frozenset(out)
         extra = []
+        home = literal.frame()
+        # An item appended to a list in the literal's own function reads its parameters
+        # as the literal's context binds them: ``out.append(boxes[keep])`` of a helper
+        # given CPU tensors holds CPU tensors. A dict's stores are read without it: a
+        # state-dict helper's ``out[k] = fn(v) if select(v) else v`` would hold the
+        # values of both branches, the tensors ``select`` sends to ``fn`` among them.
+        listed = ctx is not None and all(v.kind is Kind.LIST for v in value)
         for m in added:
+            mctx = ctx if listed and m.frame() is home else None
             if isinstance(m, nodes.Subscript):
-                extra.append(self.value(m.parent.value, None, d))
+                extra.append(self.value(m.parent.value, mctx, d))
             elif m.func.attrname in ("append", "add", "insert", "setdefault"):
                 if m.args:
-                    extra.append(self.value(m.args[-1], None, d))
+                    extra.append(self.value(m.args[-1], mctx, d))
             else:  # extend / update
                 if m.args:
-                    extra.append(self.iterate(self.value(m.args[0], None, d), d))
+                    extra.append(self.iterate(self.value(m.args[0], mctx, d), d))
                 for kw in m.keywords or ():
-                    extra.append(self.value(kw.value, None, d))
+                    extra.append(self.value(kw.value, mctx, d))
         more = join(*extra)
         out = []
         for v in value:
@@ -3894,6 +3902,13 @@ class Evaluator:
         if op in ("+", "*") and V.all_kind(both, Kind.LIST, Kind.TUPLE, Kind.HOST):
             lists = V.of_kind(both, Kind.LIST, Kind.TUPLE)
             return one(Kind.LIST, elem=self.iterate(frozenset(lists)))
+        if V.all_kind(both, Kind.HOST, Kind.UNKNOWN):
+            # each side may be a host number or unknown (``mel_len = min(n_read,
+            # max_len // 2)`` with ``max_len`` from a config): the numbers combine as
+            # numbers, a pair with an unknown side stays unknown
+            hosts_l, hosts_r = V.of_kind(left, Kind.HOST), V.of_kind(right, Kind.HOST)
+            if hosts_l and hosts_r:
+                return self._arith(frozenset(hosts_l), frozenset(hosts_r), op) | UNKNOWN_SET
         return UNKNOWN_SET
 
     def _boolop(self, node: nodes.BoolOp, ctx: Ctx | None, d: int) -> frozenset[Value]:
