@@ -17,6 +17,7 @@ from flake8_xla.analysis import (
     source_key,
     xla_truth,
 )
+from flake8_xla.analysis.flows import enclosing_function
 from flake8_xla.analysis.names import callee_name
 from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
@@ -228,7 +229,8 @@ model = Net().to(device)
 Not reported: code under an `if` that tests for CUDA, and a guarded choice
 (`"cuda" if torch.cuda.is_available() else ...`) whose variable is later set to the
 XLA device, or is only printed or logged, or never read (unless another module imports
-it, or reads it as a config class's field, `CFG.device`), and a
+it, or reads it as a config class's field, `CFG.device`), or is written in a method
+of a Dataset class (its items are made on the host, in the loader's workers), and a
 `device_type` string (the kind `torch.autocast` and `pin_memory` tests take: nanoGPT's
 `"cuda" if "cuda" in str(device) else "cpu"`), which places no tensor, nor a plain
 `DEVICE = "cuda"` that is read, but only where torch_xla is missing (`except
@@ -266,7 +268,7 @@ cannot run on an XLA host.
                         self._xla_choice(target) or self._overwritten_guard(target) or \
                         self._unread_guard(target) or self._other_arm_on_xla(target) or \
                         self._read_only_off_path(target) or self._field_set_to_xla(target) or \
-                        self._only_loads_onto(target):
+                        self._only_loads_onto(target) or self._guard_in_dataset(target):
                     continue
                 if what.startswith("torch.cuda."):
                     if self._xla_on_gpu():
@@ -450,6 +452,21 @@ cannot run on an XLA host.
         if not isinstance(assign, (nodes.Assign, nodes.AnnAssign)):
             return False
         return self._placed_by_no_read(assign, off_path=False) is not None
+
+    def _guard_in_dataset(self, node: nodes.NodeNG) -> bool:
+        """A guarded choice (``'cuda' if torch.cuda.is_available() else 'cpu'``, or
+        ``torch.device()`` of one) written in a method of a Dataset class: the dataset
+        makes its items on the host, in the loader's workers, so on an XLA host its
+        transforms run on the CPU as they should, and the batches reach the device
+        through the loader (``ProcessedDataset.__init__``'s ``self.device`` for its
+        audio transforms)."""
+        cur = node.parent
+        if not isinstance(cur, nodes.IfExp) or not mentions(cur.test, "cuda"):
+            return False
+        func = enclosing_function(cur)
+        klass = func.parent if func is not None else None
+        return isinstance(klass, nodes.ClassDef) and \
+            self.ctx.analyzer.ev.class_kind(klass) is Kind.DATASET
 
     def _only_loads_onto(self, node: nodes.NodeNG) -> bool:
         """``node`` chooses a device (``torch.device('cpu') if not torch.cuda.is_available()

@@ -2226,7 +2226,50 @@ divide it, which is not known.
             sizes = [size.text for size in v.bound or ()]
             if sizes and all(t and t.isdigit() and int(t) % batch == 0 for t in sizes):
                 return False
+        elif v.has("distributed") and not (v.has("sampler") or v.has("sampler_unknown")):
+            sizes = [size.text for size in v.bound or ()]
+            worlds = self._sampler_worlds(v)
+            if worlds and sizes and all(
+                    t and t.isdigit() and all(-(-int(t) // w) % batch == 0 for w in worlds)
+                    for t in sizes):
+                return False
         return True
+
+    #: The replica counts of one TPU host (a v2/v3-8 runs 8 processes, a v4/v5e host 4
+    #: or 8, a single device 1): a DistributedSampler whose num_replicas is unknown is
+    #: taken to split the dataset over one of them.
+    HOST_WORLDS = (1, 2, 4, 8)
+
+    def _sampler_worlds(self, v: V.Value) -> tuple[int, ...]:
+        """The replica counts over which the DistributedSampler of the loader ``v`` (a
+        DataLoader call of this module) may split its dataset: its ``num_replicas`` when
+        a literal number, else :data:`HOST_WORLDS`. Empty when the sampler is unknown, or
+        drops or pads samples in another way (its own ``drop_last``). Each replica then
+        draws ``ceil(N / world)`` samples (torch/utils/data/distributed.py pads the last
+        ones by repeating), every one of them in whole batches when the batch size
+        divides that count for each world: no pass ends in a shorter batch."""
+        call = v.node
+        if not isinstance(call, nodes.Call) or call.root() is not self.an.module:
+            return ()
+        arg = keyword(call, "sampler")
+        if arg is None:
+            return ()
+        samplers = self.an.value(arg)
+        if len(samplers) != 1:
+            return ()
+        (sampler,) = tuple(samplers)
+        made = sampler.node
+        if sampler.kind is not Kind.SAMPLER or not sampler.has("distributed") or \
+                not isinstance(made, nodes.Call) or has_star_kwargs(made) or \
+                keyword(made, "drop_last") is not None or len(made.args) > 1:
+            return ()
+        world = keyword(made, "num_replicas")
+        if world is None:
+            return self.HOST_WORLDS
+        text = V.single_text(self.an.value(world))
+        if text is not None and text.isdigit() and int(text) > 0:
+            return (int(text),)
+        return self.HOST_WORLDS
 
     def _loaders_on_xla_path(self) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
         """Plain DataLoader values that reach an XLA loader or a step loop, each with that
