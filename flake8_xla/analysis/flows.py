@@ -3072,25 +3072,17 @@ class Evaluator:
                     out.append(v.with_(items=tuple(items.items())))
                 return frozenset(out)
         extra = []
-        home = literal.frame()
-        # An item appended to a list in the literal's own function reads its parameters
-        # as the literal's context binds them: ``out.append(boxes[keep])`` of a helper
-        # given CPU tensors holds CPU tensors. A dict's stores are read without it: a
-        # state-dict helper's ``out[k] = fn(v) if select(v) else v`` would hold the
-        # values of both branches, the tensors ``select`` sends to ``fn`` among them.
-        listed = ctx is not None and all(v.kind is Kind.LIST for v in value)
         for m in added:
-            mctx = ctx if listed and m.frame() is home else None
             if isinstance(m, nodes.Subscript):
-                extra.append(self.value(m.parent.value, mctx, d))
+                extra.append(self.value(m.parent.value, None, d))
             elif m.func.attrname in ("append", "add", "insert", "setdefault"):
                 if m.args:
-                    extra.append(self.value(m.args[-1], mctx, d))
+                    extra.append(self.value(m.args[-1], None, d))
             else:  # extend / update
                 if m.args:
-                    extra.append(self.iterate(self.value(m.args[0], mctx, d), d))
+                    extra.append(self.iterate(self.value(m.args[0], None, d), d))
                 for kw in m.keywords or ():
-                    extra.append(self.value(kw.value, mctx, d))
+                    extra.append(self.value(kw.value, None, d))
         more = join(*extra)
         out = []
         for v in value:

@@ -529,21 +529,28 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         barrier that runs before it (in its block, or in a block around it inside the loop
         or function) and the read. The barrier has executed the graph that computed it, so
         the read copies a result and runs no graph of its own (only a read of the name
-        itself, through ``.detach()``/``.data``/``.cpu()``, or a tensor stored on it by
-        attribute, ``model.fc.weight``: ``loss.mean().cpu()`` computes after the
-        barrier)."""
+        itself, through ``.detach()``/``.data``/``.cpu()``, a tensor stored on it by
+        attribute, ``model.fc.weight``, or a dict entry, ``targets["image_id"]``:
+        ``loss.mean().cpu()`` computes after the barrier)."""
         subject: nodes.NodeNG | None = None
         if isinstance(node, nodes.Call):
             f = node.func
             subject = f.expr if isinstance(f, nodes.Attribute) else (
                 node.args[0] if node.args else None)
-        while isinstance(subject, (nodes.Call, nodes.Attribute)):
+        while isinstance(subject, (nodes.Call, nodes.Attribute, nodes.Subscript)):
             if isinstance(subject, nodes.Call) and isinstance(subject.func, nodes.Attribute) \
                     and subject.func.attrname in ("detach", "cpu", "numpy") and \
                     not subject.args:
                 subject = subject.func.expr
             elif isinstance(subject, nodes.Attribute) and subject.attrname == "data":
                 subject = subject.expr
+            elif isinstance(subject, nodes.Subscript) and \
+                    isinstance(subject.slice, nodes.Const) and \
+                    isinstance(subject.slice.value, str):
+                # ``targets["image_id"].cpu()``: an entry of a dict of tensors (a batch's,
+                # a model output's) is looked up on the host, no tensor op (an integer
+                # index of a tensor slices it: a new op after the barrier)
+                subject = subject.value
             elif isinstance(subject, nodes.Attribute) and \
                     isinstance(chain_root(subject), nodes.Name):
                 # ``model.fc.weight.detach().cpu()``: a stored tensor (a parameter the
