@@ -3901,6 +3901,10 @@ class Evaluator:
             hosts_l, hosts_r = V.of_kind(left, Kind.HOST), V.of_kind(right, Kind.HOST)
             if hosts_l and hosts_r:
                 return self._arith(frozenset(hosts_l), frozenset(hosts_r), op) | UNKNOWN_SET
+            if read:
+                # ``self.cur_len + self.cfg.prefix_len``: whatever the unknown side is, the
+                # result is computed from a number read from the device
+                return frozenset({Value(Kind.HOST, flags=read)}) | UNKNOWN_SET
         return UNKNOWN_SET
 
     def _boolop(self, node: nodes.BoolOp, ctx: Ctx | None, d: int) -> frozenset[Value]:

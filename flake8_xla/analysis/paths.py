@@ -1785,14 +1785,19 @@ def _counter_equals_constant(test: nodes.NodeNG, loop: nodes.NodeNG, ev: Evaluat
         return any(isinstance(a, nodes.BinOp) and a.op == "%" and (
             counter(a.left) or _shifted_counter(a.left, counter)) and
             _epoch_fraction(a.right, ev) for a in sides)
-    # ``step == len(loader) - 1``, ``i == last``: the counter meets a value the loop never
-    # changes once (the last step of the epoch)
-    if not any(counter(a) for a in sides):
+    # ``step == len(loader) - 1``, ``i == last``, ``(i + 1) == num_batches``: the counter
+    # (or the counter shifted by a constant) meets a value the loop never changes once
+    # (the last step of the epoch)
+
+    def counted(a: nodes.NodeNG) -> bool:
+        return counter(a) or _shifted_counter(a, counter)
+
+    if not any(counted(a) for a in sides):
         return False
     # (the names the loop assigns, which the counter (one of them) may not meet)
     assigned = {n.name for n in nodes_of(loop, nodes.AssignName)}
     attrs = {n.attrname for n in nodes_of(loop, nodes.AssignAttr)}
-    return any(counter(a) and _loop_invariant(b, assigned, attrs)
+    return any(counted(a) and _loop_invariant(b, assigned, attrs)
                for a, b in (sides, sides[::-1]))
 
 

@@ -3293,8 +3293,24 @@ function).
             # the items of an iterable read once per step loop: its own reads decide,
             # against the step loop around the ``for`` (not the ``for`` itself)
             if depth < 3 and all(
-                    h is None or self._read_here(h.iter, ctx, enclosing_loop(
-                        h, an.steps.is_step_loop), depth + 1) for h in holders):
+                    h is None or self._reads_inline(h.iter, ctx) or self._read_here(
+                        h.iter, ctx, enclosing_loop(h, an.steps.is_step_loop), depth + 1)
+                    for h in holders):
+                return True
+        return False
+
+    def _reads_inline(self, expr: nodes.NodeNG, ctx: Ctx | None) -> bool:
+        """``expr`` (the iterable of a ``for`` that runs in every step) reads the device
+        itself: a call in it gives a read value from an operand that holds none
+        (``enumerate(mel_lens.tolist())``), so its items are read anew each time the
+        ``for`` starts."""
+        an = self.an
+        for call in nodes_of(expr, nodes.Call):
+            if not _holds_read(an.value(call, ctx)):
+                continue
+            f = call.func
+            operands = [f.expr] if isinstance(f, nodes.Attribute) else list(call.args)
+            if operands and not any(_holds_read(an.value(o, ctx)) for o in operands):
                 return True
         return False
 
