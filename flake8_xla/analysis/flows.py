@@ -3374,6 +3374,14 @@ class Evaluator:
                     return join(*(self.binding_value(t, None, None, d) for t in assigned))
             return frozenset({v.with_(flags=v.flags - {"bool", "param"} | (
                 {"param"} if attr == "grad" and v.has("param") else set()))})
+        if k is Kind.OBJECT and attr == "__dict__" and isinstance(v.node, nodes.ClassDef) \
+                and d < MAX_DEPTH // 2:
+            # ``fmtstr.format(**self.__dict__)`` (pytorch/examples' AverageMeter.__str__):
+            # the instance's attributes by name, each with what the class stores in it
+            names = sorted(self.class_attrs(v.node))
+            if names and len(names) <= 32:
+                return one(Kind.DICT, items=tuple(
+                    (name, self._attr_of(v, name, None, ctx, d + 1)) for name in names))
         if (k in (Kind.MODULE, Kind.OBJECT) or k is Kind.DATASET and v.has("custom")) and \
                 isinstance(v.node, nodes.ClassDef):
             # (a Dataset class of the project: ``self.tokenizer`` stored by ``__init__``)
