@@ -3072,15 +3072,33 @@ class Evaluator:
                     out.append(v.with_(items=tuple(items.items())))
                 return frozenset(out)
         extra = []
+        # An item appended to a list in the literal's own function reads its parameters
+        # as the literal's context binds them when it is unknown without them (a helper
+        # that appends one loss per task of the features it is given returns lazy
+        # tensors); read without the context first, so that items known without it
+        # cost nothing more per context. A dict's stores are read without it: a
+        # state-dict helper's ``out[k] = fn(v) if select(v) else v`` would hold the
+        # values of both branches, the tensors ``select`` sends to ``fn`` among them.
+        listed = ctx is not None and all(v.kind is Kind.LIST for v in value)
+        home = literal.frame() if listed else None
+
+        def added_value(node: nodes.NodeNG, m: nodes.NodeNG) -> frozenset[Value]:
+            found = self.value(node, None, d)
+            if listed and m.frame() is home and any(
+                    v.kind is Kind.UNKNOWN or v.kind is Kind.TENSOR and
+                    v.device in (None, V.ANY_DEVICE) for v in found):
+                found = self.value(node, ctx, d)
+            return found
+
         for m in added:
             if isinstance(m, nodes.Subscript):
                 extra.append(self.value(m.parent.value, None, d))
             elif m.func.attrname in ("append", "add", "insert", "setdefault"):
                 if m.args:
-                    extra.append(self.value(m.args[-1], None, d))
+                    extra.append(added_value(m.args[-1], m))
             else:  # extend / update
                 if m.args:
-                    extra.append(self.iterate(self.value(m.args[0], None, d), d))
+                    extra.append(self.iterate(added_value(m.args[0], m), d))
                 for kw in m.keywords or ():
                     extra.append(self.value(kw.value, None, d))
         more = join(*extra)
