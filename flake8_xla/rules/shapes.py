@@ -2649,7 +2649,16 @@ loader = DataLoader(ds, batch_size=32, drop_last=True)
 DYNAMIC_CALL_NAMES = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
                                 "argwhere", "where", "pack_padded_sequence",
                                 "repeat_interleave", "topk", "kthvalue", "bincount",
-                                "one_hot"})
+                                "one_hot", "split", "zeros", "ones", "empty", "full",
+                                "randn", "rand", "randint", "arange"})
+
+#: torch factories whose output shape is given by arguments: which positional arguments
+#: are sizes (``all``: every one, a shape given as ints or as one tuple; ``tuple``: only a
+#: tuple or list argument, ``randint(low, high, (n,))``/``full((n,), value)``, whose
+#: other arguments are values).
+SIZED_FACTORIES = {"torch.zeros": "all", "torch.ones": "all", "torch.empty": "all",
+                   "torch.randn": "all", "torch.rand": "all", "torch.arange": "all",
+                   "torch.full": "tuple", "torch.randint": "tuple"}
 
 #: torch ops whose output size is a Python int argument: ``(method position, function
 #: position, keyword)`` of that argument. Passed a tensor, torch reads it on the host
@@ -3075,7 +3084,10 @@ outputs whose size depends on the data. XLA compiles for static shapes: it has t
 learn the size, and every new size is a new graph to compile. Slicing by a number read
 back from the device in the step (`n = lengths[i].item()`, where `lengths` is a
 `.cpu()` copy of a lazy tensor, then `t[:n]`) bakes that number into the graph, so
-each new value compiles again; a number read once before the loop does not. A tensor on
+each new value compiles again; a number read once before the loop does not. So does a
+tensor sized by such a number (`torch.zeros(n_pos, d)`, `torch.randint(0, v, (n_pos,))`;
+a read value given as a fill value or a bound of the drawn values shapes nothing) and
+`torch.split(t, lengths.tolist())`, whose pieces are as long as the sizes read. A tensor on
 the device indexed or assigned through a boolean mask made on the host in the step
 (`masked = torch.bernoulli(torch.full(labels.shape, 0.15)).bool()`, then `labels[~masked]
 = -1`, as masked-LM collators written by hand do) takes as many indices as the mask has
@@ -3199,6 +3211,34 @@ function).
                         # ``k = counts[i]`` of ``counts = lazy.cpu().tolist()`` in the step:
                         # each step's data gives another k, so another output shape
                         return f"{name} with k read from the device"
+            q = an.qualname(f) or ""
+            if in_step and q in SIZED_FACTORIES:
+                # ``torch.randint(0, n, (n_pos * k,))`` with ``n_pos`` read in the step: each
+                # step's count is another output shape
+                given = [a for a in node.args if SIZED_FACTORIES[q] == "all" or
+                         isinstance(a, (nodes.Tuple, nodes.List))]
+                sizes = [e for a in given for e in (
+                    a.elts if isinstance(a, (nodes.Tuple, nodes.List)) else [a])]
+                size_kw = keyword(node, "size")
+                if size_kw is not None:
+                    sizes += size_kw.elts if isinstance(size_kw, (nodes.Tuple, nodes.List)) \
+                        else [size_kw]
+                if any(not isinstance(x, nodes.Const) and (
+                        self._reads_inline(x, ctx) or self._read_per_step(x, ctx))
+                       for x in sizes):
+                    return f"{q}() sized by a value read from the device"
+            if in_step and name == "split":
+                # ``torch.split(hidden, lengths.tolist())``: pieces as long as the sizes
+                # read in this step, new shapes whenever they change
+                method = isinstance(f, nodes.Attribute) and not an.qualname(f)
+                subject = f.expr if method else (node.args[0] if node.args else None)
+                sizes_arg = argument(node, 0 if method else 1, "split_size_or_sections")
+                if (q == "torch.split" or method) and subject is not None and \
+                        sizes_arg is not None and not isinstance(sizes_arg, nodes.Const) and \
+                        any(v.kind is Kind.TENSOR for v in an.value(subject, ctx)) and \
+                        is_lazy(subject) and (self._reads_inline(sizes_arg, ctx) or
+                                              self._read_per_step(sizes_arg, ctx)):
+                    return "split by sizes read from the device"
             if any(e.does("cpu_lengths") for e in entries):
                 lengths = argument(node, 1, "lengths")
                 if lengths is not None and is_lazy(lengths):
