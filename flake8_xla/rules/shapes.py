@@ -13,7 +13,7 @@ from flake8_xla.analysis.flows import enclosing_function, is_param_of, is_static
 from flake8_xla.analysis.hooks import callback_sites, is_partial
 from flake8_xla.analysis.names import callee_name, const_str, is_none
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
-from flake8_xla.analysis.specs import partial_batching_call
+from flake8_xla.analysis.specs import device_value, partial_batching_call
 from flake8_xla.analysis.steps import LOOPS
 from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
@@ -3212,9 +3212,13 @@ function).
                         # each step's data gives another k, so another output shape
                         return f"{name} with k read from the device"
             q = an.qualname(f) or ""
-            if in_step and q in SIZED_FACTORIES:
-                # ``torch.randint(0, n, (n_pos * k,))`` with ``n_pos`` read in the step: each
-                # step's count is another output shape
+            made_on = keyword(node, "device") if q in SIZED_FACTORIES else None
+            if in_step and made_on is not None and \
+                    device_value(an.ev, made_on, ctx, 0)[1] not in ("cpu", "cuda"):
+                # ``torch.randint(0, n, (n_pos * k,), device=device)`` with ``n_pos`` read in
+                # the step: each step's count is another output shape (made on the device,
+                # or one that may be it: a CPU tensor's shapes compile nothing,
+                # ``hist = torch.zeros(n_cls)`` for a host-side log)
                 given = [a for a in node.args if SIZED_FACTORIES[q] == "all" or
                          isinstance(a, (nodes.Tuple, nodes.List))]
                 sizes = [e for a in given for e in (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import ClassVar
@@ -533,6 +534,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         attribute, ``model.fc.weight``, or a dict entry, ``targets["image_id"]``:
         ``loss.mean().cpu()`` computes after the barrier)."""
         subject: nodes.NodeNG | None = None
+        entry = False  # (read through a dict entry)
         if isinstance(node, nodes.Call):
             f = node.func
             subject = f.expr if isinstance(f, nodes.Attribute) else (
@@ -551,6 +553,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 # a model output's) is looked up on the host, no tensor op (an integer
                 # index of a tensor slices it: a new op after the barrier)
                 subject = subject.value
+                entry = True
             elif isinstance(subject, nodes.Attribute) and \
                     isinstance(chain_root(subject), nodes.Name):
                 # ``model.fc.weight.detach().cpu()``: a stored tensor (a parameter the
@@ -565,6 +568,11 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         between: list[nodes.NodeNG] = []
         for before in _statements_before(node):
             if self._is_barrier_statement(before):
+                if entry and any(n.name == name for s in between
+                                 for n in nodes_of(s, nodes.Name)):
+                    # (the dict is used after the barrier, ``logs["acc"] = ...``, a store
+                    # or a mutator call: an entry read may be one computed since)
+                    return False
                 return not any(
                     isinstance(a, nodes.AssignName) and a.name == name or
                     isinstance(a, nodes.AssignAttr) and isinstance(
@@ -765,8 +773,9 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 # ``torch.tensor(losses)`` of a list of lazy tensors: each item is read as
                 # a number into a CPU buffer, one transfer per item
                 return f"{func.as_string()[:30]}() of a list of tensors", fix
-            if "read" in syncs and any(holds(a, ctx) for a in args) and \
-                    not self._debug_dropped(func):
+            if "read" in syncs and not self._debug_dropped(func) and (
+                    any(holds(a, ctx) for a in self._read_arguments(node)) or
+                    self._formats_lazy_entry(node, ctx, strong)):
                 return self._read_what(func), fix
             for e in entries:
                 flag = keyword(node, e.sync_kw) if e.sync_kw else None
@@ -1028,6 +1037,49 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 level, nodes.Attribute) else None)
             levels.append(_LEVELS.get((text or "").upper()))
         return levels
+
+    @staticmethod
+    def _format_fields(call: nodes.Call) -> frozenset[str] | None:
+        """The fields a ``"...".format(**d)`` call of a literal format string names
+        (``"{name}: {count} samples"``: name, count); None for any other call."""
+        f = call.func
+        if not (isinstance(f, nodes.Attribute) and f.attrname == "format"):
+            return None
+        text = const_str(f.expr)
+        if text is None:
+            return None
+        try:
+            return frozenset(field.split(".")[0].split("[")[0]
+                             for _, field, _, _ in string.Formatter().parse(text) if field)
+        except ValueError:
+            return None
+
+    def _read_arguments(self, call: nodes.Call) -> list[nodes.NodeNG]:
+        """The arguments a reading call converts on the host: every one, except the
+        keywords of a literal format string's ``.format`` that it does not name (a
+        ``**d`` is asked entry by entry, see :meth:`_formats_lazy_entry`)."""
+        fields = self._format_fields(call)
+        return list(call.args) + [k.value for k in call.keywords or ()
+                                  if fields is None or k.arg is not None and k.arg in fields]
+
+    def _formats_lazy_entry(self, call: nodes.Call, ctx: Ctx | None, strong: bool) -> bool:
+        """``"{name}: {last}".format(**self.__dict__)``: an entry the literal format string
+        names holds a lazy tensor (``str.format`` formats only the fields it names)."""
+        fields = self._format_fields(call)
+        if not fields:
+            return False
+        for k in call.keywords or ():
+            if k.arg is not None:
+                continue
+            for v in self.an.value(k.value, ctx):
+                if v.kind is not Kind.DICT or v.items is None:
+                    if V.holds_lazy(frozenset({v}), strong=strong):
+                        return True  # (entries unknown by name: any may be formatted)
+                    continue
+                if any(key in fields and V.holds_lazy(vs, strong=strong)
+                       for key, vs in v.items):
+                    return True
+        return False
 
     @staticmethod
     def _read_what(func: nodes.NodeNG) -> str:
