@@ -952,21 +952,40 @@ def _leading_dim(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, dep
             not ev.qualname(node.func):
         return _leading_dim(ev, node.func.expr, ctx, d, depth + 1)  # x.float(), x.to(dev)
     q = ev.qualname(node.func)
+    if q == "torch.arange":
+        return _arange_count(ev, node, ctx, d)
+    shape = factory_shape(q, node)
+    return _known_int(ev, shape[0], ctx, d) if shape else None
+
+
+def factory_shape(q: str | None, call: nodes.Call) -> list[nodes.NodeNG] | None:
+    """The expressions that give the shape of a torch factory call whose qualified name
+    is ``q``, one per dimension: the sizes of ``torch.zeros(n, d)``, ``zeros((n, d))`` or
+    ``zeros(size=(n, d))`` (so for randn, rand, ones and empty), the shape of
+    ``torch.full((n, d), value)`` and of ``randint(low, high, (n,))`` (their other
+    arguments are values), the count of ``randperm(n)``, the bounds of ``arange`` (its
+    length). A shape given as one name is that name. None for any other call."""
+    if q == "torch.arange":
+        return list(call.args)
     if q in _SIZED_BY_COUNT:
-        first = argument(node, 0, "n")
+        given = [argument(call, 0, "n")]
     elif q == "torch.randint":
         # randint(high, size) or randint(low, high, size): the shape comes last
-        first = keyword(node, "size") or next(
-            (a for a in node.args if isinstance(a, (nodes.Tuple, nodes.List))), None)
+        given = [keyword(call, "size") or next(
+            (a for a in call.args if isinstance(a, (nodes.Tuple, nodes.List))), None)]
     elif q in _SHAPED_FACTORIES:
-        first = keyword(node, "size") or (node.args[0] if node.args else None)
-    elif q == "torch.arange":
-        return _arange_count(ev, node, ctx, d)
+        size = keyword(call, "size")
+        if size is not None:
+            given = [size]
+        elif q == "torch.full" or call.args and isinstance(call.args[0], (nodes.Tuple,
+                                                                          nodes.List)):
+            given = call.args[:1]
+        else:
+            given = list(call.args)
     else:
         return None
-    if isinstance(first, (nodes.Tuple, nodes.List)):
-        first = first.elts[0] if first.elts else None
-    return _known_int(ev, first, ctx, d)
+    return [e for g in given if g is not None
+            for e in (g.elts if isinstance(g, (nodes.Tuple, nodes.List)) else [g])]
 
 
 def _arange_count(ev: Evaluator, call: nodes.Call, ctx: Ctx | None, d: int) -> int | None:

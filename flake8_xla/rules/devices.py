@@ -442,8 +442,8 @@ cannot run on an XLA host.
         choice at module level that another module of the project may import is still
         reported, as is an unread one at module level or in a module-level class (a
         ``CFG.device`` field) that another module of the project reads by that name."""
-        cur = node.parent
-        if not isinstance(cur, nodes.IfExp) or not mentions(cur.test, "cuda"):
+        cur = _cuda_probe_arm(node)
+        if cur is None:
             return False
         assign = cur.parent
         if isinstance(assign, nodes.Call) and \
@@ -460,8 +460,8 @@ cannot run on an XLA host.
         transforms run on the CPU as they should, and the batches reach the device
         through the loader (``ProcessedDataset.__init__``'s ``self.device`` for its
         audio transforms)."""
-        cur = node.parent
-        if not isinstance(cur, nodes.IfExp) or not mentions(cur.test, "cuda"):
+        cur = _cuda_probe_arm(node)
+        if cur is None:
             return False
         func = enclosing_function(cur)
         klass = func.parent if func is not None else None
@@ -597,3 +597,11 @@ cannot run on an XLA host.
                     return True
             child, cur = cur, cur.parent
         return False
+
+
+def _cuda_probe_arm(node: nodes.NodeNG) -> nodes.IfExp | None:
+    """The conditional whose arm ``node`` is, when its test asks about CUDA (``'cuda' if
+    torch.cuda.is_available() else 'cpu'``): a guarded choice, which an XLA host answers
+    with its other arm."""
+    cur = node.parent
+    return cur if isinstance(cur, nodes.IfExp) and mentions(cur.test, "cuda") else None

@@ -13,7 +13,7 @@ from flake8_xla.analysis.flows import enclosing_function, is_param_of, is_static
 from flake8_xla.analysis.hooks import callback_sites, is_partial
 from flake8_xla.analysis.names import callee_name, const_str, is_none
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
-from flake8_xla.analysis.specs import device_value, partial_batching_call
+from flake8_xla.analysis.specs import device_value, factory_shape, partial_batching_call
 from flake8_xla.analysis.steps import LOOPS
 from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
@@ -2264,12 +2264,8 @@ divide it, which is not known.
                 keyword(made, "drop_last") is not None or len(made.args) > 1:
             return ()
         world = keyword(made, "num_replicas")
-        if world is None:
-            return self.HOST_WORLDS
-        text = V.single_text(self.an.value(world))
-        if text is not None and text.isdigit() and int(text) > 0:
-            return (int(text),)
-        return self.HOST_WORLDS
+        replicas = _positive_int(self.an, world) if world is not None else None
+        return (replicas,) if replicas is not None else self.HOST_WORLDS
 
     def _loaders_on_xla_path(self) -> Iterator[tuple[V.Value, nodes.NodeNG]]:
         """Plain DataLoader values that reach an XLA loader or a step loop, each with that
@@ -2452,16 +2448,21 @@ def _drawn_count(an: Analyzer, holder: nodes.NodeNG, loader: nodes.Call) -> int 
         stop = holder.args[1] if len(holder.args) == 2 else holder.args[2]
         if len(holder.args) == 3 and V.single_text(an.value(holder.args[1])) not in ("0",):
             return None
-        n = V.single_text(an.value(stop))
-        return int(n) if n is not None and n.isdigit() and int(n) > 0 else None
+        return _positive_int(an, stop)
     if q == "zip" and any(a is loader for a in holder.args):
         for a in holder.args:
             if isinstance(a, nodes.Call) and an.is_builtin(a.func, "range") and \
                     len(a.args) == 1 and not a.keywords:
-                n = V.single_text(an.value(a.args[0]))
-                if n is not None and n.isdigit() and int(n) > 0:
-                    return int(n)
+                n = _positive_int(an, a.args[0])
+                if n is not None:
+                    return n
     return None
+
+
+def _positive_int(an: Analyzer, node: nodes.NodeNG) -> int | None:
+    """The positive int that ``node`` is known to hold (its one value's text), else None."""
+    n = V.single_text(an.value(node))
+    return int(n) if n is not None and n.isdigit() and int(n) > 0 else None
 
 
 def _set_per_pass(target: nodes.AssignName, loop: nodes.For,
@@ -2646,19 +2647,14 @@ loader = DataLoader(ds, batch_size=32, drop_last=True)
                 yield f
 
 
+#: Last names of the torch factories whose shape XLA104 asks of
+#: :func:`flake8_xla.analysis.specs.factory_shape` in the step.
+SIZED_FACTORY_NAMES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand",
+                                 "randint", "arange"})
 DYNAMIC_CALL_NAMES = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive",
                                 "argwhere", "where", "pack_padded_sequence",
                                 "repeat_interleave", "topk", "kthvalue", "bincount",
-                                "one_hot", "split", "zeros", "ones", "empty", "full",
-                                "randn", "rand", "randint", "arange"})
-
-#: torch factories whose output shape is given by arguments: which positional arguments
-#: are sizes (``all``: every one, a shape given as ints or as one tuple; ``tuple``: only a
-#: tuple or list argument, ``randint(low, high, (n,))``/``full((n,), value)``, whose
-#: other arguments are values).
-SIZED_FACTORIES = {"torch.zeros": "all", "torch.ones": "all", "torch.empty": "all",
-                   "torch.randn": "all", "torch.rand": "all", "torch.arange": "all",
-                   "torch.full": "tuple", "torch.randint": "tuple"}
+                                "one_hot", "split"}) | SIZED_FACTORY_NAMES
 
 #: torch ops whose output size is a Python int argument: ``(method position, function
 #: position, keyword)`` of that argument. Passed a tensor, torch reads it on the host
@@ -3212,25 +3208,19 @@ function).
                         # each step's data gives another k, so another output shape
                         return f"{name} with k read from the device"
             q = an.qualname(f) or ""
-            made_on = keyword(node, "device") if q in SIZED_FACTORIES else None
-            if in_step and made_on is not None and \
-                    device_value(an.ev, made_on, ctx, 0)[1] not in ("cpu", "cuda"):
-                # ``torch.randint(0, n, (n_pos * k,), device=device)`` with ``n_pos`` read in
-                # the step: each step's count is another output shape (made on the device,
-                # or one that may be it: a CPU tensor's shapes compile nothing,
-                # ``hist = torch.zeros(n_cls)`` for a host-side log)
-                given = [a for a in node.args if SIZED_FACTORIES[q] == "all" or
-                         isinstance(a, (nodes.Tuple, nodes.List))]
-                sizes = [e for a in given for e in (
-                    a.elts if isinstance(a, (nodes.Tuple, nodes.List)) else [a])]
-                size_kw = keyword(node, "size")
-                if size_kw is not None:
-                    sizes += size_kw.elts if isinstance(size_kw, (nodes.Tuple, nodes.List)) \
-                        else [size_kw]
-                if any(not isinstance(x, nodes.Const) and (
-                        self._reads_inline(x, ctx) or self._read_per_step(x, ctx))
-                       for x in sizes):
-                    return f"{q}() sized by a value read from the device"
+            sizes = factory_shape(q, node) if in_step and name in SIZED_FACTORY_NAMES \
+                else None
+            made_on = keyword(node, "device") if sizes else None
+            # ``torch.randint(0, n, (n_pos * k,), device=device)`` with ``n_pos`` read in the
+            # step: each step's count is another output shape (made on the device, or one
+            # that may be it: a CPU tensor's shapes compile nothing, ``hist =
+            # torch.zeros(n_cls)`` for a host-side log)
+            if sizes and made_on is not None and \
+                    device_value(an.ev, made_on, ctx, 0)[1] not in ("cpu", "cuda") and any(
+                        not isinstance(x, nodes.Const) and (
+                            self._reads_inline(x, ctx) or self._read_per_step(x, ctx))
+                        for x in sizes):
+                return f"{q}() sized by a value read from the device"
             if in_step and name == "split":
                 # ``torch.split(hidden, lengths.tolist())``: pieces as long as the sizes
                 # read in this step, new shapes whenever they change

@@ -773,10 +773,11 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                 # ``torch.tensor(losses)`` of a list of lazy tensors: each item is read as
                 # a number into a CPU buffer, one transfer per item
                 return f"{func.as_string()[:30]}() of a list of tensors", fix
-            if "read" in syncs and not self._debug_dropped(func) and (
-                    any(holds(a, ctx) for a in self._read_arguments(node)) or
-                    self._formats_lazy_entry(node, ctx, strong)):
-                return self._read_what(func), fix
+            if "read" in syncs and not self._debug_dropped(func):
+                fields = self._format_fields(node)
+                if any(holds(a, ctx) for a in self._read_arguments(node, fields)) or \
+                        self._formats_lazy_entry(node, fields, ctx, strong):
+                    return self._read_what(func), fix
             for e in entries:
                 flag = keyword(node, e.sync_kw) if e.sync_kw else None
                 if e.sync_kw and flag is None and any(k.arg is None for k in node.keywords or ()):
@@ -1054,18 +1055,21 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         except ValueError:
             return None
 
-    def _read_arguments(self, call: nodes.Call) -> list[nodes.NodeNG]:
+    @staticmethod
+    def _read_arguments(call: nodes.Call, fields: frozenset[str] | None
+                        ) -> list[nodes.NodeNG]:
         """The arguments a reading call converts on the host: every one, except the
-        keywords of a literal format string's ``.format`` that it does not name (a
-        ``**d`` is asked entry by entry, see :meth:`_formats_lazy_entry`)."""
-        fields = self._format_fields(call)
+        keywords of a literal format string's ``.format`` that it does not name
+        (``fields``, see :meth:`_format_fields`; a ``**d`` is asked entry by entry, see
+        :meth:`_formats_lazy_entry`)."""
         return list(call.args) + [k.value for k in call.keywords or ()
                                   if fields is None or k.arg is not None and k.arg in fields]
 
-    def _formats_lazy_entry(self, call: nodes.Call, ctx: Ctx | None, strong: bool) -> bool:
-        """``"{name}: {last}".format(**self.__dict__)``: an entry the literal format string
-        names holds a lazy tensor (``str.format`` formats only the fields it names)."""
-        fields = self._format_fields(call)
+    def _formats_lazy_entry(self, call: nodes.Call, fields: frozenset[str] | None,
+                            ctx: Ctx | None, strong: bool) -> bool:
+        """``"{name}: {last}".format(**self.__dict__)``: an entry that the literal format
+        string names (``fields``, see :meth:`_format_fields`) holds a lazy tensor
+        (``str.format`` formats only the fields it names)."""
         if not fields:
             return False
         for k in call.keywords or ():
