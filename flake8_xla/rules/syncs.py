@@ -153,10 +153,14 @@ def _statements_before(node: nodes.NodeNG) -> Iterator[nodes.NodeNG]:
     """The statements that run before ``node``'s own in the same iteration or call,
     nearest first: those before it in its block, then those before each block around it,
     up to (not beyond) the body of its loop or function (earlier iterations of the loop
-    are not before it)."""
+    are not before it). A node of a ``for`` statement's iterable runs once, before that
+    loop's first iteration, after the statements before the ``for`` (``for det, i in
+    zip(dets, targets["id"].cpu().tolist()):`` after a barrier)."""
     cur = node.statement()
-    while cur.parent is not None and not isinstance(
-            cur, (nodes.FunctionDef, nodes.Module, *LOOPS)):
+    header = isinstance(cur, nodes.For) and (cur.iter is node or cur.iter.parent_of(node))
+    while cur.parent is not None and (header or not isinstance(
+            cur, (nodes.FunctionDef, nodes.Module, *LOOPS))):
+        header = False
         block = next((b for b in (getattr(cur.parent, f, None) for f in (
             "body", "orelse", "finalbody", "handlers")) if isinstance(b, list) and
             any(s is cur for s in b)), None)
