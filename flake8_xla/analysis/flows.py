@@ -4153,10 +4153,11 @@ class Evaluator:
             return self._apply(entry, None, call, v, ctx, d)
         if k is Kind.TENSOR:
             # A forward pass's dict of outputs holds what the forward computed on the
-            # module's device (``{"loss": loss, "acc": acc}``); a batch dict's entry may
-            # be a tensor or host data.
+            # module's device (``{"loss": loss, "acc": acc}``), the XLA device or one not
+            # known here (a loss module's metrics: lazy in a step that runs on XLA); a
+            # batch dict's entry may be a tensor or host data.
             entry_v = frozenset({v.with_(flags=frozenset({"output"}))}) if \
-                v.has("output") and v.device == "xla" else UNKNOWN_SET
+                v.has("output") and v.device in ("xla", V.ANY_DEVICE, None) else UNKNOWN_SET
             if name in ("get", "pop", "setdefault"):
                 return entry_v
             if name in ("items", "values", "keys"):
@@ -4199,10 +4200,47 @@ class Evaluator:
     def _construct(self, klass: nodes.ClassDef, call: nodes.Call, ctx: Ctx | None, d: int
                    ) -> frozenset[Value]:
         value = self.instance(klass)
-        kind = next(iter(value)).kind
-        if kind is Kind.LOADER:
-            value = frozenset({next(iter(value)).with_(node=klass)})
+        made = next(iter(value))
+        if made.kind is Kind.LOADER:
+            value = frozenset({made.with_(node=klass)})
+        elif made.kind is Kind.DATASET and made.text is None and not made.has("iterable"):
+            size = self._constructed_len(klass, call, ctx, d)
+            if size is not None:
+                value = frozenset({made.with_(text=size)})
         return value
+
+    def _constructed_len(self, klass: nodes.ClassDef, call: nodes.Call, ctx: Ctx | None,
+                         d: int) -> str | None:
+        """The size of the dataset that ``call`` constructs, as digits, when the class's
+        ``__len__`` returns an attribute that its ``__init__`` sets once, in a statement
+        of its own body, from what this call passes (``return self.num_samples`` with
+        ``self.num_samples = num_samples``, called with ``num_samples=8000``): each
+        construction has its own size. None otherwise."""
+        method = self.method_of(klass, "__len__")
+        init = self.method_of(klass, "__init__")
+        if method is None or init is None or method.root() is not self.module or \
+                init.root() is not self.module or not init.args.args:
+            return None
+        rets = self.own_nodes(method, nodes.Return)
+        names = {r.value.attrname for r in rets if isinstance(r.value, nodes.Attribute) and
+                 isinstance(r.value.expr, nodes.Name) and
+                 r.value.expr.name == method.args.args[0].name} if method.args.args else set()
+        if len(names) != 1 or len(rets) != 1:
+            return None
+        (attr,) = names
+        me = init.args.args[0].name
+        stores = [a for m in klass.mymethods() for a in self.own_nodes(m, nodes.AssignAttr)
+                  if a.attrname == attr and isinstance(a.expr, nodes.Name) and
+                  a.expr.name == me]
+        if len(stores) != 1 or not isinstance(stores[0].parent, nodes.Assign) or \
+                stores[0].parent.parent is not init or \
+                stores[0].parent.targets != [stores[0]]:
+            return None
+        inner = self.ctx_for_call(init, call, ctx, d)
+        if inner is None:
+            return None
+        text = V.single_text(self.value(stores[0].parent.value, inner, d + 1))
+        return text if text is not None and text.isdigit() else None
 
     def call_function(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,
                       d: int, self_v: frozenset[Value] | None = None,
