@@ -42,6 +42,7 @@ from flake8_xla.analysis.names import (
 )
 from flake8_xla.analysis.paths import off_xla_path, runs_once, switched_off, xla_truth
 from flake8_xla.analysis.steps import Steps
+from flake8_xla.analysis.treewalk import preorder
 from flake8_xla.analysis.values import Kind, Value
 from flake8_xla.imports import ImportTable
 from flake8_xla.testcode import in_spans
@@ -115,26 +116,7 @@ class Analyzer:
         """The module's nodes of ``klass`` in pre-order (one walk, cached per class)."""
         found = self._by_class.get(klass)
         if found is None:
-            walked = self._shared.get("preorder")
-            if walked is None:
-                # One walk: every node's pre-order position, bucketed by its exact type.
-                order: list[nodes.NodeNG] = []
-                buckets: dict[type, list[int]] = {}
-                stack: list[nodes.NodeNG] = [self.module]
-                pop, push, add = stack.pop, stack.extend, order.append
-                while stack:
-                    node = pop()
-                    bucket = buckets.get(type(node))
-                    if bucket is None:
-                        bucket = buckets[type(node)] = []
-                    bucket.append(len(order))
-                    add(node)
-                    children = list(node.get_children())
-                    if children:
-                        children.reverse()
-                        push(children)
-                walked = self._shared["preorder"] = (order, buckets)
-            order, buckets = walked
+            order, buckets = preorder(self.module)
             wanted = [idx for t, idx in buckets.items() if issubclass(t, klass)]
             if len(wanted) == 1:
                 found = [order[i] for i in wanted[0]]

@@ -40,7 +40,7 @@ from flake8_xla.analysis.names import (
     runs_before,
     source_key,
 )
-from flake8_xla.analysis.treewalk import nodes_of
+from flake8_xla.analysis.treewalk import nodes_of, syntax_cache
 from flake8_xla.analysis.values import EMPTY, UNKNOWN_SET, Kind, Value, join, one
 from flake8_xla.imports import canonical
 
@@ -334,9 +334,6 @@ class Ctx:
         return None
 
 
-_SYNTAX_ATTR = "_flake8_xla_syntax"
-
-
 def _is_dataclass(klass: nodes.ClassDef, ev: Evaluator) -> bool:
     """``@dataclass`` / ``@dataclasses.dataclass(...)`` decorates the class."""
     for dec in klass.decorators.nodes if klass.decorators is not None else ():
@@ -372,18 +369,6 @@ def _is_property(func: nodes.FunctionDef) -> bool:
         if name in ("property", "cached_property"):
             return True
     return False
-
-
-def syntax_cache(module: nodes.Module) -> dict[str, Any]:
-    """Memo tables of ``module`` that depend on its tree alone (scope lookups, walks),
-    kept on the tree itself: every analyzer of the same tree (the sessions of a project
-    that each link a cached module) shares them, and they go with the tree. Never holds
-    anything that depends on a context, another module or the API model."""
-    found = module.__dict__.get(_SYNTAX_ATTR)
-    if found is None:
-        found = {}
-        setattr(module, _SYNTAX_ATTR, found)
-    return found
 
 
 #: torch factories that build a new tensor on the CPU unless given a ``device=``.
