@@ -286,6 +286,72 @@ def test_the_project_wins_and_library_copies_are_left_alone(tmp_path: Path) -> N
     assert ix.xla_code() == frozenset({"train.py", "datasets.py"})
 
 
+def test_a_project_package_named_like_a_library_is_the_projects(tmp_path: Path) -> None:
+    """A ``datasets/`` package of the project's own dataset classes (DETR's
+    ``datasets/coco.py``) is project code, which wins over the API model's ``datasets.``
+    prefix: its classes are analysed (a known size in batches that divide it is no ragged
+    last batch, another size is). A package that copies the library (a module or an
+    ``__init__`` name the model lists under it: ``load_dataset``) stays a library copy."""
+    top = write(tmp_path / "w", {
+        "pyproject.toml": "",
+        "datasets/__init__.py": "from .shapes import ShapesDataset\n",
+        "datasets/base.py": """\
+            from torch.utils.data import Dataset
+
+
+            class FixedSize(Dataset):
+                def __init__(self, num_samples, seed=0):
+                    self.num_samples = num_samples
+                    self.seed = seed
+
+                def __len__(self):
+                    return self.num_samples
+            """,
+        "datasets/shapes.py": """\
+            import torch
+
+            from .base import FixedSize
+
+
+            class ShapesDataset(FixedSize):
+                def __getitem__(self, idx):
+                    return torch.zeros(3, 8, 8)
+            """,
+        "train.py": """\
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from datasets.shapes import ShapesDataset
+
+
+            def main(model, optimizer):
+                device = torch_xla.device()
+                train = DataLoader(ShapesDataset(num_samples=8192, seed=1), batch_size=128)
+                val = DataLoader(ShapesDataset(1000), batch_size=128)
+                for loader in (train, val):
+                    for img in pl.MpDeviceLoader(loader, device):
+                        model(img).sum().backward()
+                        xm.optimizer_step(optimizer)
+            """,
+        "vendor/datasets/__init__.py": "from .load import load_dataset\n",
+        "vendor/datasets/load.py": "def load_dataset(name):\n    return name\n",
+    })
+    ix = ProjectIndex(find_root(top / "train.py"))
+    assert not ix.is_library("datasets/shapes.py")
+    assert not ix.is_library("datasets/base.py")
+    assert lint(top / "train.py") == [(12, "XLA102")]
+    copy = write(tmp_path / "c", {
+        "pyproject.toml": "",
+        "datasets/__init__.py": "from .load import load_dataset\n",
+        "datasets/load.py": "def load_dataset(name):\n    return name\n",
+        "datasets/arrow.py": "X = 1\n",
+    })
+    cx = ProjectIndex(find_root(copy / "datasets" / "arrow.py"))
+    assert cx.is_library("datasets/arrow.py")
+
+
 # ----------------------------------------------------------------------------- XLA code
 def test_auto_makes_the_helpers_of_an_xla_program_xla_code(proj: Path) -> None:
     ix = index_for(proj / "train.py")

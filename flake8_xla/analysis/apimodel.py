@@ -93,6 +93,7 @@ class ApiModel:
         except (AttributeError, TypeError, re.error) as exc:
             raise ValueError(f"malformed API model: {exc}") from exc
         self._memo: dict[str, Entry | None] = {}
+        self._exact: dict[str, bool] = {}
 
     def call(self, qualname: str | None) -> Entry | None:
         """The entry for a qualified name: exact, then patterns, then the longest prefix."""
@@ -112,6 +113,15 @@ class ApiModel:
                     found = entry
                     break
         self._memo[qualname] = found
+        return found
+
+    def exact(self, qualname: str) -> bool:
+        """``qualname`` has an entry of its own or matches a pattern (not only a prefix
+        such as ``datasets.``, which a project package of that name may shadow)."""
+        found = self._exact.get(qualname)
+        if found is None:
+            found = self._exact[qualname] = qualname in self.calls or any(
+                p.match(qualname) for p, _ in self.patterns)
         return found
 
     def method(self, kind: str, name: str) -> Entry | None:

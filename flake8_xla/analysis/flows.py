@@ -528,8 +528,11 @@ def _argparse_defaults(module: nodes.Module, parser: str) -> dict[str, nodes.Con
         kind = keyword(call, "type")
         number = kind.name if isinstance(kind, nodes.Name) and kind.name in ("int", "float") \
             else None
-        # (a switch's default, or one that is not a literal, stays unknown)
-        literal = default if isinstance(default, nodes.Const) and \
+        # (a switch's default, or one that is not a literal, stays unknown; arithmetic of
+        # number literals, ``default=128 * 400``, is folded)
+        folded = _folded_number(default) if default is not None and \
+            not isinstance(default, nodes.Const) else None
+        literal = (folded or default) if isinstance(folded or default, nodes.Const) and \
             keyword(call, "action") is None else None
         if literal is not None and isinstance(literal.value, (int, float)) and \
                 not isinstance(literal.value, bool):
@@ -546,6 +549,37 @@ def _argparse_defaults(module: nodes.Module, parser: str) -> dict[str, nodes.Con
                 value = None
         out[dest] = None if dest in out else value
     return out
+
+
+def _folded_number(node: nodes.NodeNG, depth: int = 0) -> nodes.Const | None:
+    """``128 * 400``, ``2 ** 14``, ``-1``: arithmetic of int and float literals as one
+    constant (a result past 2**63, or any other operand, gives None)."""
+    if depth > 8:
+        return None
+    if isinstance(node, nodes.Const):
+        ok = isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return node if ok else None
+    if isinstance(node, nodes.UnaryOp) and node.op in ("-", "+"):
+        inner = _folded_number(node.operand, depth + 1)
+        return nodes.Const(-inner.value if node.op == "-" else inner.value) \
+            if inner is not None else None
+    if isinstance(node, nodes.BinOp) and node.op in ("+", "-", "*", "//", "**"):
+        left = _folded_number(node.left, depth + 1)
+        right = _folded_number(node.right, depth + 1)
+        if left is None or right is None:
+            return None
+        a, b = left.value, right.value
+        try:
+            if node.op == "**" and (abs(b) > 64 or abs(a) > 2 ** 16):
+                return None
+            value = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                     "//": lambda: a // b, "**": lambda: a ** b}[node.op]()
+        except (ArithmeticError, ValueError):
+            return None
+        if isinstance(value, int) and abs(value) >= 2 ** 63:
+            return None
+        return nodes.Const(value) if isinstance(value, (int, float)) else None
+    return None
 
 
 def mark_unit_tests(module: nodes.Module, spans: tuple[tuple[int, int], ...]) -> None:
@@ -1227,7 +1261,10 @@ class Evaluator:
                 if key is not None:
                     items.append((key, self.value(v, ctx, d)))
                 elif isinstance(k, nodes.DictUnpack):
-                    rest.append(UNKNOWN_SET)
+                    # ``{**loss_stats, "lr": lr}``: the entries of the dict spread in
+                    items_in, rest_in = self._spread_entries(self.value(v, ctx, d))
+                    items.extend(items_in)
+                    rest.extend(rest_in)
                 else:
                     rest.append(self.value(v, ctx, d))
             value = one(Kind.DICT, items=tuple(items), elem=join(*rest) if rest else None)
@@ -1246,6 +1283,23 @@ class Evaluator:
         if isinstance(node, nodes.AssignName):
             return self.binding_value(node, None, ctx, d)
         return UNKNOWN_SET
+
+    @staticmethod
+    def _spread_entries(spread: frozenset[Value]
+                        ) -> tuple[list[tuple[str, frozenset[Value]]], list[frozenset[Value]]]:
+        """The named entries and the other entries that ``**spread`` adds to a dict
+        literal: those of a dict known by its keys; the outputs of a forward pass or loss
+        module (a dict of what it computed, on the XLA device or one not known here, as
+        its ``.items()`` are); unknown otherwise (one dict of several also: its keys are
+        not known)."""
+        if len(spread) == 1:
+            (sv,) = tuple(spread)
+            if sv.kind is Kind.DICT and sv.items is not None:
+                return list(sv.items), [sv.elem] if sv.elem is not None else []
+            if sv.kind is Kind.TENSOR and sv.has("output") and \
+                    sv.device in ("xla", V.ANY_DEVICE, None):
+                return [], [frozenset({sv.with_(flags=frozenset({"output"}))})]
+        return [], [UNKNOWN_SET]
 
     def ref(self, q: str, node: nodes.NodeNG | None = None, d: int = 0) -> frozenset[Value]:
         """The value of an imported name ``q``: a REF (a library object), or what a module of
@@ -2663,7 +2717,12 @@ class Evaluator:
 
     # ------------------------------------------------------------------ classes
     def class_kind(self, klass: nodes.ClassDef, depth: int = 0) -> Kind:
-        """What an instance of a module class is: MODULE, LOADER, DATASET, ... or OBJECT."""
+        """What an instance of a module class is: MODULE, LOADER, DATASET, ... or OBJECT
+        (asked of the Evaluator of the class's own module, which resolves its bases)."""
+        if self.link is not None and klass.root() is not self.module:
+            home = self.link.evaluator_of(klass)
+            if home is not None and home is not self:
+                return home.class_kind(klass, depth)
         key = id(klass)
         if key in self._class_kind:
             return self._class_kind[key]
@@ -2671,7 +2730,10 @@ class Evaluator:
         kind = Kind.OBJECT
         for base in klass.bases:
             q = self.qualname(base)
-            if q is not None:
+            project = self._project_class_kind(q, base, depth) if q is not None else None
+            if project is not None:
+                kind = project
+            elif q is not None:
                 entry = self.api.call(q)
                 spec = (entry.returns or "") if entry else ""
                 head = spec.split(":", 1)[0]
@@ -2701,6 +2763,21 @@ class Evaluator:
             kind = Kind.MODULE
         self._class_kind[key] = kind
         return kind
+
+    def _project_class_kind(self, q: str, base: nodes.NodeNG, depth: int) -> Kind | None:
+        """The kind of a base class ``q`` that another module of the project defines
+        (``from .base import FixedSize``, a Dataset subclass there), by that module's
+        analysis; None when ``q`` is no project class (a library's, or past the budget)."""
+        link = self.link
+        if link is None or depth >= 8 or (self.api.call(q) is not None and (
+                self.api.exact(q) or not link.shadows_library(self, q))):
+            return None
+        found = link.resolve(self, q, None, 0)
+        kinds = {home.class_kind(v.node, depth + 1)
+                 for v in found or () if v.kind is Kind.CLASS and
+                 isinstance(v.node, nodes.ClassDef) and
+                 (home := self.home_of(v.node)) is not None}
+        return kinds.pop() if len(kinds) == 1 else None
 
     def _foreign_base(self, base: nodes.NodeNG) -> bool:
         """A base class imported from outside torch (another module of the project)."""
@@ -4189,43 +4266,71 @@ class Evaluator:
         if made.kind is Kind.LOADER:
             value = frozenset({made.with_(node=klass)})
         elif made.kind is Kind.DATASET and made.text is None and not made.has("iterable"):
-            size = self._constructed_len(klass, call, ctx, d)
+            size = self._constructed_len(klass, call, value, ctx, d)
             if size is not None:
                 value = frozenset({made.with_(text=size)})
         return value
 
-    def _constructed_len(self, klass: nodes.ClassDef, call: nodes.Call, ctx: Ctx | None,
-                         d: int) -> str | None:
-        """The size of the dataset that ``call`` constructs, as digits, when the class's
-        ``__len__`` returns an attribute that its ``__init__`` sets once, in a statement
-        of its own body, from what this call passes (``return self.num_samples`` with
-        ``self.num_samples = num_samples``, called with ``num_samples=8000``): each
+    def _constructed_len(self, klass: nodes.ClassDef, call: nodes.Call,
+                         made: frozenset[Value], ctx: Ctx | None, d: int) -> str | None:
+        """The size of the dataset that ``call`` constructs (``made``, the new instance),
+        as digits, when the ``__len__`` it has (its own or inherited, in a module of the
+        project) returns an attribute that the ``__init__`` it runs sets in a statement of
+        its own body from what this call passes (``return self.num_samples`` with
+        ``self.num_samples = num_samples``, called with ``num_samples=8000`` or
+        positionally), and no other statement of that module or of this one stores an
+        attribute of that name (``val_ds.num_samples = args.eval_samples``): each
         construction has its own size. None otherwise."""
-        method = self.method_of(klass, "__len__")
-        init = self.method_of(klass, "__init__")
-        if method is None or init is None or method.root() is not self.module or \
-                init.root() is not self.module or not init.args.args:
+        owner = self.home_of(klass)
+        if owner is None:
             return None
-        rets = self.own_nodes(method, nodes.Return)
+        method = owner.method_of(klass, "__len__")
+        init = owner.method_of(klass, "__init__")
+        if method is None or init is None or not method.args.args or not init.args.args:
+            return None
+        home = self.home_of(init)
+        if home is None or self.home_of(method) is None:
+            return None
+        rets = self.own_nodes(method, nodes.Return)  # (syntax: any module's tree)
         names = {r.value.attrname for r in rets if isinstance(r.value, nodes.Attribute) and
                  isinstance(r.value.expr, nodes.Name) and
-                 r.value.expr.name == method.args.args[0].name} if method.args.args else set()
+                 r.value.expr.name == method.args.args[0].name}
         if len(names) != 1 or len(rets) != 1:
             return None
         (attr,) = names
         me = init.args.args[0].name
-        stores = [a for m in klass.mymethods() for a in self.own_nodes(m, nodes.AssignAttr)
-                  if a.attrname == attr and isinstance(a.expr, nodes.Name) and
-                  a.expr.name == me]
-        if len(stores) != 1 or not isinstance(stores[0].parent, nodes.Assign) or \
-                stores[0].parent.parent is not init or \
-                stores[0].parent.targets != [stores[0]]:
+        stores = [(ev, a) for ev in {id(home): home, id(self): self}.values()
+                  for a in ev.module_nodes(nodes.AssignAttr) if a.attrname == attr]
+        sets = [a for _, a in stores if isinstance(a.expr, nodes.Name) and a.expr.name == me and
+                isinstance(a.parent, nodes.Assign) and a.parent.parent is init and
+                a.parent.targets == [a]]
+        if len(sets) != 1 or any(a is not sets[0] and not self._stored_elsewhere(ev, a, call)
+                                 for ev, a in stores):
             return None
-        inner = self.ctx_for_call(init, call, ctx, d)
+        store = sets[0]
+        inner = self.ctx_for_call(init, call, ctx, d, self_v=made)
         if inner is None:
             return None
-        text = V.single_text(self.value(stores[0].parent.value, inner, d + 1))
+        text = V.single_text(home.value(store.parent.value, inner, d + 1))
         return text if text is not None and text.isdigit() else None
+
+    @staticmethod
+    def _stored_elsewhere(ev: Evaluator, store: nodes.AssignAttr, call: nodes.Call) -> bool:
+        """``store`` (``x.attr = ...``) writes the attribute of objects that ``call`` did
+        not construct: ``x`` is a name whose every binding is an assignment of another
+        call's result (``val_ds.num_samples = n`` after ``val_ds = PairDataset(...)``,
+        for the ``train_ds`` construction). Anything else (``self.attr`` in a method, an
+        attribute chain, a name bound to this call) may be the object ``call`` makes."""
+        if not isinstance(store.expr, nodes.Name):
+            return False
+        try:
+            bound = ev.bindings(store.expr)
+        except Exception:  # noqa: BLE001 - unknown: it may be the constructed object
+            return False
+        return bool(bound) and all(
+            isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+            isinstance(b.parent.value, nodes.Call) and b.parent.value is not call
+            for b in bound)
 
     def call_function(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,
                       d: int, self_v: frozenset[Value] | None = None,
@@ -4462,6 +4567,13 @@ class Evaluator:
     def _apply(self, entry: Entry | None, q: str | None, call: nodes.Call,
                receiver: Value | None, ctx: Ctx | None, d: int) -> frozenset[Value]:
         from flake8_xla.analysis import specs
+        if entry is not None and q is not None and self.link is not None and \
+                not self.api.exact(q) and self.link.shadows_library(self, q):
+            # (a project package named like a library the model knows by prefix only:
+            # ``datasets.shapes.ShapesDataset`` of the project's own ``datasets/``)
+            found = self.link.call(self, q, call, ctx, d)
+            if found is not None:
+                return found
         if entry is None or entry.returns is None:
             if q is not None and entry is None:
                 if self.link is not None:

@@ -155,9 +155,21 @@ def _stem(rel: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def library_roots() -> frozenset[str]:
-    """Top-level package names the API model describes (``torch``, ``torch_xla``, ...),
-    read from ``flake8_xla/data/api_model.toml`` without loading the analysis."""
+def library_members() -> dict[str, frozenset[str]]:
+    """For each top-level package the API model describes, the names it lists directly
+    under it (``datasets``: ``load_dataset``, ``distributed``, ``Dataset``, ...)."""
+    data = _api_data()
+    out: dict[str, set[str]] = {}
+    for table in ("calls", "prefixes"):
+        for key in data.get(table, {}) or {}:
+            parts = key.split(".")
+            if len(parts) > 1 and parts[0].isidentifier() and parts[1].isidentifier():
+                out.setdefault(parts[0], set()).add(parts[1])
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _api_data() -> dict:
+    """The API model's data file, read without loading the analysis ({} when missing)."""
     try:
         try:
             import tomllib as toml
@@ -165,9 +177,16 @@ def library_roots() -> frozenset[str]:
             import tomli as toml  # type: ignore[no-redef]
         data_file = Path(__file__).resolve().parent.parent / "data" / "api_model.toml"
         with data_file.open("rb") as fh:
-            data = toml.load(fh)
+            return toml.load(fh)
     except Exception:  # noqa: BLE001 - no data: no library copies
-        return frozenset()
+        return {}
+
+
+@lru_cache(maxsize=1)
+def library_roots() -> frozenset[str]:
+    """Top-level package names the API model describes (``torch``, ``torch_xla``, ...),
+    read from ``flake8_xla/data/api_model.toml`` without loading the analysis."""
+    data = _api_data()
     names: set[str] = set()
     for table in ("calls", "prefixes"):
         for key in data.get(table, {}) or {}:
@@ -226,6 +245,7 @@ class ProjectIndex:
         self._programs: frozenset[str] = frozenset()
         self._saved_targets = 0
         self._library: dict[str, bool] = {}
+        self._copies: dict[str, bool] = {}
         self._reverse_maps: dict[str, dict[str, list[str]]] = {}
         self._method_callers: dict[tuple[str, frozenset[str], bool], list[str]] = {}
         self._sibling_memo: dict[tuple[str, bool], list[str]] = {}
@@ -714,16 +734,41 @@ class ProjectIndex:
         """The module is part of a library copy (see the module docstring)."""
         if rel in self._library:
             return self._library[rel]
+        self.scan()
         d = rel[:-1] if rel.endswith("/") else _parent(rel)
+        top_dir: str | None = None
         if self.root.import_base is not None:
             top_name: str | None = self.root.path.name
         else:
             top_name = None
             while d in self.packages:
-                top_name = d.rsplit("/", 1)[-1]
+                top_name, top_dir = d.rsplit("/", 1)[-1], d
                 d = _parent(d)
-        found = top_name is not None and top_name in library_roots()
+        found = top_name is not None and top_name in library_roots() and (
+            top_dir is None or self._copies_library(top_dir, top_name))
         self._library[rel] = found
+        return found
+
+    def _copies_library(self, top_dir: str, name: str) -> bool:
+        """The top-level package ``top_dir``, named like the library ``name`` that the API
+        model describes, is a copy of it: it has a module or subpackage named like one of
+        the library's members that the model lists (``torch/nn``, ``datasets/load.py``),
+        or its ``__init__`` defines or imports one (``load_dataset``). A project's own
+        ``datasets`` package of dataset classes (``datasets/coco.py``, ``build_dataset``)
+        is not: its modules are the project's."""
+        memo = self._copies.get(top_dir)
+        if memo is not None:
+            return memo
+        self.scan()
+        members = library_members().get(name, frozenset())
+        found = any(f"{top_dir}/{m}.py" in self.files or f"{top_dir}/{m}" in self.packages
+                    for m in members)
+        init = f"{top_dir}/__init__.py"
+        if not found and init in self.files:
+            s = self.summary(init)
+            found = s is None or bool(set(s.defs) & members) or any(
+                n in members for _, _, names in s.imports for n in names)
+        self._copies[top_dir] = found
         return found
 
     def import_targets(self, rel: str) -> tuple[str, ...]:

@@ -417,6 +417,7 @@ class Session:
         #: every call site param_values read, per function and parameter (None: not all)
         self._sites_read: dict[tuple[int, str], list[nodes.Call] | None] = {}
         self._constructions: dict[int, list[tuple[Evaluator, nodes.Call]] | None] = {}
+        self._shadows: dict[tuple[int, str], bool] = {}
         self._roots: dict[str, list[tuple[nodes.NodeNG, Ctx | None, str]]] = {}
         self._roots_busy: list[str] = []
         #: id of a step-root function -> the index key of a module whose step calls it
@@ -943,7 +944,8 @@ class Session:
         """``(module, names)`` when the qualified name ``q``, as ``ev``'s module spells it,
         names something (not a module itself, which stays a REF) that a module of the
         project defines; None for a name of the API model or of a library."""
-        if ev.api.call(q.lstrip(".")) is not None and not q.startswith("."):
+        if ev.api.call(q.lstrip(".")) is not None and not q.startswith(".") and (
+                ev.api.exact(q) or not self.shadows_library(ev, q)):
             return None
         importer = self._importer(ev)
         hit = self.index.resolve_name(importer[0], q) if importer is not None else None
@@ -951,6 +953,22 @@ class Session:
                 not hit[1]:
             return None
         return hit
+
+    def shadows_library(self, ev: Evaluator, q: str) -> bool:
+        """The first name of ``q``, as ``ev``'s module spells it, is a module or package of
+        the project (not a library copy): ``from datasets.coco import CocoDetection`` in
+        a repository with its own ``datasets/`` package imports the project's, whatever
+        the API model says of the ``datasets.`` prefix (memoised per module and name)."""
+        top = q.split(".", 1)[0]
+        key = (id(ev.module), top)
+        found = self._shadows.get(key)
+        if found is None:
+            importer = self._importer(ev)
+            hit = self.index.resolve(importer[0], top, 0) if importer is not None and top \
+                else None
+            found = hit is not None and not self.index.is_library(hit)
+            self._shadows[key] = found
+        return found
 
     def _unanalysed_member(self, ev: Evaluator, q: str) -> bool:
         """``q`` names something a module of the project defines, which :meth:`resolve`

@@ -1855,7 +1855,10 @@ or in an inner loop stops no pass).
 Dataset sizes are followed through `random_split(ds, [8000, 1000, 1000])` (also a
 known tuple of sizes, or fractions of a dataset of known size, split as torch splits
 them), `ConcatDataset` (the sum of its parts), `Subset(ds, range(n))`
-and `TensorDataset` (the rows of any of its tensors, `torch.arange(n)` among them). Not
+and `TensorDataset` (the rows of any of its tensors, `torch.arange(n)` among them), and
+through a project Dataset class whose `__len__` returns a constant, or an attribute that
+its `__init__` sets from a constructor argument (`self.num_samples = num_samples`, one
+size per construction; not when any other statement stores that attribute). Not
 reported for loaders prepared by accelerate (whose loaders
 even out the batches across processes), batch size 1, a `batch_sampler`, and a
 dataset whose known size is a multiple of the batch size (MNIST's 60,000 by 32; a

@@ -16,7 +16,7 @@ from flake8_xla.analysis.apimodel import model
 from flake8_xla.analysis.flows import TOKENIZER_READS, enclosing_function, iterates_keys_of
 from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
-from flake8_xla.analysis.steps import LOOPS, Steps
+from flake8_xla.analysis.steps import COMPILE_CONTEXTS, LOOPS, Steps
 from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, words
@@ -422,9 +422,11 @@ sets its logging level above DEBUG, or sets none while the script that imports i
 a copy out (`.cpu()`, `.numpy()`, `.to('cpu')`) of a name (or of a tensor stored on it,
 `model.fc.weight.detach().cpu()`) computed before a barrier that
 runs earlier in the same step (`xm.mark_step()` then `pooled = pooled.cpu()`, or a
-project helper whose body runs the barrier, `flush()`: the barrier executed the graph, so
-the copy runs none; a `.item()` there is still reported, a blocking read the corpus calls
-debatable), a second read of a tensor that a simple statement before it in the same
+project helper whose body runs the barrier, `flush()`, or a `with xp.StepTrace(...):` or
+`with torch_xla.step():` block left before it, or a block whose last statement is a
+barrier; a copy in a `for` statement's iterable runs where the `for` starts: the barrier
+executed the graph, so the copy runs none; a `.item()` there is still reported, a
+blocking read the corpus calls debatable), a second read of a tensor that a simple statement before it in the same
 step already copied with `.cpu()` or `.tolist()`, with no new value between (`host =
 loss.detach().cpu()` then `print(loss.item())` every N steps: the copy executed the graph
 and left the tensor holding its data; after a first `.item()` or `float()` a second read
@@ -601,6 +603,14 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
         if isinstance(stmt, nodes.If) and stmt.body and (
                 xla_truth(stmt.test, self.an.ev) is True or _names_xla(stmt.test)):
             return self._is_barrier_statement(stmt.body[-1])
+        if isinstance(stmt, nodes.With) and stmt.body:
+            # ``with xp.StepTrace("train_step"):`` / ``with torch_xla.step():``: leaving the
+            # block runs the barrier (torch_xla/debug/profiler.py, torch_xla/torch_xla.py);
+            # or the block's last statement is one
+            return any(isinstance(expr, nodes.Call) and
+                       self.an.qualname(expr.func) in COMPILE_CONTEXTS
+                       for expr, _ in stmt.items) or \
+                self._is_barrier_statement(stmt.body[-1])
         return False
 
     def _strict(self) -> HostSync:
