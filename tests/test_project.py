@@ -352,6 +352,124 @@ def test_a_project_package_named_like_a_library_is_the_projects(tmp_path: Path) 
     assert cx.is_library("datasets/arrow.py")
 
 
+def test_a_dataset_size_stored_elsewhere_is_not_known(tmp_path: Path) -> None:
+    """A size set by the constructor is trusted only where nothing else may store that
+    attribute on the object: not after a factory returns it to the checked file
+    (``val_ds.num_samples = 1000``), nor when a helper module it is handed to may set it
+    (``limit_samples``): the sizes stay unknown and the loaders are reported."""
+    top = write(tmp_path / "w", {
+        "pyproject.toml": "",
+        "data.py": """\
+            import torch
+            from torch.utils.data import Dataset
+
+
+            class SyntheticTokens(Dataset):
+                def __init__(self, num_samples):
+                    self.num_samples = num_samples
+
+                def __len__(self):
+                    return self.num_samples
+
+                def __getitem__(self, i):
+                    return torch.zeros(8)
+
+
+            def build_dataset(n):
+                return SyntheticTokens(n)
+            """,
+        "utils.py": """\
+            def limit_samples(dataset, n):
+                dataset.num_samples = min(n, dataset.num_samples)
+                return dataset
+            """,
+        "train.py": """\
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from data import build_dataset
+
+
+            def main(model, optimizer):
+                device = torch_xla.device()
+                val_ds = build_dataset(8000)
+                val_ds.num_samples = 1000
+                loader = DataLoader(val_ds, batch_size=32)
+                for x in pl.MpDeviceLoader(loader, device):
+                    model(x).sum().backward()
+                    xm.optimizer_step(optimizer)
+            """,
+        "eval.py": """\
+            import torch_xla
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from data import SyntheticTokens
+            from utils import limit_samples
+
+
+            def main(model):
+                device = torch_xla.device()
+                ds = limit_samples(SyntheticTokens(8000), 1000)
+                for x in pl.MpDeviceLoader(DataLoader(ds, batch_size=32), device):
+                    model(x)
+            """,
+    })
+    assert lint(top / "train.py") == [(13, "XLA102")]
+    assert lint(top / "eval.py") == [(12, "XLA102")]
+
+
+def test_vendored_library_copies_and_plain_project_bases(tmp_path: Path) -> None:
+    """A vendored copy of a library the API model knows by a prefix alone (``scipy.``)
+    stays a library copy; a plain project base class (``class BaseDataset(object)``) in
+    another module leaves its subclass's kind to the name checks, so a guarded device
+    choice in the dataset's own ``__init__`` is where its items are made (XLA501 silent)."""
+    top = write(tmp_path / "w", {
+        "pyproject.toml": "",
+        "scipy/__init__.py": "", "scipy/stats.py": "def pearsonr(a, b):\n    return 0.0\n",
+        "base.py": """\
+            class BaseDataset(object):
+                def __len__(self):
+                    return len(self.items)
+
+                def __getitem__(self, i):
+                    return self.items[i]
+            """,
+        "data.py": """\
+            import torch
+
+            from base import BaseDataset
+
+
+            class AudioDataset(BaseDataset):
+                def __init__(self, items):
+                    self.items = items
+                    self.device = "cuda" if torch.cuda.is_available() else "cpu"
+            """,
+        "train.py": """\
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+            import torch_xla.distributed.parallel_loader as pl
+            from torch.utils.data import DataLoader
+
+            from data import AudioDataset
+
+
+            def main(model, optimizer, items):
+                device = torch_xla.device()
+                loader = DataLoader(AudioDataset(items), batch_size=8, drop_last=True)
+                for x in pl.MpDeviceLoader(loader, device):
+                    model(x).sum().backward()
+                    xm.optimizer_step(optimizer)
+            """,
+    })
+    ix = ProjectIndex(find_root(top / "train.py"))
+    assert ix.is_library("scipy/stats.py")
+    assert lint(top / "data.py") == []
+
+
 # ----------------------------------------------------------------------------- XLA code
 def test_auto_makes_the_helpers_of_an_xla_program_xla_code(proj: Path) -> None:
     ix = index_for(proj / "train.py")

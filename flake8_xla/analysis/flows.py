@@ -551,18 +551,34 @@ def _argparse_defaults(module: nodes.Module, parser: str) -> dict[str, nodes.Con
     return out
 
 
+def _another_construction(ev: Evaluator, store: nodes.AssignAttr, call: nodes.Call) -> bool:
+    """``store`` (``x.attr = ...``) writes the attribute of another object of the class
+    that ``call`` constructs: ``x`` is a name whose every binding assigns a call spelled
+    as ``call`` is (``val_ds = PairDataset(...)`` then ``val_ds.num_samples = n``, for
+    the ``train_ds = PairDataset(...)`` construction). Anything else (``self.attr`` in a
+    method, an attribute chain, a wrapper's result, this very call) may be its object."""
+    if not isinstance(store.expr, nodes.Name):
+        return False
+    try:
+        bound = ev.bindings(store.expr)
+    except Exception:  # noqa: BLE001 - unknown: it may be the constructed object
+        return False
+    spelled = call.func.as_string()
+    return bool(bound) and all(
+        isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
+        isinstance(b.parent.value, nodes.Call) and b.parent.value is not call and
+        b.parent.value.func.as_string() == spelled for b in bound)
+
+
 def _folded_number(node: nodes.NodeNG, depth: int = 0) -> nodes.Const | None:
-    """``128 * 400``, ``2 ** 14``, ``-1``: arithmetic of int and float literals as one
-    constant (a result past 2**63, or any other operand, gives None)."""
+    """``128 * 400``, ``2 ** 14``: arithmetic of int and float literals as one positive
+    constant (a result of 0 or less, past 2**63, or any other operand, gives None; a
+    sign, ``-1``, is not folded: it is the usual "not set" default)."""
     if depth > 8:
         return None
     if isinstance(node, nodes.Const):
         ok = isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
         return node if ok else None
-    if isinstance(node, nodes.UnaryOp) and node.op in ("-", "+"):
-        inner = _folded_number(node.operand, depth + 1)
-        return nodes.Const(-inner.value if node.op == "-" else inner.value) \
-            if inner is not None else None
     if isinstance(node, nodes.BinOp) and node.op in ("+", "-", "*", "//", "**"):
         left = _folded_number(node.left, depth + 1)
         right = _folded_number(node.right, depth + 1)
@@ -576,9 +592,9 @@ def _folded_number(node: nodes.NodeNG, depth: int = 0) -> nodes.Const | None:
                      "//": lambda: a // b, "**": lambda: a ** b}[node.op]()
         except (ArithmeticError, ValueError):
             return None
-        if isinstance(value, int) and abs(value) >= 2 ** 63:
-            return None
-        return nodes.Const(value) if isinstance(value, (int, float)) else None
+        if not isinstance(value, (int, float)) or not 0 < value < 2 ** 63:
+            return None  # (``-1`` and ``0`` are "not set" sentinels: never folded)
+        return nodes.Const(value)
     return None
 
 
@@ -1267,6 +1283,9 @@ class Evaluator:
                     rest.extend(rest_in)
                 else:
                     rest.append(self.value(v, ctx, d))
+            # (a later entry of the same key replaces an earlier one, spread or written)
+            last = {key: i for i, (key, _) in enumerate(items)}
+            items = [item for i, item in enumerate(items) if last[item[0]] == i]
             value = one(Kind.DICT, items=tuple(items), elem=join(*rest) if rest else None)
             return self._with_mutations(node, value, ctx, d)
         if isinstance(node, (nodes.ListComp, nodes.SetComp, nodes.GeneratorExp)):
@@ -2777,7 +2796,9 @@ class Evaluator:
                  for v in found or () if v.kind is Kind.CLASS and
                  isinstance(v.node, nodes.ClassDef) and
                  (home := self.home_of(v.node)) is not None}
-        return kinds.pop() if len(kinds) == 1 else None
+        kind = kinds.pop() if len(kinds) == 1 else None
+        # (a plain project base, ``class BaseDataset(object)``, leaves the name checks)
+        return kind if kind is not Kind.OBJECT else None
 
     def _foreign_base(self, base: nodes.NodeNG) -> bool:
         """A base class imported from outside torch (another module of the project)."""
@@ -4278,9 +4299,11 @@ class Evaluator:
         project) returns an attribute that the ``__init__`` it runs sets in a statement of
         its own body from what this call passes (``return self.num_samples`` with
         ``self.num_samples = num_samples``, called with ``num_samples=8000`` or
-        positionally), and no other statement of that module or of this one stores an
-        attribute of that name (``val_ds.num_samples = args.eval_samples``): each
-        construction has its own size. None otherwise."""
+        positionally), and nothing else may store an attribute of that name on it: no
+        other statement of the modules of the class, its ``__init__`` and ``__len__``, or
+        of the constructing module (but ``val_ds.num_samples = ...`` of another
+        construction of the class), and no module that either imports spells the name.
+        Each construction has its own size. None otherwise."""
         owner = self.home_of(klass)
         if owner is None:
             return None
@@ -4299,38 +4322,40 @@ class Evaluator:
             return None
         (attr,) = names
         me = init.args.args[0].name
-        stores = [(ev, a) for ev in {id(home): home, id(self): self}.values()
+        evs = {id(e): e for e in (home, owner, self.home_of(method), self) if e is not None}
+        stores = [(ev, a) for ev in evs.values()
                   for a in ev.module_nodes(nodes.AssignAttr) if a.attrname == attr]
         sets = [a for _, a in stores if isinstance(a.expr, nodes.Name) and a.expr.name == me and
                 isinstance(a.parent, nodes.Assign) and a.parent.parent is init and
                 a.parent.targets == [a]]
-        if len(sets) != 1 or any(a is not sets[0] and not self._stored_elsewhere(ev, a, call)
-                                 for ev, a in stores):
+        if len(sets) != 1 or any(a is not sets[0] and not _another_construction(ev, a, call)
+                                 for ev, a in stores) or \
+                self._spelled_nearby(attr, list(evs.values())):
             return None
-        store = sets[0]
         inner = self.ctx_for_call(init, call, ctx, d, self_v=made)
         if inner is None:
             return None
-        text = V.single_text(home.value(store.parent.value, inner, d + 1))
+        text = V.single_text(home.value(sets[0].parent.value, inner, d + 1))
         return text if text is not None and text.isdigit() else None
 
-    @staticmethod
-    def _stored_elsewhere(ev: Evaluator, store: nodes.AssignAttr, call: nodes.Call) -> bool:
-        """``store`` (``x.attr = ...``) writes the attribute of objects that ``call`` did
-        not construct: ``x`` is a name whose every binding is an assignment of another
-        call's result (``val_ds.num_samples = n`` after ``val_ds = PairDataset(...)``,
-        for the ``train_ds`` construction). Anything else (``self.attr`` in a method, an
-        attribute chain, a name bound to this call) may be the object ``call`` makes."""
-        if not isinstance(store.expr, nodes.Name):
+    def _spelled_nearby(self, attr: str, checked: list[Evaluator]) -> bool:
+        """A project module that one of the ``checked`` modules imports or is imported by,
+        or the file being checked, other than those, spells ``attr`` (its syntax facts), or
+        its facts are not known: it may store the attribute on an object handed to it or
+        returned to it (``limit_samples(ds, n)`` in ``utils.py``; ``val_ds =
+        build_dataset(8000)`` then ``val_ds.num_samples = 1000`` in ``train.py``)."""
+        link = self.link
+        if link is None:
             return False
-        try:
-            bound = ev.bindings(store.expr)
-        except Exception:  # noqa: BLE001 - unknown: it may be the constructed object
-            return False
-        return bool(bound) and all(
-            isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Assign) and
-            isinstance(b.parent.value, nodes.Call) and b.parent.value is not call
-            for b in bound)
+        rels = {found[0] for ev in checked if (found := link._importer(ev)) is not None}
+        index = link.index
+        near = {link.rel} | {t for rel in rels for t in (
+            *index.import_targets(rel), *index.direct_importers(rel))}
+        for rel in sorted(near - rels):
+            facts = index.facts(rel)
+            if facts is None or attr in facts.idents:
+                return True
+        return False
 
     def call_function(self, func: nodes.NodeNG, call: nodes.Call | None, ctx: Ctx | None,
                       d: int, self_v: frozenset[Value] | None = None,
@@ -4568,9 +4593,11 @@ class Evaluator:
                receiver: Value | None, ctx: Ctx | None, d: int) -> frozenset[Value]:
         from flake8_xla.analysis import specs
         if entry is not None and q is not None and self.link is not None and \
-                not self.api.exact(q) and self.link.shadows_library(self, q):
+                not self.api.exact(q) and self.link.shadows_library(self, q) and \
+                self.link.resolve(self, q, None, d) is not None:
             # (a project package named like a library the model knows by prefix only:
-            # ``datasets.shapes.ShapesDataset`` of the project's own ``datasets/``)
+            # ``datasets.shapes.ShapesDataset`` of the project's own ``datasets/``; a name
+            # it does not define stays the library's)
             found = self.link.call(self, q, call, ctx, d)
             if found is not None:
                 return found

@@ -761,6 +761,11 @@ class ProjectIndex:
             return memo
         self.scan()
         members = library_members().get(name, frozenset())
+        if not members:
+            # (a library the model knows by a prefix alone, ``scipy.``: any package of
+            # that name is taken for a copy, as before members were compared)
+            self._copies[top_dir] = True
+            return True
         found = any(f"{top_dir}/{m}.py" in self.files or f"{top_dir}/{m}" in self.packages
                     for m in members)
         init = f"{top_dir}/__init__.py"
@@ -1295,6 +1300,10 @@ class ProjectIndex:
         """Every module of the project that imports ``rel``, directly or through others,
         sorted (``rel`` left out)."""
         return sorted(self._upward(rel, True) - {rel})
+
+    def direct_importers(self, rel: str) -> tuple[str, ...]:
+        """The modules of the project that import ``rel`` themselves."""
+        return tuple(self._reverse(True).get(rel, ()))
 
     def _upward(self, rel: str, every_module: bool) -> set[str]:
         """``rel`` and the modules that import it, directly or through others (the XLA-code

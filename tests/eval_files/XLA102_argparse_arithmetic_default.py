@@ -28,6 +28,7 @@ def main():
     p.add_argument("--num-samples", type=int, default=128 * 400)
     p.add_argument("--val-samples", type=int, default=1000 + 24)
     p.add_argument("--test-samples", type=int, default=100 * 10)
+    p.add_argument("--eval-batch-size", type=int, default=-1)  # (-1: "not set", never folded)
     args = p.parse_args()
     device = torch_xla.device()
     model = torch.nn.Linear(3 * 32 * 32, 10).to(device)
@@ -35,10 +36,11 @@ def main():
     train = DataLoader(Synthetic(args.num_samples), batch_size=args.batch_size, shuffle=True)
     val = DataLoader(Synthetic(args.val_samples), batch_size=args.batch_size)
     test = DataLoader(Synthetic(args.test_samples), batch_size=args.batch_size)  # error: XLA102
+    extra = DataLoader(Synthetic(args.num_samples), batch_size=args.eval_batch_size)  # error: XLA102
     for x, y in pl.MpDeviceLoader(train, device):
         loss = torch.nn.functional.cross_entropy(model(x.flatten(1)), y)
         loss.backward()
         xm.optimizer_step(optimizer)
-    for loader in (val, test):
+    for loader in (val, test, extra):
         for x, _ in pl.MpDeviceLoader(loader, device):
             model(x.flatten(1))

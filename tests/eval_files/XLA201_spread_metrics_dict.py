@@ -1,6 +1,7 @@
 """XLA201: ``{**loss_stats, "lr": lr}`` holds the entries of the dict it spreads: the
 lazy metrics a loss module returns, formatted on the host every step by tqdm's
-``set_postfix``; a dict that spreads only host numbers is not read."""
+``set_postfix``; a dict that spreads only host numbers, or whose later key replaces the
+spread lazy entry, is not read."""
 import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
@@ -32,3 +33,6 @@ def train_one_epoch(model, teacher, loader, optimizer, scheduler, epoch):
         pbar.set_postfix(stats)  # error: XLA201
         timing = {**{"epoch": epoch, "lr": scheduler.get_last_lr()[0]}}
         pbar.set_postfix(timing)
+        # (a later key replaces the spread entry: the lazy loss is not shown)
+        shown = {**{"loss": loss.detach(), "epoch": epoch}, "loss": None}
+        print(shown)
