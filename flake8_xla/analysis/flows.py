@@ -343,6 +343,13 @@ def _is_dataclass(klass: nodes.ClassDef, ev: Evaluator) -> bool:
     return False
 
 
+def _method_class(node: nodes.NodeNG) -> nodes.ClassDef | None:
+    """The class whose method (not a nested function of one) holds ``node``, else None."""
+    frame = node.frame()
+    parent = frame.parent if isinstance(frame, nodes.FunctionDef) else None
+    return parent if isinstance(parent, nodes.ClassDef) else None
+
+
 def _list_entry_key(call: nodes.Call) -> tuple[nodes.Name, str] | None:
     """``(d, "k")`` for ``d.setdefault("k", []).append(v)`` or ``d["k"].append(v)`` (also
     ``extend``): a list kept in a dict entry grows; else None (syntax only)."""
@@ -3123,6 +3130,40 @@ class Evaluator:
             self._mutations = table
         return self._mutations
 
+    def _self_attr_mutations(self, target: nodes.NodeNG | None) -> list[nodes.NodeNG]:
+        """For ``self.attr = []`` (``target``) in a method of a class: the calls that add to
+        ``self.attr`` in the methods of that class (``self._cache.append(val)`` in
+        ``update``), and the item stores ``self.attr[k] = v``; else nothing. A list an
+        object keeps and fills in another method holds what that method is given (a
+        moving average of the losses a step hands in)."""
+        if not isinstance(target, nodes.AssignAttr) or not isinstance(target.expr, nodes.Name) \
+                or target.expr.name != "self":
+            return []
+        klass = _method_class(target)
+        if klass is None:
+            return []
+        table = self.__dict__.get("_attr_mutations")
+        if table is None:
+            table = {}
+            for call in self.module_nodes(nodes.Call):
+                f = call.func
+                if isinstance(f, nodes.Attribute) and f.attrname in MUTATORS and \
+                        isinstance(f.expr, nodes.Attribute) and \
+                        isinstance(f.expr.expr, nodes.Name) and f.expr.expr.name == "self":
+                    owner = _method_class(call)
+                    if owner is not None:
+                        table.setdefault((id(owner), f.expr.attrname), []).append(call)
+            for sub in self.module_nodes(nodes.Subscript):
+                holder = sub.value
+                if isinstance(sub.parent, nodes.Assign) and sub in sub.parent.targets and \
+                        isinstance(holder, nodes.Attribute) and \
+                        isinstance(holder.expr, nodes.Name) and holder.expr.name == "self":
+                    owner = _method_class(sub)
+                    if owner is not None:
+                        table.setdefault((id(owner), holder.attrname), []).append(sub)
+            self.__dict__["_attr_mutations"] = table
+        return table.get((id(klass), target.attrname), [])
+
     def _with_mutations(self, literal: nodes.NodeNG, value: frozenset[Value], ctx: Ctx | None,
                         d: int) -> frozenset[Value]:
         """A list/dict literal bound to a name, with what the code adds to it later."""
@@ -3137,9 +3178,10 @@ class Evaluator:
         elif isinstance(stmt, nodes.Assign) and stmt.value is literal and \
                 len(stmt.targets) == 1:
             target = stmt.targets[0]
-        if not isinstance(target, nodes.AssignName):
-            return value
-        added = self._mutation_table().get(id(target), [])
+        if isinstance(target, nodes.AssignName):
+            added = self._mutation_table().get(id(target), [])
+        else:
+            added = self._self_attr_mutations(target)
         if not added:
             return value
         if all(v.kind is Kind.DICT and v.items is not None and v.elem is None for v in value):

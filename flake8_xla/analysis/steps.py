@@ -246,6 +246,29 @@ def _innermost_loop(node: nodes.NodeNG, loop: nodes.NodeNG) -> bool:
         s is node or s.parent_of(node) for s in lp.body)) is loop
 
 
+def single_pass(loop: nodes.NodeNG) -> bool:
+    """``loop`` (a ``for`` or ``while``) runs its body once at most: a statement of the body
+    itself (not nested in an ``if`` or ``try``) is ``break``, and no ``continue`` of this
+    loop (one outside its inner loops and functions) can start another pass first
+    (``for i, batch in enumerate(loader): ...; break``, a probe of the first batch).
+    Syntax only."""
+    body = getattr(loop, "body", None)
+    if not body or not any(isinstance(stmt, nodes.Break) for stmt in body):
+        return False
+    stack: list[nodes.NodeNG] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, nodes.Continue):
+            return False
+        if isinstance(node, (nodes.For, nodes.While)):
+            stack.extend(node.orelse)  # (an inner loop's own ``continue``s are its own)
+            continue
+        if isinstance(node, (nodes.FunctionDef, nodes.Lambda, nodes.ClassDef)):
+            continue
+        stack.extend(node.get_children())
+    return True
+
+
 class Steps:
     """Step-loop questions about one module, memoised."""
 
@@ -656,6 +679,8 @@ class Steps:
                 return False  # a module's forward and __init__ are checked as a whole
             if self._iterates_callables(lp):
                 return False  # a table of distinct functions, each run once
+            if single_pass(lp):
+                return False  # (a body that always ends in ``break``: one pass at most)
             step = (isinstance(lp, nodes.For) and self.loader_kind(self.ev.value(lp.iter)) in (
                 "xla", "managed")) or (self.is_training_loop(lp) and
                                        not self._drives_data_loops(lp, training=True)) or (

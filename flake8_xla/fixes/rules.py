@@ -211,6 +211,20 @@ def _cuda_fstring(node: cst.CSTNode) -> bool:
         head.value == "cuda" or head.value.startswith("cuda:"))
 
 
+def _built_cuda(node: cst.CSTNode) -> bool:
+    """A ``cuda:`` device string built at run time: ``"cuda:{}".format(rank)``, ``"cuda:" +
+    str(rank)``, ``"cuda:%d" % rank`` (the whole expression becomes ``'xla'``)."""
+    head: str | None = None
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+            node.func.attr.value == "format":
+        head = (string_value(node.func.value) or "").split("{")[0]
+    elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        head = string_value(node.left)
+    elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        head = (string_value(node.left) or "").split("%")[0]
+    return bool(head) and head.startswith("cuda:")
+
+
 def _xla_literal(ctx: FixContext, node: cst.CSTNode) -> list[Edit]:
     """The edit of one CUDA device literal: ``'xla'``, or ``'cpu'`` for ``map_location``."""
     parent = ctx.parent(node)
@@ -227,6 +241,8 @@ def _xla_literal(ctx: FixContext, node: cst.CSTNode) -> list[Edit]:
 def fix_hardcoded_cuda(ctx: FixContext, target: Target) -> list[Edit]:
     """XLA501: ``'cuda'`` -> ``'xla'``, ``.cuda()`` -> ``.to('xla')``."""
     for node in ctx.at(target):
+        if _built_cuda(node):
+            return _xla_literal(ctx, node)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             attr = node.func.attr.value
             if attr == "cuda" and not has_star_args(node):
@@ -246,7 +262,7 @@ def fix_hardcoded_cuda(ctx: FixContext, target: Target) -> list[Edit]:
                 return [Edit(node, to_xla, SAFE)]
             if attr == "to" and node.args and node.args[0].keyword is None:
                 first = node.args[0].value
-                if _is_cuda(string_value(first)) or _cuda_fstring(first):
+                if _is_cuda(string_value(first)) or _cuda_fstring(first) or _built_cuda(first):
                     return _xla_literal(ctx, first)
         if _is_cuda(string_value(node)) or _cuda_fstring(node):
             return _xla_literal(ctx, node)

@@ -165,7 +165,9 @@ SHOWN_BY = frozenset({"debug", "info", "warning", "warn", "error", "master_print
 
 
 def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
-    """The ``'cuda'``/``'cuda:0'``/``f'cuda:{rank}'`` literal in ``node`` (or a ternary of it)."""
+    """The ``'cuda'``/``'cuda:0'``/``f'cuda:{rank}'`` literal in ``node`` (or a ternary of it),
+    or a ``cuda:`` string built from one (``'cuda:{}'.format(rank)``, ``'cuda:' + str(i)``,
+    ``'cuda:%d' % i``)."""
     if node is None:
         return None
     if _is_cuda(const_str(node)):
@@ -175,6 +177,18 @@ def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
         return node
     if isinstance(node, nodes.IfExp):
         return _cuda_literal(node.body) or _cuda_literal(node.orelse)
+    # a device string built at run time: ``"cuda:{}".format(rank)``, ``"cuda:" +
+    # str(rank)``, ``"cuda:%d" % rank``
+    head: str | None = None
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
+            node.func.attrname == "format":
+        head = (const_str(node.func.expr) or "").split("{")[0]
+    elif isinstance(node, nodes.BinOp) and node.op == "+":
+        head = const_str(node.left)
+    elif isinstance(node, nodes.BinOp) and node.op == "%":
+        head = (const_str(node.left) or "").split("%")[0]
+    if head and head.startswith("cuda:") and _is_cuda(head):
+        return node
     return None
 
 
