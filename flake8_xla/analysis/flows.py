@@ -1234,7 +1234,13 @@ class Evaluator:
                 return self.ref(q, node, d)
             return self.attribute(self.value(node.expr, ctx, d), node.attrname, node, ctx, d)
         if isinstance(node, nodes.Call):
-            return self.call_value(node, ctx, d)
+            found = self.call_value(node, ctx, d)
+            if not node.args and isinstance(node.parent, nodes.Assign) and found and all(
+                    v.kind is Kind.LIST and v.elts == () for v in found):
+                # ``recent = deque(maxlen=20)``, ``losses = list()``: an empty list bound to a
+                # name holds what the code adds to it later, as a ``[]`` literal does
+                return self._with_mutations(node, found, ctx, d)
+            return found
         if isinstance(node, nodes.Subscript):
             return self.subscript(self.value(node.value, ctx, d), node.slice, ctx, d)
         if isinstance(node, nodes.BinOp):
