@@ -1543,6 +1543,8 @@ def _sharded_by_ordinal(an: Analyzer, loader: nodes.Call) -> bool:
             continue
         if _passed_by_ordinal(an, expr):
             continue
+        if _selects_by_ordinal(an, _sources(an, expr), expr.frame()):
+            continue  # ``TensorDataset(x, y)``, ``x`` made from ``load_chunk(core_id=rank)``
         if not any(isinstance(func, nodes.FunctionDef) and func.root() is an.module and
                    _selects_by_ordinal(an, func.body, func)
                    for call in nodes_of(expr, nodes.Call)
@@ -1599,8 +1601,12 @@ def _selects_by_ordinal(an: Analyzer, roots: list[nodes.NodeNG], frame: nodes.No
     def uses(expr: nodes.NodeNG) -> bool:
         return ordinal(expr) or any(n.name in names for n in nodes_of(expr, nodes.Name))
 
+    index_params = _launch_index_params(an)
+
     def is_ordinal(expr: nodes.NodeNG) -> bool:
-        return is_ordinal_call(expr) or (isinstance(expr, nodes.Name) and expr.name in names)
+        return is_ordinal_call(expr) or isinstance(expr, nodes.Name) and (
+            expr.name in names or bool(index_params) and any(
+                id(b) in index_params for b in an.ev.bindings(expr)))
 
     for root in roots:
         if any(uses(sub.slice) for sub in nodes_of(root, nodes.Subscript)):
@@ -1611,7 +1617,86 @@ def _selects_by_ordinal(an: Analyzer, roots: list[nodes.NodeNG], frame: nodes.No
             if any(kw.arg is not None and any(w in kw.arg.lower() for w in _SHARD_WORDS) and
                    uses(kw.value) for kw in call.keywords or ()):
                 return True
+            if any(kw.arg is not None and "seed" not in kw.arg.lower() and is_ordinal(kw.value)
+                   for kw in call.keywords or ()):
+                return True  # ``load_chunk(core_id=rank)``: the index itself, by keyword
     return False
+
+
+def _sources(an: Analyzer, expr: nodes.NodeNG, limit: int = 24) -> list[nodes.NodeNG]:
+    """The expressions that the names of ``expr`` were made from in its function, followed
+    back through plain assignments (``x = torch.from_numpy(data["x"])``, ``data =
+    load_chunk(core_id=rank)``), at most ``limit`` of them. Syntax and bindings only."""
+    frame = expr.frame()
+    out: list[nodes.NodeNG] = []
+    seen: set[int] = set()
+    todo = [expr]
+    while todo and len(out) < limit:
+        node = todo.pop()
+        for name in nodes_of(node, nodes.Name):
+            for b in an.ev.bindings(name):
+                value = _bound_value(b)
+                if value is None or id(value) in seen or value.frame() is not frame:
+                    continue
+                seen.add(id(value))
+                out.append(value)
+                todo.append(value)
+    return out
+
+
+def _bound_value(b: nodes.NodeNG) -> nodes.NodeNG | None:
+    """What an assignment binds to ``b``: ``x = <value>``, or the matching item of ``x, y =
+    <a>, <b>``; else None."""
+    parent = b.parent
+    if not isinstance(b, nodes.AssignName):
+        return None
+    if isinstance(parent, nodes.Assign):
+        return parent.value
+    if isinstance(parent, nodes.Tuple) and isinstance(parent.parent, nodes.Assign) and \
+            isinstance(parent.parent.value, nodes.Tuple) and \
+            len(parent.parent.value.elts) == len(parent.elts):
+        return parent.parent.value.elts[parent.elts.index(b)]
+    return None
+
+
+def _launch_index_params(an: Analyzer) -> set[int]:
+    """The first parameters (the process index) of this module's functions that
+    ``xmp.spawn``/``torch_xla.launch`` start, as ids of their AssignName nodes (memoised
+    per analyzer)."""
+    memo = an.__dict__.get("_launch_index_params")
+    if memo is not None:
+        return memo
+    found: set[int] = set()
+    todo: list[tuple[nodes.FunctionDef, int, int]] = []  # (function, position, depth)
+    for call in launcher_calls(an):
+        fn = call.args[0] if call.args else keyword(call, "fn")
+        if fn is None:
+            continue
+        for v in an.value(fn):
+            if v.kind is Kind.FUNCTION and isinstance(v.node, nodes.FunctionDef):
+                todo.append((v.node, 0, 0))
+    while todo:
+        func, at, depth = todo.pop()
+        params = func.args.args
+        if func.root() is not an.module or at >= len(params) or id(params[at]) in found:
+            continue
+        param = params[at]
+        found.add(id(param))
+        if depth >= 2:
+            continue
+        # (``def _mp_fn(rank, flags): train_loop(rank, flags)``: the index handed on)
+        for call in nodes_of(func, nodes.Call):
+            for i, arg in enumerate(call.args):
+                if isinstance(arg, nodes.Name) and arg.name == param.name and any(
+                        b is param for b in an.ev.bindings(arg)):
+                    for callee, _ in an.ev.functions_called(call, None):
+                        if isinstance(callee, nodes.FunctionDef):
+                            shift = 1 if callee.args.args and \
+                                callee.args.args[0].name in ("self", "cls") and \
+                                isinstance(call.func, nodes.Attribute) else 0
+                            todo.append((callee, i + shift, depth + 1))
+    an.__dict__["_launch_index_params"] = found
+    return found
 
 
 def _checked_at_home(an: Analyzer, call: nodes.Call) -> bool:
