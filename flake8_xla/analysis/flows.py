@@ -125,7 +125,8 @@ MODULE_USES = frozenset({"parameters", "named_parameters", "train", "eval", "mod
 ACCELERATOR_USES = frozenset({"unwrap_model", "gather_for_metrics", "wait_for_everyone",
                               "is_main_process", "is_local_main_process", "sync_gradients",
                               "accumulate", "save_state", "gather"})
-MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault",
+                      "appendleft", "extendleft"})
 MODULE_BASES = ("torch.nn.", "transformers.", "lightning.", "pytorch_lightning.",
                 "torchvision.models.", "timm.")
 TERMINATORS = ("exit",)
@@ -3142,10 +3143,17 @@ class Evaluator:
         ``update``), and the item stores ``self.attr[k] = v``; else nothing. A list an
         object keeps and fills in another method holds what that method is given (a
         moving average of the losses a step hands in)."""
-        if not isinstance(target, nodes.AssignAttr) or not isinstance(target.expr, nodes.Name) \
-                or target.expr.name != "self":
+        if isinstance(target, nodes.AssignAttr) and isinstance(target.expr, nodes.Name) and \
+                target.expr.name == "self":
+            klass = _method_class(target)
+            attr = target.attrname
+        elif isinstance(target, nodes.AssignName) and \
+                isinstance(target.statement().parent, nodes.ClassDef):
+            # ``history = []`` in the class body, filled by ``self.history.append(loss)``
+            klass = target.statement().parent
+            attr = target.name
+        else:
             return []
-        klass = _method_class(target)
         if klass is None:
             return []
         table = self.__dict__.get("_attr_mutations")
@@ -3168,7 +3176,18 @@ class Evaluator:
                     if owner is not None:
                         table.setdefault((id(owner), holder.attrname), []).append(sub)
             self.__dict__["_attr_mutations"] = table
-        return table.get((id(klass), target.attrname), [])
+        found = list(table.get((id(klass), attr), []))
+        # (and in the module's subclasses of the class: a base ``Meter.__init__`` makes the
+        # list, a subclass's ``update`` fills it)
+        names = {klass.name}
+        for sub in self.module_nodes(nodes.ClassDef):
+            if sub is not klass and any(
+                    isinstance(b, (nodes.Name, nodes.Attribute)) and
+                    (b.name if isinstance(b, nodes.Name) else b.attrname) in names
+                    for b in sub.bases):
+                names.add(sub.name)
+                found.extend(table.get((id(sub), attr), []))
+        return found
 
     def _with_mutations(self, literal: nodes.NodeNG, value: frozenset[Value], ctx: Ctx | None,
                         d: int) -> frozenset[Value]:
@@ -3185,7 +3204,8 @@ class Evaluator:
                 len(stmt.targets) == 1:
             target = stmt.targets[0]
         if isinstance(target, nodes.AssignName):
-            added = self._mutation_table().get(id(target), [])
+            added = self._mutation_table().get(id(target), []) or \
+                self._self_attr_mutations(target)
         else:
             added = self._self_attr_mutations(target)
         if not added:
@@ -3224,7 +3244,7 @@ class Evaluator:
         for m in added:
             if isinstance(m, nodes.Subscript):
                 extra.append(self.value(m.parent.value, None, d))
-            elif m.func.attrname in ("append", "add", "insert", "setdefault"):
+            elif m.func.attrname in ("append", "add", "insert", "setdefault", "appendleft"):
                 if m.args:
                     extra.append(added_value(m.args[-1], m))
             else:  # extend / update

@@ -363,7 +363,10 @@ cannot run on an XLA host.
             values = [node.value.body, node.value.orelse] if isinstance(
                 node.value, nodes.IfExp) else [node.value]
             for value in values:
-                if _is_cuda(const_str(value)):
+                # (a literal, or a ``cuda:`` string built at run time: ``f"cuda:{rank}"``,
+                # ``"cuda:%d" % local_rank``)
+                if _is_cuda(const_str(value)) or not isinstance(value, nodes.IfExp) and \
+                        _cuda_literal(value) is not None:
                     yield value, f"{targets[0].as_string()} = {value.as_string()}"
 
     def _field_set_to_xla(self, node: nodes.NodeNG) -> bool:

@@ -18,7 +18,7 @@ from flake8_xla.analysis import (
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_function, is_param_of, is_super_call
 from flake8_xla.analysis.hooks import is_partial
-from flake8_xla.analysis.names import callee_name, words_of
+from flake8_xla.analysis.names import callee_name, words_of, words_of_text
 from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
@@ -1612,14 +1612,92 @@ def _selects_by_ordinal(an: Analyzer, roots: list[nodes.NodeNG], frame: nodes.No
         if any(uses(sub.slice) for sub in nodes_of(root, nodes.Subscript)):
             return True
         for call in nodes_of(root, nodes.Call):
-            if any(is_ordinal(a) for a in call.args):
-                return True  # ``shard_files(rank)``: the index itself, handed over
-            if any(kw.arg is not None and any(w in kw.arg.lower() for w in _SHARD_WORDS) and
-                   uses(kw.value) for kw in call.keywords or ()):
+            # ``shard_files(rank)``: the index itself, handed over; ``load(shard=rank)``,
+            # ``load_chunk(core_id=rank)``: by keyword (not as a seed)
+            handed: list[int | str] = [i for i, a in enumerate(call.args) if is_ordinal(a)]
+            handed += [kw.arg for kw in call.keywords or () if kw.arg is not None and (
+                any(w in kw.arg.lower() for w in _SHARD_WORDS) and uses(kw.value) or
+                not _seedlike(kw.arg) and is_ordinal(kw.value))]
+            if handed and _callee_selects(an, call, handed, 0) is not False:
                 return True
-            if any(kw.arg is not None and "seed" not in kw.arg.lower() and is_ordinal(kw.value)
-                   for kw in call.keywords or ()):
-                return True  # ``load_chunk(core_id=rank)``: the index itself, by keyword
+    return False
+
+
+def _seedlike(name: str | None) -> bool:
+    """A parameter or function name that takes the replica's index only as a seed
+    (``seed``, ``random_state``, ``rng``, ``generator``, ``manual_seed``)."""
+    words = words_of_text(name or "")
+    return bool(words & {"seed", "rng", "generator"}) or {"random", "state"} <= words
+#: Calls that only show or wait on what they are given (a log line, a progress bar, a
+#: rendezvous tag): the index passed to one selects no data.
+_SHOWING_CALLS = frozenset({"print", "info", "debug", "warning", "warn", "error", "log",
+                            "tqdm", "write", "set_description", "set_postfix",
+                            "master_print", "rendezvous", "format_exc", "makedirs",
+                            "mkdir", "exists"})
+
+
+def _callee_selects(an: Analyzer, call: nodes.Call, handed: list[int | str],
+                    depth: int) -> bool | None:
+    """Whether a project function that ``call`` runs selects data by the arguments
+    ``handed`` (positions or keyword names) that carry the replica's index: it indexes or
+    slices with its parameter, builds a path or name from it that is not only shown
+    (``f"{root}/core_{core_id}/{name}"``), or hands it on to a call that does. None when
+    ``call`` runs no function of the project (a library loader named like a shard
+    selector is taken at its word). A helper that only compares it (``if rank != 0:
+    rendezvous(...)``, HF's ``load_and_cache_examples``) or shows it selects nothing."""
+    callees = [f for f, _ in an.ev.functions_called(call, None)
+               if isinstance(f, nodes.FunctionDef)]
+    if not callees:
+        return None
+    for func in callees:
+        params = [*func.args.posonlyargs, *func.args.args]
+        shift = 1 if params and params[0].name in ("self", "cls") and \
+            isinstance(call.func, nodes.Attribute) else 0
+        for h in handed:
+            if isinstance(h, int):
+                name = params[h + shift].name if h + shift < len(params) else None
+            else:
+                name = h if any(p.name == h for p in [*params, *func.args.kwonlyargs]) \
+                    else None
+            if name is not None and _param_selects(an, func, name, depth):
+                return True
+    return False
+
+
+def _param_selects(an: Analyzer, func: nodes.FunctionDef, name: str, depth: int) -> bool:
+    """``func`` selects data by its parameter ``name`` (see :func:`_callee_selects`)."""
+    for use in nodes_of(func, nodes.Name):
+        if use.name != name:
+            continue
+        child, cur = use, use.parent
+        while cur is not None and not isinstance(cur, (nodes.Call, *SCOPES)) and \
+                not isinstance(cur, nodes.Compare) and not cur.is_statement:
+            if isinstance(cur, nodes.Subscript) and child is cur.slice:
+                return True  # ``files[core_id]``, ``rows[rank::world]``
+            child, cur = cur, cur.parent
+        if isinstance(cur, nodes.Compare) or cur is None or isinstance(cur, SCOPES):
+            continue  # ``if rank == 0:``
+        if cur.is_statement:
+            if child is not use:  # ``path = f"{root}/core_{core_id}.npz"``
+                return True
+            continue
+        # an argument of a call (itself, or inside a string built for it)
+        callee = callee_name(cur.func)
+        if callee in _SHOWING_CALLS or _seedlike(callee):
+            continue
+        if child is not use:
+            return True  # ``np.load(f"{path}.{rank}.npz")``
+        at: int | str | None = next((i for i, a in enumerate(cur.args) if a is use), None)
+        if at is None:
+            kw = next((k for k in cur.keywords or () if k.value is use), None)
+            if kw is None or kw.arg is None or _seedlike(kw.arg):
+                continue
+            at = kw.arg
+        if depth >= 3:
+            return True
+        verdict = _callee_selects(an, cur, [at], depth + 1)
+        if verdict is not False:
+            return True  # (handed on: to a helper that selects, or to a library call)
     return False
 
 
@@ -1642,6 +1720,12 @@ def _sources(an: Analyzer, expr: nodes.NodeNG, limit: int = 24) -> list[nodes.No
                 out.append(value)
                 todo.append(value)
     return out
+
+
+def _is_param(an: Analyzer, node: nodes.NodeNG, param: nodes.AssignName) -> bool:
+    """``node`` is a name bound to the parameter ``param``."""
+    return isinstance(node, nodes.Name) and node.name == param.name and any(
+        b is param for b in an.ev.bindings(node))
 
 
 def _bound_value(b: nodes.NodeNG) -> nodes.NodeNG | None:
@@ -1682,19 +1766,28 @@ def _launch_index_params(an: Analyzer) -> set[int]:
             continue
         param = params[at]
         found.add(id(param))
-        if depth >= 2:
+        if depth >= 3:
             continue
-        # (``def _mp_fn(rank, flags): train_loop(rank, flags)``: the index handed on)
+        # (``def _mp_fn(rank, flags): train_loop(rank, flags)``: the index handed on, by
+        # position or by keyword)
         for call in nodes_of(func, nodes.Call):
-            for i, arg in enumerate(call.args):
-                if isinstance(arg, nodes.Name) and arg.name == param.name and any(
-                        b is param for b in an.ev.bindings(arg)):
-                    for callee, _ in an.ev.functions_called(call, None):
-                        if isinstance(callee, nodes.FunctionDef):
-                            shift = 1 if callee.args.args and \
-                                callee.args.args[0].name in ("self", "cls") and \
-                                isinstance(call.func, nodes.Attribute) else 0
-                            todo.append((callee, i + shift, depth + 1))
+            spots = [(i, None) for i, arg in enumerate(call.args)
+                     if _is_param(an, arg, param)]
+            spots += [(None, kw.arg) for kw in call.keywords or ()
+                      if kw.arg is not None and _is_param(an, kw.value, param)]
+            if not spots:
+                continue
+            for callee, _ in an.ev.functions_called(call, None):
+                if not isinstance(callee, nodes.FunctionDef):
+                    continue
+                names = [p.name for p in callee.args.args]
+                shift = 1 if names and names[0] in ("self", "cls") and \
+                    isinstance(call.func, nodes.Attribute) else 0
+                for i, kw in spots:
+                    pos = i + shift if i is not None else \
+                        (names.index(kw) if kw in names else None)
+                    if pos is not None:
+                        todo.append((callee, pos, depth + 1))
     an.__dict__["_launch_index_params"] = found
     return found
 

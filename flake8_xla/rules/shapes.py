@@ -14,7 +14,7 @@ from flake8_xla.analysis.hooks import callback_sites, is_partial
 from flake8_xla.analysis.names import callee_name, const_str, is_none
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.analysis.specs import device_value, factory_shape, partial_batching_call
-from flake8_xla.analysis.steps import LOOPS
+from flake8_xla.analysis.steps import LOOPS, single_pass
 from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_have_step_region, may_update, words
@@ -2339,6 +2339,13 @@ divide it, which is not known.
                 continue
             if an.ev.in_dead_function(call):
                 continue  # (in a nested function that never runs)
+            holder = call.parent
+            if isinstance(holder, nodes.Call) and isinstance(holder.func, nodes.Name) and \
+                    holder.func.name == "enumerate" and holder.args and holder.args[0] is call:
+                holder = holder.parent
+            if isinstance(holder, nodes.For) and holder.iter in (call, call.parent) and \
+                    single_pass(holder):
+                continue  # ``for x, y in MpDeviceLoader(...): ...; break``: one batch drawn
             for v in an.value(call):
                 if v.kind is Kind.LOADER and (v.has("xla") or v.has("parallel")) and \
                         not v.has("managed"):

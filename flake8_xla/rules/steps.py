@@ -12,7 +12,7 @@ from flake8_xla.analysis.flows import enclosing_class, enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.names import chain_root
 from flake8_xla.analysis.specs import device_value
-from flake8_xla.analysis.steps import runs_every_n
+from flake8_xla.analysis.steps import runs_every_n, single_pass
 from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, may_forward, may_update, tensor_world
@@ -154,6 +154,8 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         if self._eager(an):
             return
         for loop in an.rule_nodes(LOOPS):
+            if single_pass(loop):
+                continue  # (one pass, a warm-up or smoke test: one graph, cut after it)
             training = steps.is_training_loop(loop)
             if not training and not self._collects_lazy_outputs(loop):
                 continue

@@ -2,6 +2,8 @@
 its class (a moving average of the losses the step hands in) holds what the callers
 pass: lazy XLA tensors, so comparing its mean in the step reads the device. A list
 attribute filled with host numbers stays host."""
+import collections
+
 import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
@@ -35,12 +37,34 @@ class SizeAverage:
         return sum(self.sizes) / max(len(self.sizes), 1)
 
 
+class Meter:
+    def __init__(self):
+        self.values = collections.deque(maxlen=20)
+
+    def mean(self):
+        return sum(self.values) / max(len(self.values), 1)
+
+
+class LossMeter(Meter):
+    def update(self, loss):
+        self.values.appendleft(loss)
+
+
+class Stopper:
+    history = []
+
+    def record(self, loss):
+        self.history.append(loss)
+
+
 def train(model, dataset, optimizer, loss_fn, save_every=100):
     device = torch_xla.device()
     model = model.to(device)
     loader = pl.MpDeviceLoader(DataLoader(dataset, batch_size=16, drop_last=True), device)
     average_loss = MovingAverage(save_every)
     seen = SizeAverage()
+    meter = LossMeter()
+    stopper = Stopper()
     best = float("inf")
     for step, (x, y) in enumerate(loader):
         loss = loss_fn(model(x), y)
@@ -49,6 +73,12 @@ def train(model, dataset, optimizer, loss_fn, save_every=100):
         xm.optimizer_step(optimizer)
         average_loss.update(loss)
         seen.add(len(x))
+        meter.update(loss.detach())
+        stopper.record(loss.detach())
+        if meter.mean() > 10.0:  # error: XLA103
+            break
+        if stopper.history and stopper.history[-1] < 0.01:  # error: XLA103
+            print("converged")
         if step % save_every == 0:
             if average_loss.get_value() < best:  # error: XLA103
                 best = 0.0

@@ -36,3 +36,27 @@ def probe(model, loader):
         out = model(x)
         print(out.sum().item())  # error: XLA201
         break
+
+
+def smoke_test(model, dataset, opt, loss_fn):
+    # one batch drawn, one step traced, cut after the loop: no ragged batch, no endless graph
+    device = torch_xla.device()
+    loader = torch.utils.data.DataLoader(dataset, batch_size=32, shuffle=True)  # trap
+    for x, y in pl.MpDeviceLoader(loader, device):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        break
+    torch_xla.sync()
+
+
+def warm_up(model, dataset, opt, loss_fn):
+    device = torch_xla.device()
+    loader = torch.utils.data.DataLoader(dataset, batch_size=32, drop_last=True)
+    for x, y in loader:  # trap
+        x, y = x.to(device), y.to(device)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        break
+    torch_xla.sync()

@@ -26,3 +26,8 @@ def place_xla(rank, batch):
 
 def label(rank):
     return "rank %d of cuda:%d" % (rank, rank)  # trap
+
+
+def setup_local(local_rank, model):
+    dev = "cuda:%d" % local_rank  # error: XLA501
+    return model.to(dev)

@@ -47,10 +47,32 @@ def train_loop(rank, flags, model, opt):
     fit(model, loader, opt)
 
 
+def load_and_cache(path, rank):
+    # (the index only orders the cache writes: every replica gets the whole dataset)
+    if rank != 0:
+        xm.rendezvous("cache")
+    data = dict(np.load(path))
+    if rank == 0:
+        xm.rendezvous("cache")
+    return data
+
+
+def train_cached(flags, model, opt, index):
+    data = load_and_cache(flags["data"], rank=index)
+    whole = TensorDataset(torch.from_numpy(data["x"]), torch.from_numpy(data["y"]))
+    loader = DataLoader(whole, batch_size=32, shuffle=True, drop_last=True)  # error: XLA504
+    fit(model, loader, opt)
+    own = load_chunk(index, flags["data"])
+    mine = TensorDataset(torch.from_numpy(own["x"]), torch.from_numpy(own["y"]))
+    loader = DataLoader(mine, batch_size=32, shuffle=True, drop_last=True)  # trap
+    fit(model, loader, opt)
+
+
 def _mp_fn(rank, flags):
     model = torch.nn.Linear(8, 1).to(torch_xla.device())
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     train_loop(rank, flags, model, opt)
+    train_cached(flags=flags, model=model, opt=opt, index=rank)
 
 
 if __name__ == "__main__":
