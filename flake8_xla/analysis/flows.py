@@ -344,6 +344,28 @@ def _is_dataclass(klass: nodes.ClassDef, ev: Evaluator) -> bool:
     return False
 
 
+def _multiple_of(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
+    """``m`` of ``n // m * m``, ``m * (n // m)`` or ``n - n % m`` (syntax only), else None."""
+    if not isinstance(node, nodes.BinOp):
+        return None
+    if node.op == "*":
+        for floor, m in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(floor, nodes.BinOp) and floor.op == "//" and \
+                    floor.right.as_string() == m.as_string():
+                return m
+    if node.op == "-" and isinstance(node.right, nodes.BinOp) and node.right.op == "%" and \
+            node.right.left.as_string() == node.left.as_string():
+        return node.right.right
+    return None
+
+
+def _product_factors(node: nodes.NodeNG, depth: int = 0) -> list[nodes.NodeNG]:
+    """The factors of a product written with ``*`` (``8 * bs * world``), else ``[node]``."""
+    if isinstance(node, nodes.BinOp) and node.op == "*" and depth < 6:
+        return _product_factors(node.left, depth + 1) + _product_factors(node.right, depth + 1)
+    return [node]
+
+
 def _method_class(node: nodes.NodeNG) -> nodes.ClassDef | None:
     """The class whose method (not a nested function of one) holds ``node``, else None."""
     frame = node.frame()
@@ -4358,7 +4380,125 @@ class Evaluator:
             size = self._constructed_len(klass, call, value, ctx, d)
             if size is not None:
                 value = frozenset({made.with_(text=size)})
+            else:
+                factors = self._constructed_multiple(klass, call, value, ctx, d)
+                if factors:
+                    from flake8_xla.analysis.specs import MULT
+                    value = frozenset({made.with_(
+                        flags=made.flags | frozenset(MULT + f for f in factors))})
         return value
+
+    def _constructed_multiple(self, klass: nodes.ClassDef, call: nodes.Call,
+                              made: frozenset[Value], ctx: Ctx | None, d: int
+                              ) -> frozenset[str] | None:
+        """The factors of the number that the dataset ``call`` constructs is cut to a
+        multiple of (see :func:`~flake8_xla.analysis.specs.multiple_factors`), when its
+        class's ``__len__`` returns ``len(self.rows)`` and the last store of ``self.rows``
+        in the ``__init__`` it runs is ``self.rows = self.rows[:keep]`` with ``keep = n //
+        m * m`` (under ``if`` tests that this call makes true: ``if shuffle:`` with
+        ``shuffle=True`` passed), nothing changes ``self.rows`` after it, and nothing else
+        stores that attribute (as for :meth:`_constructed_len`). The factors are given as
+        the numbers they have for this call (``batch_size`` passed as 16: ``"16"``), and,
+        when the class is in the constructing module, as written. None otherwise."""
+        from flake8_xla.analysis.specs import multiple_factors
+        owner = self.home_of(klass)
+        if owner is None:
+            return None
+        method = owner.method_of(klass, "__len__")
+        init = owner.method_of(klass, "__init__")
+        if method is None or init is None or not method.args.args or not init.args.args:
+            return None
+        home = self.home_of(init)
+        if home is None:
+            return None
+        rets = self.own_nodes(method, nodes.Return)
+        me_len = method.args.args[0].name
+        if len(rets) != 1 or not (
+                isinstance(ret := rets[0].value, nodes.Call) and
+                isinstance(ret.func, nodes.Name) and ret.func.name == "len" and
+                len(ret.args) == 1 and isinstance(ret.args[0], nodes.Attribute) and
+                isinstance(ret.args[0].expr, nodes.Name) and ret.args[0].expr.name == me_len):
+            return None
+        attr = ret.args[0].attrname
+        me = init.args.args[0].name
+
+        def on_self(node: nodes.NodeNG) -> bool:
+            return isinstance(node, nodes.Attribute) and node.attrname == attr and \
+                isinstance(node.expr, nodes.Name) and node.expr.name == me
+
+        stores = [a for a in self.own_nodes(init, nodes.AssignAttr)
+                  if a.attrname == attr and isinstance(a.expr, nodes.Name) and
+                  a.expr.name == me]
+        if not stores:
+            return None
+        last = max(stores, key=lambda a: (a.lineno, a.col_offset))
+        stmt = last.parent
+        if not isinstance(stmt, nodes.Assign) or stmt.targets != [last] or \
+                not isinstance(stmt.value, nodes.Subscript) or not on_self(stmt.value.value):
+            return None
+        part = stmt.value.slice
+        if not isinstance(part, nodes.Slice) or part.lower is not None or part.step is not None:
+            return None
+        keep = part.upper
+        if isinstance(keep, nodes.Name):
+            binds = home.bindings(keep)
+            keep = binds[0].parent.value if len(binds) == 1 and isinstance(
+                binds[0], nodes.AssignName) and isinstance(binds[0].parent, nodes.Assign) \
+                else None
+        m = _multiple_of(keep)
+        if m is None or multiple_factors(home, keep if keep is not None else part.upper) is None:
+            return None
+        # nothing grows, shrinks or replaces the rows after the cut, in __init__ or elsewhere
+        for node in self.own_nodes(init, nodes.Call):
+            f = node.func
+            if node.lineno > stmt.lineno and isinstance(f, nodes.Attribute) and on_self(f.expr) \
+                    and f.attrname in MUTATORS | {"pop", "remove", "clear"}:
+                return None
+        if any(isinstance(n, nodes.AugAssign) and on_self(n.target)
+               for n in self.own_nodes(init, nodes.AugAssign)):
+            return None
+        evs = {id(e): e for e in (home, owner, self.home_of(method), self) if e is not None}
+        elsewhere = [a for ev in evs.values() for a in ev.module_nodes(nodes.AssignAttr)
+                     if a.attrname == attr and a not in stores]
+        if any(not _another_construction(ev, a, call) for ev in evs.values()
+               for a in elsewhere if a.root() is ev.module) or \
+                self._spelled_nearby(attr, list(evs.values())):
+            return None
+        inner = self.ctx_for_call(init, call, ctx, d, self_v=made)
+        if inner is None:
+            return None
+        # the cut runs for this call: every ``if`` around it tests true (or, for its
+        # ``else``, false) with what the call passes
+        child, cur = stmt, stmt.parent
+        while cur is not init:
+            if isinstance(cur, nodes.If):
+                truth = V.known_bool(home.value(cur.test, inner, d + 1))
+                if truth is None or truth != (child in cur.body):
+                    return None
+            elif not isinstance(cur, nodes.With):
+                return None
+            child, cur = cur, cur.parent
+        factors = _product_factors(m)
+        for _ in range(4):  # (``mult = 8 * bs * world`` bound once in __init__: its factors)
+            spread: list[nodes.NodeNG] = []
+            for factor in factors:
+                binds = home.bindings(factor) if isinstance(factor, nodes.Name) else []
+                value = binds[0].parent.value if len(binds) == 1 and isinstance(
+                    binds[0], nodes.AssignName) and isinstance(binds[0].parent, nodes.Assign) \
+                    and binds[0].frame() is init else None
+                spread.extend(_product_factors(value) if value is not None and
+                              isinstance(value, nodes.BinOp) and value.op == "*" else [factor])
+            if len(spread) == len(factors):
+                break
+            factors = spread
+        out: set[str] = set()
+        for factor in factors:
+            text = V.single_text(home.value(factor, inner, d + 1))
+            if text is not None and text.isdigit():
+                out.add(text)
+            elif home is self and call.root() is self.module:
+                out.add(factor.as_string())
+        return frozenset(out) or None
 
     def _constructed_len(self, klass: nodes.ClassDef, call: nodes.Call,
                          made: frozenset[Value], ctx: Ctx | None, d: int) -> str | None:

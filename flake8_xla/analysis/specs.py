@@ -214,14 +214,25 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
             # the default run (a larger default may or may not divide the dataset in the
             # run that sets it, so it stays unknown)
             text = "1"
-    sizes: set[str | None] = {v.text for v in ds if v.kind is Kind.DATASET and v.text}
-    if sizes and any(not (v.kind is Kind.DATASET and v.text) for v in ds):
-        sizes.add(None)  # (another dataset it may load, of a size not known)
+    # the sizes of the datasets it may load: known (text), or known as a multiple (the
+    # ``mult:`` factors of a dataset cut to whole batches), else unknown (None)
+    sizes: set[tuple[str | None, frozenset[str]]] = set()
+    unknown = False
+    for v in ds:
+        mult = frozenset(f for f in v.flags if f.startswith(MULT)) \
+            if v.kind is Kind.DATASET else frozenset()
+        if v.kind is Kind.DATASET and (v.text or mult):
+            sizes.add((v.text, frozenset() if v.text else mult))
+        else:
+            unknown = True
+    if sizes and unknown:
+        sizes.add((None, frozenset()))  # (another dataset it may load, of a size not known)
     if sampler_count is not None:
-        sizes = {sampler_count}
+        sizes = {(sampler_count, frozenset())}
     return one(Kind.LOADER, node=call, qual=q or "torch.utils.data.DataLoader",
                text=text, flags=frozenset(flags), elem=_collated(ev, call, ctx, d),
-               bound=frozenset({Value(Kind.HOST, text=s) for s in sizes}) if sizes else None)
+               bound=frozenset({Value(Kind.HOST, text=t, flags=f) for t, f in sizes})
+               if sizes else None)
 
 
 def _is_one(x: object) -> bool:
@@ -811,6 +822,13 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
         size = next((n for a in call.args if not isinstance(a, nodes.Starred)
                      if (n := _leading_dim(ev, a, ctx, d, 0)) is not None), None)
         text = str(size) if size is not None else None
+        if text is None:
+            # ``TensorDataset(x[:n], y[:n])`` with ``n = len(x) // bs * bs``: a multiple
+            factors = next((f for a in call.args if not isinstance(a, nodes.Starred)
+                            if (f := _sliced_multiple(ev, a)) is not None), None)
+            if factors:
+                return one(Kind.DATASET, node=call, qual=entry.name,
+                           flags=frozenset(MULT + f for f in factors))
     elif entry.name == "torchvision.datasets.FakeData":
         # ``FakeData(size=51_200, ...)``: that many images (1000 by default)
         given = argument(call, 0, "size")
@@ -1010,6 +1028,73 @@ def _known_int(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: int
         if v.kind is Kind.HOST and v.text is not None and v.text.isdigit():
             return int(v.text)
     return None
+
+
+#: Flag prefix of a dataset size known only as a multiple: ``mult:<factor>`` for each
+#: factor of the number the rows were cut to a multiple of (``x[:len(x) // bs * bs]``
+#: gives ``mult:bs``); their product divides the size.
+MULT = "mult:"
+
+
+def multiple_factors(ev: Evaluator, node: nodes.NodeNG | None, depth: int = 0
+                     ) -> frozenset[str] | None:
+    """The factors (source texts, literal ints as digits) of ``m`` when ``node`` is a
+    whole multiple of it written as such: ``a // m * m``, ``m * (a // m)``, ``a - a % m``,
+    or a name bound once to one; a factor bound once to a product is spread into its
+    factors too (``mult = 8 * bs * world``). None otherwise. Syntax and bindings only."""
+    if node is None or depth > 4:
+        return None
+    if isinstance(node, nodes.Name):
+        value = _single_assigned(ev, node)
+        return multiple_factors(ev, value, depth + 1) if value is not None else None
+    if not isinstance(node, nodes.BinOp):
+        return None
+    if node.op == "*":
+        for floor, m in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(floor, nodes.BinOp) and floor.op == "//" and \
+                    floor.right.as_string() == m.as_string():
+                return _factors(ev, m, 0)
+    if node.op == "-" and isinstance(node.right, nodes.BinOp) and node.right.op == "%" and \
+            node.right.left.as_string() == node.left.as_string():
+        return _factors(ev, node.right.right, 0)
+    return None
+
+
+def _factors(ev: Evaluator, node: nodes.NodeNG, depth: int) -> frozenset[str]:
+    """The factors of a product (see :func:`multiple_factors`)."""
+    if isinstance(node, nodes.BinOp) and node.op == "*" and depth < 6:
+        return _factors(ev, node.left, depth + 1) | _factors(ev, node.right, depth + 1)
+    if isinstance(node, nodes.Const) and isinstance(node.value, int) and \
+            not isinstance(node.value, bool):
+        return frozenset({str(node.value)})
+    out = {node.as_string()}
+    if isinstance(node, nodes.Name) and depth < 6:
+        value = _single_assigned(ev, node)
+        if value is not None:
+            out |= _factors(ev, value, depth + 1)
+    return frozenset(out)
+
+
+def _sliced_multiple(ev: Evaluator, node: nodes.NodeNG | None, depth: int = 0
+                     ) -> frozenset[str] | None:
+    """The factors for ``x[:m]`` (``node``, or a name bound once to it) when ``m`` is a
+    whole multiple (:func:`multiple_factors`): its rows are a multiple of them."""
+    if node is None or depth > 4:
+        return None
+    if isinstance(node, nodes.Name):
+        value = _single_assigned(ev, node)
+        return _sliced_multiple(ev, value, depth + 1) if value is not None else None
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
+            node.func.attrname in _SAME_ROWS and not ev.qualname(node.func):
+        return _sliced_multiple(ev, node.func.expr, depth + 1)  # x[:n].float()
+    if not isinstance(node, nodes.Subscript):
+        return None
+    part = node.slice
+    if isinstance(part, nodes.Tuple):
+        part = part.elts[0] if part.elts else None
+    if not isinstance(part, nodes.Slice) or part.step is not None or part.lower is not None:
+        return None
+    return multiple_factors(ev, part.upper)
 
 
 def _sliced_dim(ev: Evaluator, node: nodes.Subscript, ctx: Ctx | None, d: int, depth: int

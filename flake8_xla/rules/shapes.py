@@ -2214,20 +2214,31 @@ divide it, which is not known.
         if v.has("drop_last") or v.has("drop_last_unknown") or v.has("iterable") or \
                 v.has("endless") or v.has("unbatched") or v.has("whole_batches"):
             return False
+        whole = not (v.has("distributed") or v.has("sampler") or v.has("sampler_unknown"))
         if v.text is None:
-            return True  # a batch size that is not a literal: any size may leave a remainder
+            # a batch size that is not a literal: any size may leave a remainder, unless
+            # every dataset was cut to a multiple of that very batch size (times the
+            # replica count a DistributedSampler splits it over)
+            if whole:
+                return not self._cut_to_batches(v, None, (1,))
+            if v.has("distributed") and not (v.has("sampler") or v.has("sampler_unknown")):
+                worlds = self._sampler_worlds(v) or self._either_worlds(v)
+                return not (worlds and self._cut_to_batches(v, None, worlds))
+            return True
         try:
             batch = int(v.text)
         except ValueError:
             return False
         if batch <= 1:
             return False
-        if not (v.has("distributed") or v.has("sampler") or v.has("sampler_unknown")):
+        if whole:
             # Every sample once, in batches: a known dataset size that the batch divides
             # (each dataset the loader may load: ``FakeData(12_000_000)`` under a debug
             # flag beside an ImageFolder of any size may still leave a remainder).
             sizes = [size.text for size in v.bound or ()]
             if sizes and all(t and t.isdigit() and int(t) % batch == 0 for t in sizes):
+                return False
+            if self._cut_to_batches(v, batch, (1,)):
                 return False
         elif v.has("distributed") and not (v.has("sampler") or v.has("sampler_unknown")):
             sizes = [size.text for size in v.bound or ()]
@@ -2235,6 +2246,60 @@ divide it, which is not known.
             if worlds and sizes and all(
                     t and t.isdigit() and all(-(-int(t) // w) % batch == 0 for w in worlds)
                     for t in sizes):
+                return False
+            if worlds and self._cut_to_batches(v, batch, worlds):
+                return False
+        return True
+
+    def _either_worlds(self, v: V.Value) -> tuple[int, ...]:
+        """:data:`HOST_WORLDS` when the loader's ``sampler=`` is one of several plain
+        samplers, a DistributedSampler among them (``RandomSampler(ds)``, replaced by a
+        ``DistributedSampler`` when there are several replicas), each drawing every sample
+        once; else empty."""
+        call = v.node
+        arg = keyword(call, "sampler") if isinstance(call, nodes.Call) else None
+        samplers = self.an.value(arg) if arg is not None else frozenset()
+        if len(samplers) < 2 or not all(
+                s.kind is Kind.SAMPLER and s.flags <= {"distributed"} and
+                isinstance(s.node, nodes.Call) and keyword(s.node, "drop_last") is None and
+                not has_star_kwargs(s.node) for s in samplers):
+            return ()
+        return self.HOST_WORLDS
+
+    def _cut_to_batches(self, v: V.Value, batch: int | None, worlds: tuple[int, ...]
+                        ) -> bool:
+        """Every dataset the loader ``v`` may load was cut to a multiple of a number
+        (``x[:len(x) // bs * bs]``; :func:`~flake8_xla.analysis.specs.multiple_factors`)
+        that ``batch`` times each replica count of ``worlds`` divides: by its literal
+        factors, or, for one replica, because the loader's own ``batch_size=`` expression
+        is one of the factors (``batch`` None: that expression is not a literal)."""
+        from flake8_xla.analysis.specs import MULT
+        bound = list(v.bound or ())
+        call = v.node
+        if not bound or not isinstance(call, nodes.Call):
+            return False
+        size_arg = argument(call, 1, "batch_size")
+        text = size_arg.as_string() if size_arg is not None else None
+        # (the sampler's ``num_replicas=`` as written: ``xm.xrt_world_size()``)
+        sampler = keyword(call, "sampler")
+        world_texts = {r.as_string() for v_s in (self.an.value(sampler) if sampler else ())
+                       if isinstance(v_s.node, nodes.Call)
+                       if (r := keyword(v_s.node, "num_replicas")) is not None}
+        for size in bound:
+            factors = {f[len(MULT):] for f in size.flags if f.startswith(MULT)}
+            if not factors:
+                return False
+            ints = 1
+            for f in factors:
+                if f.isdigit():
+                    ints *= int(f)
+            batch_ok = batch is not None and ints % batch == 0 or \
+                text is not None and text in factors
+            for w in worlds:
+                if batch is not None and ints % (batch * w) == 0:
+                    continue
+                if batch_ok and (w == 1 or bool(world_texts & factors)):
+                    continue
                 return False
         return True
 
