@@ -344,21 +344,6 @@ def _is_dataclass(klass: nodes.ClassDef, ev: Evaluator) -> bool:
     return False
 
 
-def _multiple_of(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
-    """``m`` of ``n // m * m``, ``m * (n // m)`` or ``n - n % m`` (syntax only), else None."""
-    if not isinstance(node, nodes.BinOp):
-        return None
-    if node.op == "*":
-        for floor, m in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(floor, nodes.BinOp) and floor.op == "//" and \
-                    floor.right.as_string() == m.as_string():
-                return m
-    if node.op == "-" and isinstance(node.right, nodes.BinOp) and node.right.op == "%" and \
-            node.right.left.as_string() == node.left.as_string():
-        return node.right.right
-    return None
-
-
 def _product_factors(node: nodes.NodeNG, depth: int = 0) -> list[nodes.NodeNG]:
     """The factors of a product written with ``*`` (``8 * bs * world``), else ``[node]``."""
     if isinstance(node, nodes.BinOp) and node.op == "*" and depth < 6:
@@ -4400,7 +4385,7 @@ class Evaluator:
         stores that attribute (as for :meth:`_constructed_len`). The factors are given as
         the numbers they have for this call (``batch_size`` passed as 16: ``"16"``), and,
         when the class is in the constructing module, as written. None otherwise."""
-        from flake8_xla.analysis.specs import multiple_factors
+        from flake8_xla.analysis.specs import factor_key, multiple_of
         owner = self.home_of(klass)
         if owner is None:
             return None
@@ -4445,19 +4430,24 @@ class Evaluator:
             keep = binds[0].parent.value if len(binds) == 1 and isinstance(
                 binds[0], nodes.AssignName) and isinstance(binds[0].parent, nodes.Assign) \
                 else None
-        m = _multiple_of(keep)
-        if m is None or multiple_factors(home, keep if keep is not None else part.upper) is None:
-            return None
-        # nothing grows, shrinks or replaces the rows after the cut, in __init__ or elsewhere
-        for node in self.own_nodes(init, nodes.Call):
-            f = node.func
-            if node.lineno > stmt.lineno and isinstance(f, nodes.Attribute) and on_self(f.expr) \
-                    and f.attrname in MUTATORS | {"pop", "remove", "clear"}:
-                return None
-        if any(isinstance(n, nodes.AugAssign) and on_self(n.target)
-               for n in self.own_nodes(init, nodes.AugAssign)):
+        m = multiple_of(keep, stmt.value.value)  # (cut from the rows' own length)
+        if m is None:
             return None
         evs = {id(e): e for e in (home, owner, self.home_of(method), self) if e is not None}
+        # nothing grows, shrinks or replaces the rows after the cut: in __init__ after it,
+        # or anywhere in these modules (``self.rows.extend(extra)`` in another method,
+        # ``ds.rows.append(x)`` in the script)
+        changing = MUTATORS | {"pop", "remove", "clear"}
+        for ev in evs.values():
+            for node in ev.module_nodes(nodes.Call):
+                f = node.func
+                if isinstance(f, nodes.Attribute) and f.attrname in changing and \
+                        isinstance(f.expr, nodes.Attribute) and f.expr.attrname == attr and \
+                        not (node.frame() is init and node.lineno < stmt.lineno):
+                    return None
+            if any(isinstance(n.target, nodes.AssignAttr) and n.target.attrname == attr
+                   for n in ev.module_nodes(nodes.AugAssign)):
+                return None
         elsewhere = [a for ev in evs.values() for a in ev.module_nodes(nodes.AssignAttr)
                      if a.attrname == attr and a not in stores]
         if any(not _another_construction(ev, a, call) for ev in evs.values()
@@ -4492,12 +4482,18 @@ class Evaluator:
                 break
             factors = spread
         out: set[str] = set()
+        params = set(self._params(init))
         for factor in factors:
-            text = V.single_text(home.value(factor, inner, d + 1))
-            if text is not None and text.isdigit():
-                out.add(text)
-            elif home is self and call.root() is self.module:
-                out.add(factor.as_string())
+            key = factor_key(home, factor, inner, d + 1)
+            if key is None and isinstance(factor, nodes.Name) and factor.name in params and \
+                    call.root() is self.module:
+                # ``mult = 2 * batch_size * world`` of parameters: what the call passes
+                # for them, as the constructing code writes it
+                arg = self.site_argument(init, call, factor.name, True)
+                if isinstance(arg, nodes.NodeNG):
+                    key = factor_key(self, arg, ctx, d + 1)
+            if key is not None:
+                out.add(key)
         return frozenset(out) or None
 
     def _constructed_len(self, klass: nodes.ClassDef, call: nodes.Call,

@@ -825,7 +825,7 @@ def _dataset(ev: Evaluator, entry: Entry, call: nodes.Call, ctx: Ctx | None, d: 
         if text is None:
             # ``TensorDataset(x[:n], y[:n])`` with ``n = len(x) // bs * bs``: a multiple
             factors = next((f for a in call.args if not isinstance(a, nodes.Starred)
-                            if (f := _sliced_multiple(ev, a)) is not None), None)
+                            if (f := _sliced_multiple(ev, a, ctx, d))), None)
             if factors:
                 return one(Kind.DATASET, node=call, qual=entry.name,
                            flags=frozenset(MULT + f for f in factors))
@@ -1036,57 +1036,135 @@ def _known_int(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: int
 MULT = "mult:"
 
 
-def multiple_factors(ev: Evaluator, node: nodes.NodeNG | None, depth: int = 0
+def multiple_factors(ev: Evaluator, node: nodes.NodeNG | None, of: nodes.NodeNG,
+                     ctx: Ctx | None = None, d: int = 0, depth: int = 0
                      ) -> frozenset[str] | None:
-    """The factors (source texts, literal ints as digits) of ``m`` when ``node`` is a
-    whole multiple of it written as such: ``a // m * m``, ``m * (a // m)``, ``a - a % m``,
-    or a name bound once to one; a factor bound once to a product is spread into its
-    factors too (``mult = 8 * bs * world``). None otherwise. Syntax and bindings only."""
+    """The factors of ``m`` when ``node`` is a whole multiple of it, written as such from
+    the length of ``of`` (the sequence it will cut): ``len(of) // m * m``, ``m *
+    (len(of) // m)``, ``len(of) - len(of) % m`` (also ``of.shape[0]``, ``of.size(0)``), or
+    a name bound once to one. A factor is kept as the number it has (in ``ctx``), or,
+    when it is a module-level name or an attribute of one (``BATCH``, ``args.bs``), as
+    written; a factor bound once to a product is spread into its factors (``mult = 8 *
+    bs * world``). None otherwise."""
     if node is None or depth > 4:
         return None
     if isinstance(node, nodes.Name):
         value = _single_assigned(ev, node)
-        return multiple_factors(ev, value, depth + 1) if value is not None else None
+        return multiple_factors(ev, value, of, ctx, d, depth + 1) if value is not None \
+            else None
+    m = multiple_of(node, of)
+    return _factors(ev, m, ctx, d, 0) if m is not None else None
+
+
+def _length_of(node: nodes.NodeNG, of: nodes.NodeNG) -> bool:
+    """``node`` is ``len(of)``, ``of.shape[0]`` or ``of.size(0)`` (syntax only)."""
+    text = of.as_string()
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
+            node.func.name == "len" and len(node.args) == 1:
+        return node.args[0].as_string() == text
+    if isinstance(node, nodes.Subscript) and isinstance(node.value, nodes.Attribute) and \
+            node.value.attrname == "shape" and isinstance(node.slice, nodes.Const) and \
+            node.slice.value == 0:
+        return node.value.expr.as_string() == text
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
+            node.func.attrname == "size" and len(node.args) == 1 and \
+            isinstance(node.args[0], nodes.Const) and node.args[0].value == 0:
+        return node.func.expr.as_string() == text
+    return False
+
+
+def multiple_of(node: nodes.NodeNG | None, of: nodes.NodeNG) -> nodes.NodeNG | None:
+    """``m`` of ``len(of) // m * m``, ``m * (len(of) // m)`` or ``len(of) - len(of) % m``
+    (see :func:`_length_of`), else None. Syntax only."""
     if not isinstance(node, nodes.BinOp):
         return None
     if node.op == "*":
         for floor, m in ((node.left, node.right), (node.right, node.left)):
             if isinstance(floor, nodes.BinOp) and floor.op == "//" and \
-                    floor.right.as_string() == m.as_string():
-                return _factors(ev, m, 0)
+                    floor.right.as_string() == m.as_string() and _length_of(floor.left, of):
+                return m
     if node.op == "-" and isinstance(node.right, nodes.BinOp) and node.right.op == "%" and \
-            node.right.left.as_string() == node.left.as_string():
-        return _factors(ev, node.right.right, 0)
+            node.right.left.as_string() == node.left.as_string() and _length_of(node.left, of):
+        return node.right.right
     return None
 
 
-def _factors(ev: Evaluator, node: nodes.NodeNG, depth: int) -> frozenset[str]:
+def _factors(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, depth: int
+             ) -> frozenset[str]:
     """The factors of a product (see :func:`multiple_factors`)."""
     if isinstance(node, nodes.BinOp) and node.op == "*" and depth < 6:
-        return _factors(ev, node.left, depth + 1) | _factors(ev, node.right, depth + 1)
-    if isinstance(node, nodes.Const) and isinstance(node.value, int) and \
-            not isinstance(node.value, bool):
-        return frozenset({str(node.value)})
-    out = {node.as_string()}
+        return _factors(ev, node.left, ctx, d, depth + 1) | \
+            _factors(ev, node.right, ctx, d, depth + 1)
     if isinstance(node, nodes.Name) and depth < 6:
         value = _single_assigned(ev, node)
-        if value is not None:
-            out |= _factors(ev, value, depth + 1)
-    return frozenset(out)
+        if isinstance(value, nodes.BinOp) and value.op == "*":
+            return _factors(ev, value, ctx, d, depth + 1)
+    key = factor_key(ev, node, ctx, d)
+    return frozenset({key}) if key is not None else frozenset()
 
 
-def _sliced_multiple(ev: Evaluator, node: nodes.NodeNG | None, depth: int = 0
-                     ) -> frozenset[str] | None:
+def factor_key(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, depth: int = 0
+               ) -> str | None:
+    """What a factor of a cut (or a loader's ``batch_size=``/``num_replicas=``) stands
+    for, comparable between the two: its number (``"16"``), else ``args.batch_size`` of
+    one parsed command line (the ``parse_args()`` call it reads, by identity), else a
+    module-level name or call as written in its module (``BATCH``, ``xr.world_size()``),
+    following a name bound once in its scope; None when unknown."""
+    if depth > 4:
+        return None
+    text = V.single_text(ev.value(node, ctx, d))
+    if text is not None and text.isdigit():
+        return text
+    if isinstance(node, nodes.Name):
+        value = _single_assigned(ev, node)
+        if value is not None and value.scope() is node.scope():
+            key = factor_key(ev, value, ctx, d, depth + 1)
+            if key is not None:
+                return key
+    root, chain = node, []
+    while isinstance(root, nodes.Attribute):
+        chain.append(root.attrname)
+        root = root.expr
+    if chain and isinstance(root, nodes.Name):
+        vs = ev.value(root, ctx, d)
+        made = {id(v.node) for v in vs if v.kind is Kind.HOST and v.qual == "namespace" and
+                isinstance(v.node, nodes.Call)}
+        if vs and len(made) == 1 and all(v.kind is Kind.HOST and v.qual == "namespace"
+                                         for v in vs):
+            return f"ns:{made.pop()}:{'.'.join(reversed(chain))}"
+    if module_scoped(ev, node):
+        return f"mod:{id(ev.module)}:{node.as_string()}"
+    return None
+
+
+def module_scoped(ev: Evaluator, node: nodes.NodeNG) -> bool:
+    """``node`` is a name bound only at module level, an attribute chain of one
+    (``BATCH``, ``args.batch_size``), or a call of one without arguments
+    (``xr.world_size()``): it means the same wherever the module writes it."""
+    root = node
+    if isinstance(root, nodes.Call) and not root.args and not root.keywords:
+        root = root.func  # ``xr.world_size()``: a call of a module-level function, no args
+    while isinstance(root, nodes.Attribute):
+        root = root.expr
+    if not isinstance(root, nodes.Name):
+        return False
+    binds = ev.bindings(root)
+    return bool(binds) and all(isinstance(b.scope(), nodes.Module) for b in binds)
+
+
+def _sliced_multiple(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: int,
+                     depth: int = 0) -> frozenset[str] | None:
     """The factors for ``x[:m]`` (``node``, or a name bound once to it) when ``m`` is a
-    whole multiple (:func:`multiple_factors`): its rows are a multiple of them."""
+    whole multiple cut from ``x``'s own length (:func:`multiple_factors`): its rows are a
+    multiple of them."""
     if node is None or depth > 4:
         return None
     if isinstance(node, nodes.Name):
         value = _single_assigned(ev, node)
-        return _sliced_multiple(ev, value, depth + 1) if value is not None else None
+        return _sliced_multiple(ev, value, ctx, d, depth + 1) if value is not None else None
     if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
             node.func.attrname in _SAME_ROWS and not ev.qualname(node.func):
-        return _sliced_multiple(ev, node.func.expr, depth + 1)  # x[:n].float()
+        return _sliced_multiple(ev, node.func.expr, ctx, d, depth + 1)  # x[:n].float()
     if not isinstance(node, nodes.Subscript):
         return None
     part = node.slice
@@ -1094,7 +1172,7 @@ def _sliced_multiple(ev: Evaluator, node: nodes.NodeNG | None, depth: int = 0
         part = part.elts[0] if part.elts else None
     if not isinstance(part, nodes.Slice) or part.step is not None or part.lower is not None:
         return None
-    return multiple_factors(ev, part.upper)
+    return multiple_factors(ev, part.upper, node.value, ctx, d)
 
 
 def _sliced_dim(ev: Evaluator, node: nodes.Subscript, ctx: Ctx | None, d: int, depth: int

@@ -1618,8 +1618,44 @@ def _selects_by_ordinal(an: Analyzer, roots: list[nodes.NodeNG], frame: nodes.No
             handed += [kw.arg for kw in call.keywords or () if kw.arg is not None and (
                 any(w in kw.arg.lower() for w in _SHARD_WORDS) and uses(kw.value) or
                 not _seedlike(kw.arg) and is_ordinal(kw.value))]
-            if handed and _callee_selects(an, call, handed, 0) is not False:
-                return True
+            if not handed:
+                continue
+            name = callee_name(call.func)
+            if name in _SHOWING_CALLS or _seedlike(name):
+                continue  # (``np.random.default_rng(rank)``: a seed, every row still read)
+            verdict = _callee_selects(an, call, handed, 0)
+            if verdict or verdict is None and (
+                    _loads_by_name(name) or any(isinstance(h, str) and any(
+                        w in h.lower() for w in _SHARD_WORDS) for h in handed)):
+                return True  # (a library call: by a loader's name, or a shard keyword)
+    return False
+
+
+#: Words of a library function that reads data by what it is given (``load_shard``,
+#: ``read_parquet``, ``open``, ``np.load``).
+_LOADING_WORDS = frozenset({"load", "read", "open", "shard", "chunk", "file", "files",
+                            "part", "partition", "split", "select", "subset", "glob"})
+
+
+def _loads_by_name(name: str | None) -> bool:
+    return bool(words_of_text(name or "") & _LOADING_WORDS)
+
+
+def _builds_name(node: nodes.NodeNG, stop: nodes.NodeNG) -> bool:
+    """Between ``node`` and its ancestor ``stop``, a string is built from it (an
+    f-string, ``"%s" % x``, ``"a" + str(x)``, ``"...".format(x)``): a path or a key."""
+    cur: nodes.NodeNG | None = node.parent
+    while cur is not None and cur is not stop:
+        if isinstance(cur, (nodes.JoinedStr, nodes.FormattedValue)):
+            return True
+        if isinstance(cur, nodes.BinOp) and cur.op in ("%", "+") and any(
+                isinstance(o, nodes.Const) and isinstance(o.value, str) or
+                isinstance(o, nodes.JoinedStr) for o in (cur.left, cur.right)):
+            return True
+        if isinstance(cur, nodes.Call) and isinstance(cur.func, nodes.Attribute) and \
+                cur.func.attrname == "format":
+            return True
+        cur = cur.parent
     return False
 
 
@@ -1651,8 +1687,9 @@ def _callee_selects(an: Analyzer, call: nodes.Call, handed: list[int | str],
         return None
     for func in callees:
         params = [*func.args.posonlyargs, *func.args.args]
-        shift = 1 if params and params[0].name in ("self", "cls") and \
-            isinstance(call.func, nodes.Attribute) else 0
+        # (``obj.method(x)`` and ``Klass(x)``, whose ``__init__`` takes ``self`` first)
+        shift = 1 if params and params[0].name in ("self", "cls") and (
+            isinstance(call.func, nodes.Attribute) or func.name == "__init__") else 0
         for h in handed:
             if isinstance(h, int):
                 name = params[h + shift].name if h + shift < len(params) else None
@@ -1678,15 +1715,20 @@ def _param_selects(an: Analyzer, func: nodes.FunctionDef, name: str, depth: int)
         if isinstance(cur, nodes.Compare) or cur is None or isinstance(cur, SCOPES):
             continue  # ``if rank == 0:``
         if cur.is_statement:
-            if child is not use:  # ``path = f"{root}/core_{core_id}.npz"``
-                return True
+            if child is not use and _builds_name(use, cur):
+                return True  # ``path = f"{root}/core_{core_id}.npz"``
+            if child is use and isinstance(cur, nodes.Assign) and \
+                    _stored_and_selects(an, func, cur, depth):
+                return True  # ``self.rank = rank``, then ``self.files[self.rank::world]``
             continue
         # an argument of a call (itself, or inside a string built for it)
         callee = callee_name(cur.func)
         if callee in _SHOWING_CALLS or _seedlike(callee):
             continue
         if child is not use:
-            return True  # ``np.load(f"{path}.{rank}.npz")``
+            if _builds_name(use, cur):
+                return True  # ``np.load(f"{path}.{rank}.npz")``
+            continue
         at: int | str | None = next((i for i, a in enumerate(cur.args) if a is use), None)
         if at is None:
             kw = next((k for k in cur.keywords or () if k.value is use), None)
@@ -1696,8 +1738,43 @@ def _param_selects(an: Analyzer, func: nodes.FunctionDef, name: str, depth: int)
         if depth >= 3:
             return True
         verdict = _callee_selects(an, cur, [at], depth + 1)
-        if verdict is not False:
-            return True  # (handed on: to a helper that selects, or to a library call)
+        if verdict or verdict is None and _loads_by_name(callee):
+            return True  # (handed on: to a helper that selects, or to a library loader)
+    return False
+
+
+def _stored_and_selects(an: Analyzer, func: nodes.FunctionDef, stmt: nodes.Assign,
+                        depth: int) -> bool:
+    """``stmt`` stores the index on the instance (``self.rank = rank`` in ``__init__``)
+    and a method of the class selects data by that attribute (an index or slice, or a
+    name built from it)."""
+    klass = func.parent
+    targets = [t for t in stmt.targets if isinstance(t, nodes.AssignAttr) and
+               isinstance(t.expr, nodes.Name) and t.expr.name in ("self", "cls")]
+    if not targets or not isinstance(klass, nodes.ClassDef) or depth >= 3:
+        return False
+    attrs = {t.attrname for t in targets}
+    for method in klass.body:
+        if not isinstance(method, nodes.FunctionDef):
+            continue
+        for node in nodes_of(method, nodes.Attribute):
+            if node.attrname not in attrs or not isinstance(node.expr, nodes.Name) or \
+                    node.expr.name not in ("self", "cls"):
+                continue
+            child, cur = node, node.parent
+            while cur is not None and not cur.is_statement and \
+                    not isinstance(cur, (nodes.Compare, *SCOPES)):
+                if isinstance(cur, nodes.Subscript) and child is cur.slice:
+                    return True
+                child, cur = cur, cur.parent
+            if cur is not None and not isinstance(cur, (nodes.Compare, *SCOPES)) and \
+                    _builds_name(node, cur):
+                call = node.parent
+                while call is not None and call is not cur and not isinstance(call, nodes.Call):
+                    call = call.parent
+                if not isinstance(call, nodes.Call) or \
+                        callee_name(call.func) not in _SHOWING_CALLS:
+                    return True
     return False
 
 

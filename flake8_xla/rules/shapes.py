@@ -2247,6 +2247,7 @@ divide it, which is not known.
                     t and t.isdigit() and all(-(-int(t) // w) % batch == 0 for w in worlds)
                     for t in sizes):
                 return False
+            worlds = worlds or self._either_worlds(v)
             if worlds and self._cut_to_batches(v, batch, worlds):
                 return False
         return True
@@ -2278,13 +2279,18 @@ divide it, which is not known.
         call = v.node
         if not bound or not isinstance(call, nodes.Call):
             return False
+        from flake8_xla.analysis.specs import factor_key
+        # (what the loader's ``batch_size=`` and its sampler's ``num_replicas=`` stand for,
+        # comparable with the cut's factors: ``args.batch_size``, ``xr.world_size()``)
+        ev = self.an.ev
+        here = call.root() is self.an.module
         size_arg = argument(call, 1, "batch_size")
-        text = size_arg.as_string() if size_arg is not None else None
-        # (the sampler's ``num_replicas=`` as written: ``xm.xrt_world_size()``)
-        sampler = keyword(call, "sampler")
-        world_texts = {r.as_string() for v_s in (self.an.value(sampler) if sampler else ())
-                       if isinstance(v_s.node, nodes.Call)
-                       if (r := keyword(v_s.node, "num_replicas")) is not None}
+        text = factor_key(ev, size_arg, None, 0) if here and size_arg is not None else None
+        sampler = keyword(call, "sampler") if here else None
+        world_texts = {k for v_s in (self.an.value(sampler) if sampler else ())
+                       if isinstance(v_s.node, nodes.Call) and v_s.node.root() is self.an.module
+                       if (r := keyword(v_s.node, "num_replicas")) is not None
+                       if (k := factor_key(ev, r, None, 0)) is not None}
         for size in bound:
             factors = {f[len(MULT):] for f in size.flags if f.startswith(MULT)}
             if not factors:

@@ -2,13 +2,19 @@
 bs * bs]``, or a Dataset class whose ``__init__`` cuts its rows so when told to) has no
 ragged last batch; cut to a multiple of another number, or built with the cut off, it
 still has one."""
+import argparse
+
 import torch
 import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
-from torch.utils.data import DataLoader, Dataset, TensorDataset
+import torch_xla.runtime as xr
+from torch.utils.data import DataLoader, Dataset, DistributedSampler, RandomSampler, TensorDataset
 
 BATCH = 16
+parser = argparse.ArgumentParser()
+parser.add_argument("--batch_size", type=int, default=32)
+args = parser.parse_args()
 
 
 class Lines(Dataset):
@@ -44,7 +50,7 @@ def train(model, opt, x, y, rows):
 
 
 class Blocks(Dataset):
-    def __init__(self, blocks, args, world):
+    def __init__(self, blocks, world):
         self.examples = list(blocks)
         mult = 8 * args.batch_size * world
         self.examples = self.examples[:len(self.examples) // mult * mult]
@@ -56,14 +62,13 @@ class Blocks(Dataset):
         return torch.tensor(self.examples[i])
 
 
-def train_replicas(model, opt, blocks, args):
-    import torch_xla.runtime as xr
-    from torch.utils.data import DistributedSampler, RandomSampler
+def train_replicas(model, opt, blocks):
     world = xr.world_size()
-    dataset = Blocks(blocks, args, world)
+    dataset = Blocks(blocks, world)
     sampler = RandomSampler(dataset)
     if world > 1:
         sampler = DistributedSampler(dataset, num_replicas=world, rank=xr.global_ordinal())
     fit(model, opt, DataLoader(dataset, sampler=sampler, batch_size=args.batch_size))  # trap
     untrimmed = Lines(blocks, BATCH, trim=False)
     fit(model, opt, DataLoader(untrimmed, sampler=sampler, batch_size=args.batch_size))  # error: XLA102
+

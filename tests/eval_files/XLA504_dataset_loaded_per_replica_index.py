@@ -68,11 +68,36 @@ def train_cached(flags, model, opt, index):
     fit(model, loader, opt)
 
 
+class ShardFiles(torch.utils.data.Dataset):
+    # (keeps the index, and reads its own share of the files with it)
+    def __init__(self, files, rank):
+        self.rank = rank
+        self.files = list(files)
+
+    def __len__(self):
+        return len(self.files[self.rank::8])
+
+    def __getitem__(self, i):
+        return torch.from_numpy(np.load(self.files[self.rank::8][i]))
+
+
+def train_shuffled(index, files, model, opt):
+    data = dict(np.load(files[0]))
+    order = np.random.default_rng(index).permutation(len(data["x"]))
+    x = torch.from_numpy(data["x"][order])
+    y = torch.from_numpy(data["y"][order])
+    loader = DataLoader(TensorDataset(x, y), batch_size=32, drop_last=True)  # error: XLA504
+    fit(model, loader, opt)
+    mine = ShardFiles(files, index)
+    fit(model, DataLoader(mine, batch_size=32, drop_last=True), opt)  # trap
+
+
 def _mp_fn(rank, flags):
     model = torch.nn.Linear(8, 1).to(torch_xla.device())
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     train_loop(rank, flags, model, opt)
     train_cached(flags=flags, model=model, opt=opt, index=rank)
+    train_shuffled(rank, flags["files"], model, opt)
 
 
 if __name__ == "__main__":
