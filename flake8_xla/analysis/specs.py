@@ -1266,6 +1266,14 @@ def _simple(spec: str, node: nodes.NodeNG, q: str | None) -> frozenset[Value] | 
         return V.host(sub or None)
     if head == "tensor" and sub in ("cpu", "xla", "cuda"):
         return V.tensor(sub)
+    if head == "tensor" and sub == "nxd_loss":
+        # neuronx-distributed's pipeline model returns the loss on the CPU unless it was
+        # built with ``return_loss_on_cpu=False`` (NxDPPModel's default is True): a module
+        # that names the option at all sets it off (the XLA device's lazy loss)
+        sets = any(isinstance(n, nodes.Keyword) and n.arg == "return_loss_on_cpu" or
+                   isinstance(n, nodes.Const) and n.value == "return_loss_on_cpu"
+                   for n in nodes_of(node.root(), (nodes.Keyword, nodes.Const)))
+        return V.tensor("xla" if sets else "cpu")
     if head == "optimizer":
         return one(Kind.OPTIMIZER, node=node, qual=q,
                    flags=frozenset({"syncfree"}) if sub == "syncfree" else frozenset())

@@ -1686,7 +1686,7 @@ def _callee_selects(an: Analyzer, call: nodes.Call, handed: list[int | str],
     if not callees:
         return None
     for func in callees:
-        params = [*func.args.posonlyargs, *func.args.args]
+        params = [*(func.args.posonlyargs or ()), *(func.args.args or ())]
         # (``obj.method(x)`` and ``Klass(x)``, whose ``__init__`` takes ``self`` first)
         shift = 1 if params and params[0].name in ("self", "cls") and (
             isinstance(call.func, nodes.Attribute) or func.name == "__init__") else 0
@@ -1694,7 +1694,7 @@ def _callee_selects(an: Analyzer, call: nodes.Call, handed: list[int | str],
             if isinstance(h, int):
                 name = params[h + shift].name if h + shift < len(params) else None
             else:
-                name = h if any(p.name == h for p in [*params, *func.args.kwonlyargs]) \
+                name = h if any(p.name == h for p in [*params, *(func.args.kwonlyargs or ())]) \
                     else None
             if name is not None and _param_selects(an, func, name, depth):
                 return True
@@ -1838,7 +1838,7 @@ def _launch_index_params(an: Analyzer) -> set[int]:
                 todo.append((v.node, 0, 0))
     while todo:
         func, at, depth = todo.pop()
-        params = func.args.args
+        params = func.args.args or []
         if func.root() is not an.module or at >= len(params) or id(params[at]) in found:
             continue
         param = params[at]
@@ -1857,7 +1857,7 @@ def _launch_index_params(an: Analyzer) -> set[int]:
             for callee, _ in an.ev.functions_called(call, None):
                 if not isinstance(callee, nodes.FunctionDef):
                     continue
-                names = [p.name for p in callee.args.args]
+                names = [p.name for p in callee.args.args or ()]
                 shift = 1 if names and names[0] in ("self", "cls") and \
                     isinstance(call.func, nodes.Attribute) else 0
                 for i, kw in spots:

@@ -2215,6 +2215,8 @@ divide it, which is not known.
                 v.has("endless") or v.has("unbatched") or v.has("whole_batches"):
             return False
         whole = not (v.has("distributed") or v.has("sampler") or v.has("sampler_unknown"))
+        if whole and self._guarded_whole(v):
+            return False  # (``if len(ds) % bs: raise ValueError(...)`` before the loader)
         if v.text is None:
             # a batch size that is not a literal: any size may leave a remainder, unless
             # every dataset was cut to a multiple of that very batch size (times the
@@ -2251,6 +2253,58 @@ divide it, which is not known.
             if worlds and self._cut_to_batches(v, batch, worlds):
                 return False
         return True
+
+    def _guarded_whole(self, v: V.Value) -> bool:
+        """Before the DataLoader ``v`` (a call of this module), its function stops unless
+        the dataset's length is a multiple of the batch size: ``if len(ds) % bs != 0:
+        raise ...`` (or ``if n % bs:`` with ``n = len(ds)``), or ``assert len(ds) % bs ==
+        0``, in a block that holds the loader call, with the loader's own dataset and
+        ``batch_size=`` (as written, or names bound once to them)."""
+        call = v.node
+        if not isinstance(call, nodes.Call) or call.root() is not self.an.module:
+            return False
+        ds = argument(call, 0, "dataset")
+        bs = argument(call, 1, "batch_size")
+        if ds is None or bs is None:
+            return False
+        frame = call.frame()
+
+        def texts(node: nodes.NodeNG) -> set[str]:
+            out = {node.as_string()}
+            if isinstance(node, nodes.Name):
+                binds = self.an.ev.bindings(node)
+                if len(binds) == 1 and isinstance(binds[0], nodes.AssignName) and \
+                        isinstance(binds[0].parent, nodes.Assign) and \
+                        binds[0].frame() is frame:
+                    out.add(binds[0].parent.value.as_string())
+            return out
+
+        size_texts = {f"len({t})" for t in texts(ds)}
+        batch_texts = texts(bs)
+
+        def remainder(test: nodes.NodeNG) -> bool:
+            # ``len(ds) % bs`` (or ``n % bs`` with ``n = len(ds)``)
+            return isinstance(test, nodes.BinOp) and test.op == "%" and \
+                bool(texts(test.left) & size_texts) and bool(texts(test.right) & batch_texts)
+
+        def compares(test: nodes.NodeNG, op: str) -> bool:
+            return isinstance(test, nodes.Compare) and len(test.ops) == 1 and \
+                test.ops[0][0] == op and isinstance(test.ops[0][1], nodes.Const) and \
+                test.ops[0][1].value == 0 and remainder(test.left)
+
+        for stmt in nodes_of(frame, (nodes.If, nodes.Assert)):
+            if stmt.lineno >= call.lineno or not _same_block(stmt, call):
+                continue
+            if isinstance(stmt, nodes.Assert):
+                test = stmt.test
+                if compares(test, "==") or isinstance(test, nodes.UnaryOp) and \
+                        test.op == "not" and remainder(test.operand):
+                    return True
+                continue
+            if (remainder(stmt.test) or compares(stmt.test, "!=")) and \
+                    any(isinstance(b, nodes.Raise) for b in stmt.body):
+                return True
+        return False
 
     def _either_worlds(self, v: V.Value) -> tuple[int, ...]:
         """:data:`HOST_WORLDS` when the loader's ``sampler=`` is one of several plain
@@ -2467,6 +2521,22 @@ divide it, which is not known.
                 yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
                 yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
+
+
+def _same_block(stmt: nodes.NodeNG, node: nodes.NodeNG) -> bool:
+    """``stmt`` is a statement of a block (a body, an ``else``) that also holds ``node``'s
+    statement or one enclosing it: ``stmt`` runs whenever ``node`` does, if before it."""
+    anc: nodes.NodeNG | None = node
+    while anc is not None and anc.parent is not stmt.parent:
+        anc = anc.parent
+    if anc is None:
+        return False
+    holder = stmt.parent
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        block = getattr(holder, field, None)
+        if isinstance(block, list) and stmt in block and anc in block:
+            return True
+    return False
 
 
 def _capped_pass(an: Analyzer, loop: nodes.For) -> tuple[int, bool] | None:

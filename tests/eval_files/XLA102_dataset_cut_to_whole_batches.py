@@ -72,3 +72,4 @@ def train_replicas(model, opt, blocks):
     untrimmed = Lines(blocks, BATCH, trim=False)
     fit(model, opt, DataLoader(untrimmed, sampler=sampler, batch_size=args.batch_size))  # error: XLA102
 
+

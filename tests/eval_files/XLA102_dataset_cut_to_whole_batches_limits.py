@@ -1,7 +1,9 @@
 """Eval file for XLA102: what a cut to whole batches does not prove. Rows cut to a
 multiple of another batch size than the loader's (a helper's parameter of the same
 name), cut by a cap rather than the rows' own length, or grown after the cut (a method
-that extends them) may still end in a short batch."""
+that extends them) may still end in a short batch. A script that stops unless the
+dataset is a multiple of the batch size (``if len(ds) % bs: raise``, an ``assert``)
+loads whole batches, but not when that check runs only under a flag."""
 import torch
 import torch_xla
 import torch_xla.core.xla_model as xm
@@ -55,3 +57,20 @@ def train_growing(model, opt, rows, extra):
     ds = Growing(rows, BATCH)
     ds.add_pseudo_labels(extra)
     fit(model, opt, DataLoader(ds, batch_size=BATCH))  # error: XLA102
+
+
+def train_checked(model, opt, train_ds, test_ds, batch_size):
+    # (the script refuses datasets that are no multiple of the batch size)
+    train_size = len(train_ds)
+    if train_size % batch_size != 0:
+        raise ValueError(f"{train_size} is no multiple of {batch_size}")
+    assert len(test_ds) % batch_size == 0
+    fit(model, opt, DataLoader(train_ds, batch_size=batch_size, shuffle=True))  # trap
+    fit(model, opt, DataLoader(test_ds, batch_size=batch_size))  # trap
+
+
+def train_unchecked(model, opt, train_ds, batch_size, strict):
+    if strict:
+        if len(train_ds) % batch_size:
+            raise ValueError("ragged")
+    fit(model, opt, DataLoader(train_ds, batch_size=batch_size))  # error: XLA102
