@@ -4373,6 +4373,23 @@ class Evaluator:
                         flags=made.flags | frozenset(MULT + f for f in factors))})
         return value
 
+    def _len_and_init(self, klass: nodes.ClassDef) -> tuple[
+            Evaluator, nodes.FunctionDef, nodes.FunctionDef, Evaluator] | None:
+        """``(owner, __len__, __init__, home of __init__)`` of a dataset class whose
+        ``__len__`` and ``__init__`` (its own or inherited) both take ``self`` and are in
+        modules of the project; else None."""
+        owner = self.home_of(klass)
+        if owner is None:
+            return None
+        method = owner.method_of(klass, "__len__")
+        init = owner.method_of(klass, "__init__")
+        if method is None or init is None or not method.args.args or not init.args.args:
+            return None
+        home = self.home_of(init)
+        if home is None or self.home_of(method) is None:
+            return None
+        return owner, method, init, home
+
     def _constructed_multiple(self, klass: nodes.ClassDef, call: nodes.Call,
                               made: frozenset[Value], ctx: Ctx | None, d: int
                               ) -> frozenset[str] | None:
@@ -4383,19 +4400,14 @@ class Evaluator:
         m * m`` (under ``if`` tests that this call makes true: ``if shuffle:`` with
         ``shuffle=True`` passed), nothing changes ``self.rows`` after it, and nothing else
         stores that attribute (as for :meth:`_constructed_len`). The factors are given as
-        the numbers they have for this call (``batch_size`` passed as 16: ``"16"``), and,
-        when the class is in the constructing module, as written. None otherwise."""
+        what they stand for (:func:`~flake8_xla.analysis.specs.factor_key`: the number
+        they have for this call, ``batch_size`` passed as 16 giving ``"16"``, or one
+        command line's attribute, or a module-level name). None otherwise."""
         from flake8_xla.analysis.specs import factor_key, multiple_of
-        owner = self.home_of(klass)
-        if owner is None:
+        found = self._len_and_init(klass)
+        if found is None:
             return None
-        method = owner.method_of(klass, "__len__")
-        init = owner.method_of(klass, "__init__")
-        if method is None or init is None or not method.args.args or not init.args.args:
-            return None
-        home = self.home_of(init)
-        if home is None:
-            return None
+        owner, method, init, home = found
         rets = self.own_nodes(method, nodes.Return)
         me_len = method.args.args[0].name
         if len(rets) != 1 or not (
@@ -4508,16 +4520,10 @@ class Evaluator:
         of the constructing module (but ``val_ds.num_samples = ...`` of another
         construction of the class), and no module that either imports spells the name.
         Each construction has its own size. None otherwise."""
-        owner = self.home_of(klass)
-        if owner is None:
+        found = self._len_and_init(klass)
+        if found is None:
             return None
-        method = owner.method_of(klass, "__len__")
-        init = owner.method_of(klass, "__init__")
-        if method is None or init is None or not method.args.args or not init.args.args:
-            return None
-        home = self.home_of(init)
-        if home is None or self.home_of(method) is None:
-            return None
+        owner, method, init, home = found
         rets = self.own_nodes(method, nodes.Return)  # (syntax: any module's tree)
         names = {r.value.attrname for r in rets if isinstance(r.value, nodes.Attribute) and
                  isinstance(r.value.expr, nodes.Name) and
