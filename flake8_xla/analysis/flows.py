@@ -344,13 +344,6 @@ def _is_dataclass(klass: nodes.ClassDef, ev: Evaluator) -> bool:
     return False
 
 
-def _product_factors(node: nodes.NodeNG, depth: int = 0) -> list[nodes.NodeNG]:
-    """The factors of a product written with ``*`` (``8 * bs * world``), else ``[node]``."""
-    if isinstance(node, nodes.BinOp) and node.op == "*" and depth < 6:
-        return _product_factors(node.left, depth + 1) + _product_factors(node.right, depth + 1)
-    return [node]
-
-
 def _method_class(node: nodes.NodeNG) -> nodes.ClassDef | None:
     """The class whose method (not a nested function of one) holds ``node``, else None."""
     frame = node.frame()
@@ -4403,7 +4396,7 @@ class Evaluator:
         what they stand for (:func:`~flake8_xla.analysis.specs.factor_key`: the number
         they have for this call, ``batch_size`` passed as 16 giving ``"16"``, or one
         command line's attribute, or a module-level name). None otherwise."""
-        from flake8_xla.analysis.specs import factor_key, multiple_of
+        from flake8_xla.analysis.specs import cut_multiple, factor_key, product_keys
         found = self._len_and_init(klass)
         if found is None:
             return None
@@ -4436,13 +4429,7 @@ class Evaluator:
         part = stmt.value.slice
         if not isinstance(part, nodes.Slice) or part.lower is not None or part.step is not None:
             return None
-        keep = part.upper
-        if isinstance(keep, nodes.Name):
-            binds = home.bindings(keep)
-            keep = binds[0].parent.value if len(binds) == 1 and isinstance(
-                binds[0], nodes.AssignName) and isinstance(binds[0].parent, nodes.Assign) \
-                else None
-        m = multiple_of(keep, stmt.value.value)  # (cut from the rows' own length)
+        m = cut_multiple(home, part.upper, stmt.value.value)  # (from the rows' own length)
         if m is None:
             return None
         evs = {id(e): e for e in (home, owner, self.home_of(method), self) if e is not None}
@@ -4480,33 +4467,18 @@ class Evaluator:
             elif not isinstance(cur, nodes.With):
                 return None
             child, cur = cur, cur.parent
-        factors = _product_factors(m)
-        for _ in range(4):  # (``mult = 8 * bs * world`` bound once in __init__: its factors)
-            spread: list[nodes.NodeNG] = []
-            for factor in factors:
-                binds = home.bindings(factor) if isinstance(factor, nodes.Name) else []
-                value = binds[0].parent.value if len(binds) == 1 and isinstance(
-                    binds[0], nodes.AssignName) and isinstance(binds[0].parent, nodes.Assign) \
-                    and binds[0].frame() is init else None
-                spread.extend(_product_factors(value) if value is not None and
-                              isinstance(value, nodes.BinOp) and value.op == "*" else [factor])
-            if len(spread) == len(factors):
-                break
-            factors = spread
-        out: set[str] = set()
         params = set(self._params(init))
-        for factor in factors:
-            key = factor_key(home, factor, inner, d + 1)
-            if key is None and isinstance(factor, nodes.Name) and factor.name in params and \
-                    call.root() is self.module:
-                # ``mult = 2 * batch_size * world`` of parameters: what the call passes
-                # for them, as the constructing code writes it
-                arg = self.site_argument(init, call, factor.name, True)
-                if isinstance(arg, nodes.NodeNG):
-                    key = factor_key(self, arg, ctx, d + 1)
-            if key is not None:
-                out.add(key)
-        return frozenset(out) or None
+
+        def passed(factor: nodes.NodeNG) -> str | None:
+            # ``mult = 2 * batch_size * world`` of parameters: what the call passes for
+            # them, as the constructing code writes it
+            if not isinstance(factor, nodes.Name) or factor.name not in params or \
+                    call.root() is not self.module:
+                return None
+            arg = self.site_argument(init, call, factor.name, True)
+            return factor_key(self, arg, ctx, d + 1) if isinstance(arg, nodes.NodeNG) else None
+
+        return product_keys(home, m, inner, d + 1, within=init, fallback=passed) or None
 
     def _constructed_len(self, klass: nodes.ClassDef, call: nodes.Call,
                          made: frozenset[Value], ctx: Ctx | None, d: int) -> str | None:

@@ -7,6 +7,7 @@ here, at the call, with the values of the call's arguments and of its receiver.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -1037,23 +1038,24 @@ MULT = "mult:"
 
 
 def multiple_factors(ev: Evaluator, node: nodes.NodeNG | None, of: nodes.NodeNG,
-                     ctx: Ctx | None = None, d: int = 0, depth: int = 0
-                     ) -> frozenset[str] | None:
+                     ctx: Ctx | None = None, d: int = 0) -> frozenset[str] | None:
     """The factors of ``m`` when ``node`` is a whole multiple of it, written as such from
-    the length of ``of`` (the sequence it will cut): ``len(of) // m * m``, ``m *
-    (len(of) // m)``, ``len(of) - len(of) % m`` (also ``of.shape[0]``, ``of.size(0)``), or
-    a name bound once to one. A factor is kept as the number it has (in ``ctx``), or,
-    when it is a module-level name or an attribute of one (``BATCH``, ``args.bs``), as
-    written; a factor bound once to a product is spread into its factors (``mult = 8 *
-    bs * world``). None otherwise."""
+    the length of ``of`` (the sequence it will cut; :func:`cut_multiple`), each as what it
+    stands for (:func:`product_keys`). None otherwise."""
+    m = cut_multiple(ev, node, of)
+    return product_keys(ev, m, ctx, d) if m is not None else None
+
+
+def cut_multiple(ev: Evaluator, node: nodes.NodeNG | None, of: nodes.NodeNG, depth: int = 0
+                 ) -> nodes.NodeNG | None:
+    """``m`` when ``node`` is ``len(of) // m * m``, ``m * (len(of) // m)`` or ``len(of) -
+    len(of) % m`` (:func:`multiple_of`), or a name bound once to one; else None."""
     if node is None or depth > 4:
         return None
     if isinstance(node, nodes.Name):
         value = _single_assigned(ev, node)
-        return multiple_factors(ev, value, of, ctx, d, depth + 1) if value is not None \
-            else None
-    m = multiple_of(node, of)
-    return _factors(ev, m, ctx, d, 0) if m is not None else None
+        return cut_multiple(ev, value, of, depth + 1) if value is not None else None
+    return multiple_of(node, of)
 
 
 def _length_of(node: nodes.NodeNG, of: nodes.NodeNG) -> bool:
@@ -1089,17 +1091,28 @@ def multiple_of(node: nodes.NodeNG | None, of: nodes.NodeNG) -> nodes.NodeNG | N
     return None
 
 
-def _factors(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, depth: int
-             ) -> frozenset[str]:
-    """The factors of a product (see :func:`multiple_factors`)."""
+def product_keys(ev: Evaluator, node: nodes.NodeNG, ctx: Ctx | None, d: int, *,
+                 within: nodes.NodeNG | None = None,
+                 fallback: Callable[[nodes.NodeNG], str | None] | None = None,
+                 depth: int = 0) -> frozenset[str]:
+    """What each factor of the product ``node`` stands for (:func:`factor_key`; a factor
+    it cannot say is left out, or asked of ``fallback``). A factor that is a name bound
+    once to a product is spread into its factors (``mult = 8 * bs * world``); with
+    ``within``, only a name bound in that function."""
     if isinstance(node, nodes.BinOp) and node.op == "*" and depth < 6:
-        return _factors(ev, node.left, ctx, d, depth + 1) | \
-            _factors(ev, node.right, ctx, d, depth + 1)
+        return product_keys(ev, node.left, ctx, d, within=within, fallback=fallback,
+                            depth=depth + 1) | \
+            product_keys(ev, node.right, ctx, d, within=within, fallback=fallback,
+                         depth=depth + 1)
     if isinstance(node, nodes.Name) and depth < 6:
         value = _single_assigned(ev, node)
-        if isinstance(value, nodes.BinOp) and value.op == "*":
-            return _factors(ev, value, ctx, d, depth + 1)
+        if isinstance(value, nodes.BinOp) and value.op == "*" and (
+                within is None or value.frame() is within):
+            return product_keys(ev, value, ctx, d, within=within, fallback=fallback,
+                                depth=depth + 1)
     key = factor_key(ev, node, ctx, d)
+    if key is None and fallback is not None:
+        key = fallback(node)
     return frozenset({key}) if key is not None else frozenset()
 
 

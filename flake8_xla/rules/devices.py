@@ -187,7 +187,7 @@ def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
         head = const_str(node.left)
     elif isinstance(node, nodes.BinOp) and node.op == "%":
         head = (const_str(node.left) or "").split("%")[0]
-    if head and head.startswith("cuda:") and _is_cuda(head):
+    if head and head.startswith("cuda:"):
         return node
     return None
 
@@ -365,8 +365,7 @@ cannot run on an XLA host.
             for value in values:
                 # (a literal, or a ``cuda:`` string built at run time: ``f"cuda:{rank}"``,
                 # ``"cuda:%d" % local_rank``)
-                if _is_cuda(const_str(value)) or not isinstance(value, nodes.IfExp) and \
-                        _cuda_literal(value) is not None:
+                if not isinstance(value, nodes.IfExp) and _cuda_literal(value) is not None:
                     yield value, f"{targets[0].as_string()} = {value.as_string()}"
 
     def _field_set_to_xla(self, node: nodes.NodeNG) -> bool:

@@ -23,6 +23,7 @@ from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
 from flake8_xla.rules.base import Rule
+from flake8_xla.rules.devices import SHOWN_BY
 
 WRAPPERS = ("DistributedDataParallel", "FullyShardedDataParallel", "XlaFullyShardedDataParallel",
             "ZeroRedundancyOptimizer", "FSDP", "DDP", "SpmdFullyShardedDataParallel")
@@ -1666,10 +1667,8 @@ def _seedlike(name: str | None) -> bool:
     return bool(words & {"seed", "rng", "generator"}) or {"random", "state"} <= words
 #: Calls that only show or wait on what they are given (a log line, a progress bar, a
 #: rendezvous tag): the index passed to one selects no data.
-_SHOWING_CALLS = frozenset({"print", "info", "debug", "warning", "warn", "error", "log",
-                            "tqdm", "write", "set_description", "set_postfix",
-                            "master_print", "rendezvous", "format_exc", "makedirs",
-                            "mkdir", "exists"})
+_SHOWING_CALLS = SHOWN_BY | {"tqdm", "set_description", "set_postfix", "rendezvous",
+                             "format_exc", "makedirs", "mkdir", "exists"}
 
 
 def _callee_selects(an: Analyzer, call: nodes.Call, handed: list[int | str],

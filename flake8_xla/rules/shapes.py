@@ -11,7 +11,7 @@ from flake8_xla.analysis import Analyzer, Ctx, Kind, argument, has_star_kwargs, 
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function, is_param_of, is_staticmethod
 from flake8_xla.analysis.hooks import callback_sites, is_partial
-from flake8_xla.analysis.names import callee_name, const_str, is_none
+from flake8_xla.analysis.names import callee_name, const_str, is_none, runs_before
 from flake8_xla.analysis.paths import enclosing_loop, xla_truth
 from flake8_xla.analysis.specs import device_value, factory_shape, partial_batching_call
 from flake8_xla.analysis.steps import LOOPS, single_pass
@@ -2293,7 +2293,7 @@ divide it, which is not known.
                 test.ops[0][1].value == 0 and remainder(test.left)
 
         for stmt in nodes_of(frame, (nodes.If, nodes.Assert)):
-            if stmt.lineno >= call.lineno or not _same_block(stmt, call):
+            if not runs_before(stmt, call, frame):
                 continue
             if isinstance(stmt, nodes.Assert):
                 test = stmt.test
@@ -2521,22 +2521,6 @@ divide it, which is not known.
                 yield from self._plain_inside(v.bound, depth + 1)
             elif v.kind is Kind.OBJECT and isinstance(v.node, nodes.ClassDef):
                 yield from self._plain_inside(self.an.steps.wrapped_loaders(v), depth + 1)
-
-
-def _same_block(stmt: nodes.NodeNG, node: nodes.NodeNG) -> bool:
-    """``stmt`` is a statement of a block (a body, an ``else``) that also holds ``node``'s
-    statement or one enclosing it: ``stmt`` runs whenever ``node`` does, if before it."""
-    anc: nodes.NodeNG | None = node
-    while anc is not None and anc.parent is not stmt.parent:
-        anc = anc.parent
-    if anc is None:
-        return False
-    holder = stmt.parent
-    for field in ("body", "orelse", "finalbody", "handlers"):
-        block = getattr(holder, field, None)
-        if isinstance(block, list) and stmt in block and anc in block:
-            return True
-    return False
 
 
 def _capped_pass(an: Analyzer, loop: nodes.For) -> tuple[int, bool] | None:
