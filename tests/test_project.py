@@ -7045,3 +7045,133 @@ def test_a_forward_inherited_by_a_subclass_takes_what_its_callers_pass(tmp_path:
                                      body="def forward(self, logits, target):\n"
                                           "                return logits.mean()")})
     assert lint(own / "losses.py") == []
+
+
+def test_attributes_a_class_inherits_from_another_module_through_a_base_of_its_own(
+        tmp_path: Path) -> None:
+    """``Leaf(Mid)`` with ``Mid(base.Base)``: the optimizer that ``Base.__init__`` (base.py)
+    builds is what ``self.optimizer`` of a Leaf steps, so Leaf's loop is a training loop
+    (XLA201 at its ``.item()``). The attribute table kept with models.py's tree (in the
+    per-process tree cache, for the files checked after it) holds no node of base.py's
+    tree, which the cache may free first: another module's attributes are joined per
+    session."""
+    from flake8_xla.analysis.flows import syntax_cache
+    from flake8_xla.project import link
+
+    top = write(tmp_path / "p", {
+        "pyproject.toml": "",
+        "base.py": """\
+            import torch
+
+
+            class Base:
+                def __init__(self, model):
+                    self.model = model
+                    self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+        "models.py": """\
+            import torch_xla
+            import base
+
+
+            class Mid(base.Base):
+                pass
+
+
+            class Leaf(Mid):
+                def fit(self, loader):
+                    for x, y in loader:
+                        x, y = x.to(torch_xla.device()), y.to(torch_xla.device())
+                        loss = torch_xla.nn.functional.mse_loss(self.model(x), y) \\
+                            if False else ((self.model(x) - y) ** 2).mean()
+                        loss.backward()
+                        self.optimizer.step()
+                        print(loss.item())
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            from models import Leaf
+
+            Leaf(torch.nn.Linear(2, 2).to(torch_xla.device())).fit([])
+            """,
+    })
+    assert (17, "XLA201") in lint(top / "models.py")
+    held = [entry[0] for entry in link._TREES.values() if entry is not None]
+    assert any("Leaf" in t.locals for t in held)  # (models.py's tree is kept)
+    for tree in held:
+        for table in syntax_cache(tree).get("class_attrs", {}).values():
+            for targets in table.values():
+                assert all(node.root() is tree for node, _ in targets), targets
+
+
+def test_a_loop_of_a_helper_module_that_a_script_drives_needs_a_barrier(tmp_path: Path) -> None:
+    """XLA301: ``train.train(agent, n)`` runs its loop of updates (backward and an optimizer
+    step in agent.py) from run.py's ``main()``, so it is the training loop, and it has no
+    barrier. The same loop run from inside run2.py's step loop, which ends each step with
+    ``torch_xla.sync()``, is a part of that step."""
+    files = {
+        "pyproject.toml": "",
+        "agent.py": """\
+            import torch
+
+
+            class Agent:
+                def __init__(self, device):
+                    self.net = torch.nn.Linear(4, 2).to(device)
+                    self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+                    self.device = device
+
+                def update(self, obs):
+                    loss = self.net(obs.to(self.device)).pow(2).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+                    return loss
+            """,
+        "train.py": """\
+            import torch
+
+
+            def train(agent, n_episodes):
+                losses = []
+                for e in range(n_episodes):
+                    losses.append(agent.update(torch.randn(8, 4)))
+                return losses
+            """,
+    }
+    driven = write(tmp_path / "a", {**files, "run.py": """\
+        import torch_xla.core.xla_model as xm
+
+        import train
+        from agent import Agent
+
+
+        def main():
+            agent = Agent(xm.xla_device())
+            train.train(agent, 1000)
+
+
+        if __name__ == "__main__":
+            main()
+        """})
+    assert [f for f in lint(driven / "train.py") if f[1] == "XLA301"] == [(6, "XLA301")]
+    stepped = write(tmp_path / "b", {**files, "run.py": """\
+        import torch_xla
+        import torch_xla.core.xla_model as xm
+
+        import train
+        from agent import Agent
+
+
+        def main():
+            agent = Agent(xm.xla_device())
+            for epoch in range(10):
+                train.train(agent, 1)
+                torch_xla.sync()
+
+
+        if __name__ == "__main__":
+            main()
+        """})
+    assert [f for f in lint(stepped / "train.py") if f[1] == "XLA301"] == []

@@ -3025,7 +3025,19 @@ class Evaluator:
 
     def class_attrs(self, klass: nodes.ClassDef) -> dict[str, list[tuple[nodes.NodeNG,
                                                                          nodes.NodeNG]]]:
-        """``attr -> [(binding node, statement)]`` set on ``self`` or in the class body."""
+        """``attr -> [(binding node, statement)]`` set on ``self`` or in the class body, by
+        the class or its bases (those of other project modules through the link)."""
+        table = self._own_class_attrs(klass)
+        if self.link is None or not klass.bases:
+            return table
+        return self._foreign_base_attrs(klass, table)
+
+    def _own_class_attrs(self, klass: nodes.ClassDef) -> dict[str, list[tuple[
+            nodes.NodeNG, nodes.NodeNG]]]:
+        """:meth:`class_attrs` from the class's own module alone (its body, its methods, its
+        bases defined there): kept with the class's tree (:meth:`_shared_table`), so it
+        holds no node of another tree, which the per-process cache may free while this
+        tree is still kept."""
         key = id(klass)
         tables = self._shared_table("class_attrs", klass)
         table = tables.get(key)
@@ -3053,12 +3065,10 @@ class Evaluator:
                 if isinstance(base, nodes.Name):
                     for b in self.bindings(base):
                         if isinstance(b, nodes.ClassDef) and b is not klass:
-                            for k, v in self.class_attrs(b).items():
+                            for k, v in self._own_class_attrs(b).items():
                                 table.setdefault(k, []).extend(v)
             tables[key] = table
-        if self.link is None or not klass.bases:
-            return table
-        return self._foreign_base_attrs(klass, table)
+        return table
 
     def _foreign_base_attrs(self, klass: nodes.ClassDef, table: dict[str, list[tuple[
             nodes.NodeNG, nodes.NodeNG]]]) -> dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]:
@@ -3072,10 +3082,25 @@ class Evaluator:
             return found
         self._with_foreign_bases[id(klass)] = table  # in progress: a cycle adds nothing
         merged = table
+
+        def add(found: dict[str, list[tuple[nodes.NodeNG, nodes.NodeNG]]]) -> None:
+            nonlocal merged
+            for name, targets in found.items():
+                if merged is table:
+                    merged = {k: list(t) for k, t in table.items()}
+                merged.setdefault(name, []).extend(t for t in targets if t not in merged[name])
+
         for base in klass.bases:
-            if not isinstance(base, (nodes.Name, nodes.Attribute)) or any(
-                    isinstance(b, nodes.ClassDef) for b in (
-                        self.bindings(base) if isinstance(base, nodes.Name) else ())):
+            if not isinstance(base, (nodes.Name, nodes.Attribute)):
+                continue
+            local = [b for b in (self.bindings(base) if isinstance(base, nodes.Name) else ())
+                     if isinstance(b, nodes.ClassDef)]
+            if local:
+                # (a base of this module: its own attributes are in ``table`` already, and
+                # those its bases in other modules set are added here, per session)
+                for b in local:
+                    if b is not klass and b.bases:
+                        add(self._foreign_base_attrs(b, self._own_class_attrs(b)))
                 continue
             for v in self.value(base):
                 if v.kind is not Kind.CLASS or not isinstance(v.node, nodes.ClassDef) or \
@@ -3084,11 +3109,7 @@ class Evaluator:
                 owner = self.link.evaluator_of(v.node)
                 if owner is None:
                     continue
-                for name, targets in owner.class_attrs(v.node).items():
-                    if merged is table:
-                        merged = {k: list(t) for k, t in table.items()}
-                    merged.setdefault(name, []).extend(
-                        t for t in targets if t not in merged[name])
+                add(owner.class_attrs(v.node))
         self._with_foreign_bases[id(klass)] = merged
         return merged
 

@@ -726,43 +726,53 @@ class Session:
         XLA path there (``else: utils.init_distributed_mode(args)  # the GPU path``), and
         there is at least one. ``branch_only``: off the path by a branch around the call
         itself (not because its function is)."""
+        from flake8_xla.analysis.paths import BRANCHES, _branch_off_xla, off_xla_path
+
+        found = self.calls_elsewhere(ev, func)
+        return bool(found) and all(
+            _branch_off_xla(call, an.ev, BRANCHES) if branch_only else off_xla_path(call, an.ev)
+            for an, call in found or ())
+
+    def calls_elsewhere(self, ev: Evaluator, func: nodes.NodeNG
+                        ) -> list[tuple[Analyzer, nodes.Call]] | None:
+        """The calls of ``func`` (a top-level function, or a top-level class or its
+        ``__init__``: its constructions) in the other XLA-code modules that name it, each
+        with its module's analyzer (``auto`` only); None when they cannot all be known:
+        more than :data:`MAX_CALLERS` such modules, one that cannot be analysed, or one that
+        also hands ``func`` over as a value (``xmp.spawn(_mp_fn)``)."""
         if self.target != "auto" or not isinstance(func, (nodes.FunctionDef, nodes.ClassDef)):
-            return False
+            return None
         callee: nodes.NodeNG = func
         if func.name == "__init__" and isinstance(func.parent, nodes.ClassDef):
             callee = func.parent
         if not isinstance(callee.parent, nodes.Module):
-            return False
+            return None
         owner = self._by_module.get(id(ev.module))
         if owner is None:
-            return False
+            return None
         callers = self.index.callers(owner[0], [callee.name])
-        if not callers or len(callers) > MAX_CALLERS:
-            return False
-        from flake8_xla.analysis.paths import BRANCHES, _branch_off_xla, off_xla_path
-
-        found = 0
+        if len(callers) > MAX_CALLERS:
+            return None
+        out: list[tuple[Analyzer, nodes.Call]] = []
         for rel in callers:
             an = self.analyzer(rel)
             if an is None:
-                return False
+                return None
             if an.module is ev.module:
                 continue
             spelled = an.spellings([callee.name])
             calls = [c for name in sorted(spelled) for c in an.calls_named(name)]
+            # (a name read as the object of an attribute is a module or an object of
+            # the same name, ``train.train(...)``, not the function handed over)
             uses = [n for n in an.module_nodes((nodes.Name, nodes.Attribute))
-                    if (n.name if isinstance(n, nodes.Name) else n.attrname) in spelled]
+                    if (n.name if isinstance(n, nodes.Name) else n.attrname) in spelled and
+                    not (isinstance(n.parent, nodes.Attribute) and n.parent.expr is n)]
             if len(uses) > len(calls):
-                return False  # also handed over as a value (``xmp.spawn(_mp_fn)``)
-            for call in calls:
-                if not any(v.node is callee for v in an.ev.value(call.func)
-                           if v.kind in (Kind.FUNCTION, Kind.CLASS)):
-                    continue
-                if not (_branch_off_xla(call, an.ev, BRANCHES) if branch_only
-                        else off_xla_path(call, an.ev)):
-                    return False
-                found += 1
-        return found > 0
+                return None  # also handed over as a value (``xmp.spawn(_mp_fn)``)
+            out.extend((an, call) for call in calls if any(
+                v.node is callee for v in an.ev.value(call.func)
+                if v.kind in (Kind.FUNCTION, Kind.CLASS)))
+        return out
 
     def imported_program(self, ev: Evaluator) -> bool:
         """``ev``'s module is XLA code only because XLA programs import it (``auto``): it

@@ -97,7 +97,16 @@ step % save_every == 0: xm.save(...); xm.mark_step()`) traces N steps into one g
 a barrier beside the optimizer step of a gradient-accumulation bucket (`if (i + 1) %
 accum == 0: optimizer.step(); torch_xla.sync()`) is where that step ends, and is not
 reported. A function that a launcher, a thread or a process runs
-(`threading.Thread(target=batch_and_learn)`) drives its loops, as a script's `main()` does.
+(`threading.Thread(target=batch_and_learn)`) drives its loops, as a script's `main()` does,
+also a `main()` of another module of the project (`train.train(agent, n_episodes)`: the
+episode loop of train.py is the training loop). A denoising or decoding loop over
+`range(...)` or a scheduler's `timesteps` that carries a lazy tensor from one iteration to the
+next (`sample = scheduler.step(unet(sample, t).sample, t, sample).prev_sample`, `h =
+decoder(x, h)`) with no barrier and no host read is traced as one graph of every step (a
+"generation" loop in the message). An epoch loop whose iterations run a training loop over
+the data (`single_epoch(model, loader, opt)`) is not a step loop itself, even when each
+epoch ends with one more optimizer step (a last partial accumulation bucket): the loop
+over the data is judged.
 
 Measured (checks/XLA301, PJRT_DEVICE=CPU): the largest graph of the flagged script
 grows linearly with the number of steps; the fixed script's stays constant.
@@ -159,6 +168,11 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             training = steps.is_training_loop(loop)
             if not training and not self._collects_lazy_outputs(loop):
                 continue
+            if training and steps._drives_data_loops(loop, training=True):
+                # an epoch loop: its steps are the loops over the data that it runs (an
+                # optimizer step after one, a last partial accumulation bucket, is part
+                # of that epoch's last step); those loops are judged on their own
+                continue
             periodic = training and steps.has_barrier(loop) and \
                 self._barrier_only_periodic(loop)
             if steps.has_barrier(loop) and not periodic or an.off_xla_path(loop) or \
@@ -166,15 +180,18 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 continue
             if steps.in_compiled_function(loop) or self._runs_inside_a_step(loop):
                 continue
-            if not self._data_is_plain(loop):
+            if not self._data_is_plain(loop) and not (
+                    not training and self._over_indices(loop) and
+                    self._carries_lazy_state(loop)):
                 continue  # the batches may come from an XLA loader we cannot see
             if periodic:
                 yield self.finding_text(loop, f"{self.code} {self.PERIODIC}")
                 continue
-            kind = "training" if training else "rollout" if not (
-                isinstance(loop, nodes.For) and any(
-                    steps.is_data(v) for v in an.value(loop.iter))) and \
-                steps._feeds_uploads(loop) else "evaluation"
+            over_data = isinstance(loop, nodes.For) and any(
+                steps.is_data(v) for v in an.value(loop.iter))
+            kind = "training" if training else "rollout" if not over_data and \
+                steps._feeds_uploads(loop) else "generation" if not over_data and \
+                self._carries_lazy_state(loop) else "evaluation"
             yield self.finding(loop, kind=kind)
 
     PERIODIC = ("missing step barrier: this training loop steps the optimizer every "
@@ -262,10 +279,30 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 return True  # ``correct += (pred == y).sum()``: state carried on the device
         if self._accumulates_in_objects(loop):
             return True  # ``meter.update(acc)`` that does ``self.sum += val``
+        if not reads and self._carries_lazy_state(loop):
+            return True  # ``x = scheduler.step(model(x, t), t, x).prev_sample``
         if not collected and not reads and self._discards_outputs(loop):
             return True  # ``_ = model(x)`` per batch: nothing ever runs on the device
         return any(_read_name(c) not in read_names and not self._uploaded(c)
                    for c in collected)
+
+    def _carries_lazy_state(self, loop: nodes.NodeNG) -> bool:
+        """The loop's own body rebinds a name to a lazy tensor computed from that name's
+        previous value (``sample = scheduler.step(model(sample, t), t, sample)
+        .prev_sample``, ``h = cell(x, h)``): with no barrier and no host read, each
+        iteration's graph is appended to the last one's, and a denoising or decoding loop
+        of N steps is traced and compiled as one graph of N forward passes."""
+        an = self.an
+        for node in an.steps.body_nodes(loop, into_loops=False):
+            if not (isinstance(node, nodes.Assign) and len(node.targets) == 1 and
+                    isinstance(node.targets[0], nodes.AssignName)):
+                continue
+            name = node.targets[0].name
+            if any(n.name == name for n in nodes_of(node.value, nodes.Name,
+                                                     skip_klass=_SCOPES)) and \
+                    an.is_lazy(node.value):
+                return True
+        return False
 
     def _host_reads(self, loop: nodes.NodeNG) -> tuple[bool, set[str]]:
         """Whether the loop's own body reads a lazy value on the host (each iteration runs
@@ -407,9 +444,44 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                     driver = True
                 else:
                     todo.append(outer)
+            remote = self._runs_from_elsewhere(f)
+            if remote is not None:
+                if remote:
+                    return True
+                driver = True
         # (a rollout that uploads fresh inputs each iteration is a step loop of its own,
         # unless a step loop or a loop with a barrier calls its function)
         return not driver and not steps._feeds_uploads(loop)
+
+    def _runs_from_elsewhere(self, func: nodes.NodeNG) -> bool | None:
+        """Whether another module of the project runs ``func`` (a top-level function)
+        inside a step: a call of it in a loop with a barrier or in a step loop, or in a
+        function called so in that module. None when no other module is known to call it
+        (no call, or not all known: see :meth:`~flake8_xla.project.link.Session.
+        calls_elsewhere`); False when every call there drives it (``train.train(agent,
+        ...)`` from a script's ``main()``)."""
+        link = self.an.link
+        found = link.calls_elsewhere(self.an.ev, func) if link is not None else None
+        if not found:
+            return None
+
+        def in_step(an: Analyzer, call: nodes.NodeNG) -> bool:
+            cur = call.parent
+            while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+                if isinstance(cur, LOOPS) and (an.steps.has_barrier(cur) or
+                                               an.steps.is_step_loop(cur)):
+                    return True
+                cur = cur.parent
+            return False
+
+        for an, call in found:
+            if in_step(an, call):
+                return True
+            outer = enclosing_function(call)
+            if outer is not None and any(in_step(an, site)
+                                         for site, _ in an.ev.call_sites(outer)):
+                return True
+        return False
 
     def _launched(self, func: nodes.NodeNG) -> bool:
         """``func`` is a launcher's entry point (``xmp.spawn(fn)``), or the target of a
@@ -458,6 +530,26 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         sources = [c.args[0] for c, _ in steps.calls_in(loop, into_loops=False)
                    if isinstance(c.func, nodes.Name) and c.func.name == "next" and c.args]
         return all(steps.loader_kind(an.value(src)) == "plain" for src in sources)
+
+    def _over_indices(self, loop: nodes.NodeNG) -> bool:
+        """A ``for`` over ``range(...)`` or over an attribute of an object that is no
+        parameter of the loop's function (``scheduler.timesteps``), through
+        ``enumerate``/``reversed``/``tqdm``: indices of a denoising or decoding loop, not
+        batches that an XLA loader handed in could deliver."""
+        if not isinstance(loop, nodes.For):
+            return False
+        it = loop.iter
+        while isinstance(it, nodes.Call) and isinstance(it.func, nodes.Name) and \
+                it.func.name in ("enumerate", "reversed", "tqdm", "list") and it.args:
+            it = it.args[0]
+        if isinstance(it, nodes.Call):
+            return self.an.is_builtin(it.func, "range")
+        if not isinstance(it, nodes.Attribute):
+            return False
+        root = chain_root(it)
+        return isinstance(root, nodes.Name) and not any(
+            isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments)
+            for b in self.an.ev.bindings(root))
 
     def _moves_its_batches(self, loop: nodes.For) -> bool:
         """The body copies the loop's own batches to a device (``x.to(device)``) on the
