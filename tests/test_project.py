@@ -7175,3 +7175,49 @@ def test_a_loop_of_a_helper_module_that_a_script_drives_needs_a_barrier(tmp_path
             main()
         """})
     assert [f for f in lint(stepped / "train.py") if f[1] == "XLA301"] == []
+
+
+def test_a_guarded_cuda_choice_in_a_helper_nothing_calls(tmp_path: Path) -> None:
+    """XLA501: ``'cuda' if torch.cuda.is_available() else 'cpu'`` returned by a helper of
+    a module that the XLA script imports places nothing when no module of the project
+    calls the helper; the same helper called by the script is reported (on an XLA host
+    it silently trains on the CPU)."""
+    helpers = """\
+        import torch
+
+        import opt_utils
+
+
+        def get_device(device="auto"):
+            if isinstance(device, torch.device):
+                return device
+            if device == "auto":
+                device = "cuda" if torch.cuda.is_available() else "cpu"
+            return torch.device(device)
+
+
+        def make_model():
+            return torch.nn.Linear(4, 2)
+        """
+    # (helpers.py imports a module that shows XLA use: a module that may drive XLA code)
+    opt_utils = "import torch_xla.amp.syncfree as syncfree\n\nAdamW = syncfree.AdamW\n"
+    unused = write(tmp_path / "a", {"pyproject.toml": "", "helpers.py": helpers,
+                                    "opt_utils.py": opt_utils, "train.py": """\
+        import torch_xla
+
+        from helpers import make_model
+
+        model = make_model().to(torch_xla.device())
+        """})
+    assert [f for f in lint(unused / "helpers.py") if f[1] == "XLA501"] == []
+    used = write(tmp_path / "b", {"pyproject.toml": "", "helpers.py": helpers,
+                                  "opt_utils.py": opt_utils, "train.py": """\
+        import torch_xla
+
+        from helpers import get_device, make_model
+
+        model = make_model().to(get_device())
+        """})
+    assert [f for f in lint(used / "helpers.py") if f[1] == "XLA501"] == [(10, "XLA501")]
+    # (without a project, other modules cannot be seen: still reported)
+    assert (10, "XLA501") in lint(unused / "helpers.py", target="all")

@@ -243,7 +243,8 @@ model = Net().to(device)
 Not reported: code under an `if` that tests for CUDA, and a guarded choice
 (`"cuda" if torch.cuda.is_available() else ...`) whose variable is later set to the
 XLA device, or is only printed or logged, or never read (unless another module imports
-it, or reads it as a config class's field, `CFG.device`), or is written in a method
+it, or reads it as a config class's field, `CFG.device`), or is returned by a top-level
+helper that no module of the project calls or names, or is written in a method
 of a Dataset class (its items are made on the host, in the loader's workers), and a
 `device_type` string (the kind `torch.autocast` and `pin_memory` tests take: nanoGPT's
 `"cuda" if "cuda" in str(device) else "cpu"`), which places no tensor, nor a plain
@@ -282,7 +283,8 @@ cannot run on an XLA host.
                         self._xla_choice(target) or self._overwritten_guard(target) or \
                         self._unread_guard(target) or self._other_arm_on_xla(target) or \
                         self._read_only_off_path(target) or self._field_set_to_xla(target) or \
-                        self._only_loads_onto(target) or self._guard_in_dataset(target):
+                        self._only_loads_onto(target) or self._guard_in_dataset(target) or \
+                        self._guard_in_unused_helper(target):
                     continue
                 if what.startswith("torch.cuda."):
                     if self._xla_on_gpu():
@@ -483,6 +485,29 @@ cannot run on an XLA host.
         klass = func.parent if func is not None else None
         return isinstance(klass, nodes.ClassDef) and \
             self.ctx.analyzer.ev.class_kind(klass) is Kind.DATASET
+
+    def _guard_in_unused_helper(self, node: nodes.NodeNG) -> bool:
+        """A guarded choice (``'cuda' if torch.cuda.is_available() else 'cpu'``) in a
+        top-level function of a helper module (one that shows no XLA use of its own) that
+        nothing in the project calls or names: neither its own module nor, by the project
+        index, any other module (``def get_device(device='auto')`` left over from a GPU
+        script). It places nothing on any run of the
+        project; with no project (``--xla-target=file``), where other modules cannot be
+        seen, it is still reported."""
+        cur = _cuda_probe_arm(node)
+        if cur is None:
+            return False
+        an = self.ctx.analyzer
+        func = enclosing_function(cur)
+        link = an.link
+        if link is None or not isinstance(func, nodes.FunctionDef) or \
+                not isinstance(func.parent, nodes.Module) or an.ev.name_uses(func.name):
+            return False
+        rel = link.module_rel(an.module)
+        summary = link.index.summary(rel) if rel is not None else None
+        if summary is None or summary.xla:
+            return False  # (a module that shows XLA use is a script: its helpers may run)
+        return link.calls_elsewhere(an.ev, func) == []
 
     def _only_loads_onto(self, node: nodes.NodeNG) -> bool:
         """``node`` chooses a device (``torch.device('cpu') if not torch.cuda.is_available()

@@ -8,9 +8,9 @@ from astroid import nodes
 
 from flake8_xla.analysis import Analyzer, Kind, keyword
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import enclosing_class, enclosing_function
+from flake8_xla.analysis.flows import Ctx, enclosing_class, enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
-from flake8_xla.analysis.names import chain_root
+from flake8_xla.analysis.names import chain_root, words_of_text
 from flake8_xla.analysis.specs import device_value
 from flake8_xla.analysis.steps import runs_every_n, single_pass
 from flake8_xla.analysis.treewalk import nodes_of
@@ -38,6 +38,10 @@ def _read_name(node: nodes.NodeNG) -> str | None:
 
 
 _SCOPES = (nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
+#: Words of an attribute that holds the data a loop iterates (not the indices of a
+#: denoising or decoding loop).
+_DATA_WORDS = frozenset({"loader", "dataloader", "data", "dataset", "batch", "batches",
+                         "stream", "iterator", "queue", "samples", "examples"})
 #: Classes whose ``target=`` function runs in a thread or process of its own.
 THREAD_TARGETS = frozenset({"threading.Thread", "multiprocessing.Process",
                             "torch.multiprocessing.Process"})
@@ -168,7 +172,9 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             training = steps.is_training_loop(loop)
             if not training and not self._collects_lazy_outputs(loop):
                 continue
-            if training and steps._drives_data_loops(loop, training=True):
+            if training and steps._drives_data_loops(loop, training=True) and (
+                    self._drives_stepping_loops(loop) or
+                    not self._steps_every_iteration(loop)):
                 # an epoch loop: its steps are the loops over the data that it runs (an
                 # optimizer step after one, a last partial accumulation bucket, is part
                 # of that epoch's last step); those loops are judged on their own
@@ -287,22 +293,46 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                    for c in collected)
 
     def _carries_lazy_state(self, loop: nodes.NodeNG) -> bool:
-        """The loop's own body rebinds a name to a lazy tensor computed from that name's
-        previous value (``sample = scheduler.step(model(sample, t), t, sample)
-        .prev_sample``, ``h = cell(x, h)``): with no barrier and no host read, each
-        iteration's graph is appended to the last one's, and a denoising or decoding loop
-        of N steps is traced and compiled as one graph of N forward passes."""
+        """The loop's own body rebinds a name to a lazy tensor that depends on the name's
+        value from the iteration before: the name is read in the body before any binding
+        of it there (``sample = scheduler.step(model(sample, t), t, sample).prev_sample``,
+        ``mean = (x - c * eps) / s`` then ``x = mean + sigma * z``, ``h, c = cell(x, (h,
+        c))``). With no barrier and no host read, each iteration's graph is appended to
+        the last one's: a denoising or decoding loop of N steps is traced and compiled as
+        one graph of N forward passes. The loop's own targets are bound afresh by each
+        iteration, so they carry nothing."""
         an = self.an
+        memo = self.__dict__.setdefault("_carried_memo", {})
+        if id(loop) in memo:
+            return memo[id(loop)]
+        if any(isinstance(node, (nodes.If, nodes.While)) and an.is_lazy(node.test)
+               for node in an.steps.body_nodes(loop, into_loops=False)):
+            memo[id(loop)] = False  # (``if (z_next - z).norm() < tol: break``: a branch on
+            return False  # a lazy value runs the graph each iteration, see XLA103)
+        fresh = {t.name for t in nodes_of(loop.target, nodes.AssignName)} \
+            if isinstance(loop, nodes.For) else set()
+        stores: dict[str, list[nodes.Assign]] = {}
+        events: dict[str, list[tuple[int, int]]] = {}
         for node in an.steps.body_nodes(loop, into_loops=False):
-            if not (isinstance(node, nodes.Assign) and len(node.targets) == 1 and
-                    isinstance(node.targets[0], nodes.AssignName)):
-                continue
-            name = node.targets[0].name
-            if any(n.name == name for n in nodes_of(node.value, nodes.Name,
-                                                     skip_klass=_SCOPES)) and \
-                    an.is_lazy(node.value):
-                return True
-        return False
+            if isinstance(node, nodes.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                names = [target] if isinstance(target, nodes.AssignName) else [
+                    e for e in target.elts if isinstance(e, nodes.AssignName)] \
+                    if isinstance(target, nodes.Tuple) else []
+                for n in names:
+                    stores.setdefault(n.name, []).append(node)
+                    events.setdefault(n.name, []).append((node.tolineno, 1))
+            elif isinstance(node, nodes.Name):
+                events.setdefault(node.name, []).append((node.lineno, 0))
+        found = False
+        for name, assigns in stores.items():
+            if name in fresh or min(events[name])[1] != 0:
+                continue  # (bound in this iteration before any read of it)
+            if any(an.is_lazy(a.value) or an.holds_lazy(a.value) for a in assigns):
+                found = True
+                break
+        memo[id(loop)] = found
+        return found
 
     def _host_reads(self, loop: nodes.NodeNG) -> tuple[bool, set[str]]:
         """Whether the loop's own body reads a lazy value on the host (each iteration runs
@@ -453,20 +483,73 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         # unless a step loop or a loop with a barrier calls its function)
         return not driver and not steps._feeds_uploads(loop)
 
+    def _drives_stepping_loops(self, loop: nodes.NodeNG) -> bool:
+        """An inner ``for`` loop over the data of ``loop``, or of a function its iterations
+        call, steps an optimizer itself (``single_epoch(model, loader, opt)``): ``loop``
+        runs whole epochs. A loop over micro-batches that only back-propagates, whose
+        optimizer step follows it in ``loop``'s body, is a part of ``loop``'s step
+        instead."""
+        steps = self.an.steps
+        holders: list[tuple[nodes.NodeNG, Ctx | None]] = [(loop, None)]
+        for call, ctx in steps.calls_in(loop, into_loops=False):
+            holders.extend(steps.ev.functions_called(call, ctx))
+        for holder, hctx in holders:
+            owner = steps if holder is loop else steps.steps_for(holder)
+            if owner is None:
+                continue
+            for inner in nodes_of(holder, nodes.For, skip_klass=_SCOPES):
+                if inner is not loop and any(
+                        owner.is_data(v) for v in owner.ev.value(inner.iter, hctx)) and any(
+                        owner.update_kind(c, cx) in ("optimizer_step", "scaler_step")
+                        for c, cx in owner.calls_in(inner, hctx, into_loops=True)):
+                    return True
+        return False
+
+    def _steps_every_iteration(self, loop: nodes.NodeNG) -> bool:
+        """An optimizer step runs on every iteration of ``loop``: in its body, or in the
+        body of a function its iterations call, under no ``if`` (the step after a loop of
+        micro-batches, not the step of a last partial accumulation bucket)."""
+        steps = self.an.steps
+        for call, ctx in steps.calls_in(loop, into_loops=False):
+            if steps.update_kind(call, ctx) not in ("optimizer_step", "scaler_step"):
+                continue
+            cur = call.parent
+            while cur is not None and not isinstance(cur, (*LOOPS, nodes.FunctionDef,
+                                                             nodes.Module)):
+                if isinstance(cur, (nodes.If, nodes.IfExp, nodes.ExceptHandler)):
+                    break  # (a conditional step)
+                cur = cur.parent
+            if isinstance(cur, (*LOOPS, nodes.FunctionDef)):
+                return True
+        return False
+
     def _runs_from_elsewhere(self, func: nodes.NodeNG) -> bool | None:
         """Whether another module of the project runs ``func`` (a top-level function)
         inside a step: a call of it in a loop with a barrier or in a step loop, or in a
-        function called so in that module. None when no other module is known to call it
-        (no call, or not all known: see :meth:`~flake8_xla.project.link.Session.
-        calls_elsewhere`); False when every call there drives it (``train.train(agent,
-        ...)`` from a script's ``main()``)."""
+        function whose callers there (followed up to the module level) are. False when
+        every such call is driven from the top instead (``train.train(agent, ...)`` from a
+        script's ``main()``); None when that is not known (no call in another module, not
+        all calls known, see :meth:`~flake8_xla.project.link.Session.calls_elsewhere`, or
+        a chain of callers that ends nowhere)."""
         link = self.an.link
         found = link.calls_elsewhere(self.an.ev, func) if link is not None else None
         if not found:
             return None
+        driver = False
+        for an, call in found:
+            chain = self._caller_chain(an, call)
+            if chain:
+                return True
+            driver = driver or chain is False
+        return False if driver else None
 
-        def in_step(an: Analyzer, call: nodes.NodeNG) -> bool:
-            cur = call.parent
+    def _caller_chain(self, an: Analyzer, call: nodes.NodeNG) -> bool | None:
+        """For a ``call`` of ``an``'s module: True when it runs inside a step there (in a
+        loop with a barrier or a step loop, directly or through the callers of its
+        function, followed within that module), False when it is driven from the top (the
+        module level, a launcher's entry point), None when neither is found."""
+        def in_step(node: nodes.NodeNG) -> bool:
+            cur = node.parent
             while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
                 if isinstance(cur, LOOPS) and (an.steps.has_barrier(cur) or
                                                an.steps.is_step_loop(cur)):
@@ -474,20 +557,29 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 cur = cur.parent
             return False
 
-        for an, call in found:
-            if in_step(an, call):
+        todo, seen, driver = [call], set(), False
+        while todo and len(seen) < 20:
+            site = todo.pop()
+            if in_step(site):
                 return True
-            outer = enclosing_function(call)
-            if outer is not None and any(in_step(an, site)
-                                         for site, _ in an.ev.call_sites(outer)):
-                return True
-        return False
+            outer = enclosing_function(site)
+            if outer is None:
+                driver = True
+                continue
+            if id(outer) in seen:
+                continue
+            seen.add(id(outer))
+            if self._launched(outer, an):
+                driver = True
+                continue
+            todo.extend(c for c, _ in an.ev.call_sites(outer))
+        return False if driver else None
 
-    def _launched(self, func: nodes.NodeNG) -> bool:
+    def _launched(self, func: nodes.NodeNG, an: Analyzer | None = None) -> bool:
         """``func`` is a launcher's entry point (``xmp.spawn(fn)``), or the target of a
         thread or process (``threading.Thread(target=batch_and_learn)``): it drives what
-        its loops run."""
-        an = self.an
+        its loops run (asked of ``an``'s module, by default this rule's)."""
+        an = an if an is not None else self.an
         for kw, call, pos in callback_sites(an.ev).get(id(func), []):
             if pos == 0 and an.does(call, "launch"):
                 return True
@@ -532,24 +624,34 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         return all(steps.loader_kind(an.value(src)) == "plain" for src in sources)
 
     def _over_indices(self, loop: nodes.NodeNG) -> bool:
-        """A ``for`` over ``range(...)`` or over an attribute of an object that is no
-        parameter of the loop's function (``scheduler.timesteps``), through
-        ``enumerate``/``reversed``/``tqdm``: indices of a denoising or decoding loop, not
-        batches that an XLA loader handed in could deliver."""
+        """A ``for`` over ``range(...)``, or over an attribute that holds no loader
+        (``scheduler.timesteps``, ``self.scheduler.timesteps``, also a local name bound
+        once to one or to a slice of one), through ``enumerate``/``reversed``/``tqdm``:
+        the indices of a denoising or decoding loop, not batches that an XLA loader could
+        deliver. A name whose words say data (``self.val_loader``, ``batches``) is not."""
         if not isinstance(loop, nodes.For):
             return False
+        an = self.an
         it = loop.iter
-        while isinstance(it, nodes.Call) and isinstance(it.func, nodes.Name) and \
-                it.func.name in ("enumerate", "reversed", "tqdm", "list") and it.args:
-            it = it.args[0]
+        for _ in range(4):
+            while isinstance(it, nodes.Call) and isinstance(it.func, nodes.Name) and \
+                    it.func.name in ("enumerate", "reversed", "tqdm", "list") and it.args:
+                it = it.args[0]
+            if isinstance(it, nodes.Subscript):
+                it = it.value
+            if not isinstance(it, nodes.Name):
+                break
+            binds = an.ev.bindings(it)
+            if len(binds) != 1 or not isinstance(binds[0], nodes.AssignName) or \
+                    not isinstance(binds[0].parent, nodes.Assign):
+                return False  # (a parameter, a loop target: anything may be handed in)
+            it = binds[0].parent.value
         if isinstance(it, nodes.Call):
-            return self.an.is_builtin(it.func, "range")
-        if not isinstance(it, nodes.Attribute):
+            return an.is_builtin(it.func, "range")
+        if not isinstance(it, nodes.Attribute) or words_of_text(it.attrname) & _DATA_WORDS:
             return False
-        root = chain_root(it)
-        return isinstance(root, nodes.Name) and not any(
-            isinstance(b, nodes.AssignName) and isinstance(b.parent, nodes.Arguments)
-            for b in self.an.ev.bindings(root))
+        return not any(v.kind in (Kind.LOADER, Kind.DATASET, Kind.ITERATOR, Kind.PROGRESS)
+                       for v in an.value(it))
 
     def _moves_its_batches(self, loop: nodes.For) -> bool:
         """The body copies the loop's own batches to a device (``x.to(device)``) on the

@@ -89,3 +89,55 @@ unroll_reading_each_step(x0)
 unroll_on_the_host(x0)
 unroll_over_given_items(x0, batch_source.batches())
 fresh_each_step(x0)
+
+
+@torch.no_grad()
+def ancestral(x, betas, alphas, steps=100):
+    for i in reversed(range(steps)):  # error: XLA301
+        eps = unet(x, i).sample
+        mean = (x - betas[i] * eps) / alphas[i]
+        x = mean + betas[i] * torch.randn_like(x)
+    return x
+
+
+@torch.no_grad()
+def lstm_unroll(x, cell, steps=32):
+    h = torch.zeros(4, 16, device=device)
+    c = torch.zeros(4, 16, device=device)
+    for _ in range(steps):  # error: XLA301
+        h, c = cell(x, (h, c))
+    return h
+
+
+@torch.no_grad()
+def fixed_point(x, tol=1e-4):
+    z = torch.zeros_like(x)
+    for _ in range(100):
+        z_next = decoder(z, x)
+        if (z_next - z).norm() < tol:  # error: XLA103
+            break
+        z = z_next
+    return z
+
+
+class Img2Img:
+    def __init__(self):
+        self.scheduler = DDPMScheduler(num_train_timesteps=1000)
+
+    @torch.no_grad()
+    def sample(self, latents, strength=0.5):
+        for t in self.scheduler.timesteps:  # error: XLA301
+            latents = self.scheduler.step(unet(latents, t).sample, t, latents).prev_sample
+        start = int(1000 * (1 - strength))
+        timesteps = self.scheduler.timesteps[start:]
+        for t in timesteps:  # error: XLA301
+            latents = self.scheduler.step(unet(latents, t).sample, t, latents).prev_sample
+        return latents
+
+
+cell = torch.nn.LSTMCell(16, 16).to(device)
+ancestral(sample, torch.rand(100, device=device), torch.rand(100, device=device))
+lstm_unroll(x0, cell)
+fixed_point(x0)
+pipe = Img2Img()
+pipe.sample(sample)
