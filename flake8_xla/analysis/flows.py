@@ -3562,7 +3562,9 @@ class Evaluator:
                 assigned = self._attrs_set_by_name().get(attr)
                 if assigned:
                     return join(*(self.binding_value(t, None, None, d) for t in assigned))
-            return frozenset({v.with_(flags=v.flags - {"bool", "param"} | (
+            # (a transposed view, ``mask.T``, or ``.data`` keeps the dtype: a bool mask stays one)
+            kept = v.flags & {"bool"} if attr in ("data", "T", "mT", "H", "mH") else set()
+            return frozenset({v.with_(flags=v.flags - {"bool", "param"} | kept | (
                 {"param"} if attr == "grad" and v.has("param") else set()))})
         if k is Kind.OBJECT and attr == "__dict__" and isinstance(v.node, nodes.ClassDef) \
                 and d < MAX_DEPTH // 2:

@@ -246,6 +246,28 @@ def _appended_lengths(name: nodes.Name) -> bool:
                for c in nodes_of(frame, nodes.Call))
 
 
+def _unzipped_lengths(name: nodes.Name) -> bool:
+    """``motions, lengths, texts = zip(*batch)`` in a function given ``batch``: a field of
+    the items, named for their lengths (:func:`_names_length`), that the dataset stored."""
+    if not _names_length(name.name):
+        return False
+    try:
+        scope, binds = name.lookup(name.name)
+    except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
+        return False
+    if scope is not name.frame() or len(binds) != 1:
+        return False
+    target = binds[0]
+    assign = target.parent.parent if isinstance(target.parent, nodes.Tuple) else None
+    if not (isinstance(target, nodes.AssignName) and isinstance(assign, nodes.Assign) and
+            len(assign.targets) == 1 and assign.targets[0] is target.parent):
+        return False
+    value = assign.value
+    return isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and \
+        value.func.name == "zip" and len(value.args) == 1 and \
+        isinstance(value.args[0], nodes.Starred) and _from_frame(value.args[0].value, name.frame())
+
+
 #: Calls that hold what they are given: a list, or a tensor or array of the lengths.
 _LENGTH_HOLDERS = frozenset({"list", "tuple", "sorted", "tensor", "LongTensor", "IntTensor",
                              "array", "asarray", "as_tensor"})
@@ -261,7 +283,9 @@ def _holds_lengths(node: nodes.NodeNG, depth: int = 0) -> bool:
         value = _bound_once(node)
         if isinstance(value, nodes.List) and not value.elts:
             return _appended_lengths(node)
-        return value is not None and _holds_lengths(value, depth + 1)
+        if value is None:
+            return _unzipped_lengths(node)
+        return _holds_lengths(value, depth + 1)
     if isinstance(node, nodes.Call) and len(node.args) == 1 and \
             callee_name(node.func) in _LENGTH_HOLDERS:
         # ``list(map(len, seqs))``, ``torch.tensor([...])``, ``np.array([...])``
@@ -925,7 +949,8 @@ def _pad_widths_longest(call: nodes.Call) -> nodes.Call | None:
 def _filler(an: Analyzer, call: nodes.Call) -> bool:
     """A tensor filled to a computed size (``torch.full((1, n - len), pad)``,
     ``ids.new_zeros(1, pad_len)``): a padding, not the one-token step of a growing mask
-    (``torch.ones((1, 1))``)."""
+    (``torch.ones((1, 1))``) nor a block as wide as a constant for each row of the batch
+    (``torch.ones((bs, 2))``)."""
     f = call.func
     name = f.attrname if isinstance(f, nodes.Attribute) and f.attrname in _FILLER_METHODS \
         else an.qualname(f) or ""
@@ -937,7 +962,13 @@ def _filler(an: Analyzer, call: nodes.Call) -> bool:
         sizes = call.args[:1]  # the size, then the fill value
     else:
         sizes = call.args  # ``torch.zeros(1, n)``
-    return any(not isinstance(e, nodes.Const) for e in sizes)
+    computed = [i for i, e in enumerate(sizes) if not isinstance(e, nodes.Const)]
+    if computed == [0] and len(sizes) > 1 and not (
+            isinstance(sizes[0], nodes.BinOp) and sizes[0].op == "-"):
+        # ``torch.ones((bs, 2))``: a block of one batch's rows and a fixed width (two
+        # special tokens' mask prepended), not a padding to a computed length
+        return False
+    return bool(computed)
 
 
 def _mentions(args: Iterable[nodes.NodeNG], names: set[str]) -> bool:
