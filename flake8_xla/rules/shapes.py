@@ -963,8 +963,11 @@ def _filler(an: Analyzer, call: nodes.Call) -> bool:
     else:
         sizes = call.args  # ``torch.zeros(1, n)``
     computed = [i for i, e in enumerate(sizes) if not isinstance(e, nodes.Const)]
+    first = sizes[0] if sizes else None
+    if isinstance(first, nodes.Name):
+        first = _bound_once(first) or first  # (``n_pad = MAX_LEN - ids.size(0)``)
     if computed == [0] and len(sizes) > 1 and not (
-            isinstance(sizes[0], nodes.BinOp) and sizes[0].op == "-"):
+            isinstance(first, nodes.BinOp) and first.op == "-"):
         # ``torch.ones((bs, 2))``: a block of one batch's rows and a fixed width (two
         # special tokens' mask prepended), not a padding to a computed length
         return False

@@ -436,7 +436,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 # barrier in the micro-batch loop would cut the accumulation)
                 return True
             cur = cur.parent
-        if self._over_data(loop, uploads=False):
+        if self._over_data(loop, uploads=False) and not self._micro_batches(loop):
             return False  # a loop over the data is the step loop itself
         if steps._feeds_uploads(loop) and self._host_reads(loop)[0]:
             # an environment rollout: each iteration uploads an observation and reads an
@@ -504,6 +504,23 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                         for c, cx in owner.calls_in(inner, hctx, into_loops=True)):
                     return True
         return False
+
+    def _micro_batches(self, loop: nodes.NodeNG) -> bool:
+        """``for _ in range(accum): x, y = next(it); loss.backward()`` followed, in the
+        same function, by an optimizer step: the loop draws the micro-batches of one step
+        (gradient accumulation), it is not the step loop; whoever calls the function
+        runs the steps."""
+        steps = self.an.steps
+        func = enclosing_function(loop)
+        if not (isinstance(loop, nodes.For) and isinstance(loop.iter, nodes.Call) and
+                self.an.is_builtin(loop.iter.func, "range")) or func is None:
+            return False
+        if any(steps.update_kind(c, cx) in ("optimizer_step", "scaler_step")
+               for c, cx in steps.calls_in(loop, into_loops=True)):
+            return False
+        return any(steps.update_kind(c) in ("optimizer_step", "scaler_step")
+                   for c in nodes_of(func, nodes.Call, skip_klass=_SCOPES)
+                   if c.fromlineno > loop.tolineno)
 
     def _steps_every_iteration(self, loop: nodes.NodeNG) -> bool:
         """An optimizer step runs on every iteration of ``loop``: in its body, or in the

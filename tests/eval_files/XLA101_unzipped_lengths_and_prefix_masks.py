@@ -42,6 +42,20 @@ class TextEncoder(torch.nn.Module):
         return torch.cat((self.token.expand(bs, 1, -1), x), 1), full_mask
 
 
+@torch.no_grad()
+def embed_lines(lines, encoder, tokenizer, device, max_len=32):
+    # Trap: each line is tokenized alone, then re-padded (sequence-first) to ``max_len``
+    # rows by a block whose height is a pad width bound to a name.
+    out = []
+    for line in lines:
+        ids = tokenizer(line, truncation=True, max_length=max_len, return_tensors="pt").input_ids.T
+        pad_rows = max_len - ids.size(0)
+        ids = torch.cat([ids, torch.full((pad_rows, 1), tokenizer.pad_token_id)], dim=0)
+        out.append(encoder(ids.to(device)).mean(0))
+        torch_xla.sync()
+    return out
+
+
 def fit(data, model, optimizer):
     device = torch_xla.device()
     encoder = TextEncoder().to(device)
@@ -51,3 +65,4 @@ def fit(data, model, optimizer):
             h, m = encoder(texts)
             model(motions, h, m).sum().backward()
             optimizer.step()
+    embed_lines(data.lines, model.embedder, encoder.tokenizer, device)
