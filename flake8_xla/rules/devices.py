@@ -217,8 +217,9 @@ class HardcodedCudaDevice(Rule):
 A ported script that still says `torch.device('cuda')`, `.cuda()`, `.to('cuda')` or
 `device='cuda'` (or sets `torch.set_default_device('cuda')`, a CUDA default tensor type)
 fails on a TPU or Trainium host ("Found no NVIDIA driver"), or,
-behind a `torch.cuda.is_available()` fallback, runs on the host CPU. Default
-arguments count too: a helper's `device='cuda'` default, even where today's callers
+behind a `torch.cuda.is_available()` fallback, runs on the host CPU (also one that a
+function named for a device returns: `def get_device(): return "cuda" if
+torch.cuda.is_available() else "cpu"`). Default arguments count too: a helper's `device='cuda'` default, even where today's callers
 pass a device (a later call that relies on it allocates on CUDA), and a config field's
 default (not one that the class's `__post_init__`/`__init__` sets to the XLA device on
 the XLA path, nor a notebook's `CFG.device` that a later top-level statement sets to it
@@ -272,7 +273,7 @@ cannot run on an XLA host.
         if an is None:
             return
         for node in an.rule_nodes((nodes.Call, nodes.Arguments, nodes.Assign,
-                                   nodes.AnnAssign)):
+                                   nodes.AnnAssign, nodes.Return)):
             for target, what in self._kinds(node):
                 # A ``"cuda" if torch.cuda.is_available() else "cpu"`` choice still counts:
                 # on an XLA host it silently trains on the CPU.
@@ -349,6 +350,14 @@ cannot run on an XLA host.
                         param.name != "device_type" and _is_cuda(const_str(default)) and \
                         not _selects_xla(node.parent, param.name):
                     yield default, f"the default {param.name}={default.as_string()}"
+        elif isinstance(node, nodes.Return) and isinstance(node.value, nodes.IfExp):
+            # ``def get_device(): return "cuda" if torch.cuda.is_available() else "cpu"``:
+            # a device helper's guarded choice, as if bound to a device-named variable
+            func = node.frame()
+            if isinstance(func, nodes.FunctionDef) and _device_name(func.name):
+                for value in (node.value.body, node.value.orelse):
+                    if not isinstance(value, nodes.IfExp) and _cuda_literal(value) is not None:
+                        yield value, f"return {value.as_string()}"
         elif isinstance(node, (nodes.Assign, nodes.AnnAssign)) and node.value is not None:
             q = an.qualname(node.value) if isinstance(node.value, nodes.Attribute) else None
             if q in CUDA_CONSTRUCTORS:
