@@ -255,9 +255,15 @@ def _unzipped_lengths(name: nodes.Name) -> bool:
         scope, binds = name.lookup(name.name)
     except Exception:  # noqa: BLE001 - astroid cannot resolve it: unknown
         return False
-    if scope is not name.frame() or len(binds) != 1:
+    if scope is not name.frame() or not binds:
         return False
-    target = binds[0]
+    binds = scope.locals.get(name.name, [])  # (every binding, not only the reaching one)
+    # (``lengths = [min(n, MAX_LEN) for n in lengths]`` after the unzip: the same lengths,
+    # each clipped: the batch's longest of them still varies)
+    zipped = [b for b in binds if not _clips_itself(b)]
+    if len(zipped) != 1:
+        return False
+    target = zipped[0]
     assign = target.parent.parent if isinstance(target.parent, nodes.Tuple) else None
     if not (isinstance(target, nodes.AssignName) and isinstance(assign, nodes.Assign) and
             len(assign.targets) == 1 and assign.targets[0] is target.parent):
@@ -266,6 +272,19 @@ def _unzipped_lengths(name: nodes.Name) -> bool:
     return isinstance(value, nodes.Call) and isinstance(value.func, nodes.Name) and \
         value.func.name == "zip" and len(value.args) == 1 and \
         isinstance(value.args[0], nodes.Starred) and _from_frame(value.args[0].value, name.frame())
+
+
+def _clips_itself(bind: nodes.NodeNG) -> bool:
+    """``lengths = [min(n, MAX_LEN) for n in lengths]``: ``bind`` rebinds a name to a
+    comprehension over that same name, item by item."""
+    assign = bind.parent
+    if not (isinstance(bind, nodes.AssignName) and isinstance(assign, nodes.Assign) and
+            len(assign.targets) == 1 and assign.targets[0] is bind and
+            isinstance(assign.value, (nodes.ListComp, nodes.GeneratorExp)) and
+            len(assign.value.generators) == 1):
+        return False
+    it = assign.value.generators[0].iter
+    return isinstance(it, nodes.Name) and it.name == bind.name
 
 
 #: Calls that hold what they are given: a list, or a tensor or array of the lengths.

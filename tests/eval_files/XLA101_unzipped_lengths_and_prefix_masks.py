@@ -17,6 +17,14 @@ def collate_motions(batch):
     return torch.stack(padded), lengths, texts
 
 
+def collate_clipped(batch):
+    motions, lengths, texts = zip(*batch)
+    lengths = [min(n, 196) for n in lengths]
+    longest = max(lengths)  # error: XLA101
+    padded = [F.pad(m[:n], (0, 0, 0, longest - n)) for m, n in zip(motions, lengths)]
+    return torch.stack(padded), lengths, texts
+
+
 def collate_labels(batch):
     # Trap: the largest label is no length.
     motions, labels = zip(*batch)
@@ -59,7 +67,7 @@ def embed_lines(lines, encoder, tokenizer, device, max_len=32):
 def fit(data, model, optimizer):
     device = torch_xla.device()
     encoder = TextEncoder().to(device)
-    for fn in (collate_motions, collate_labels):
+    for fn in (collate_motions, collate_clipped, collate_labels):
         loader = DataLoader(data, batch_size=16, collate_fn=fn, drop_last=True)
         for motions, lengths, texts in pl.MpDeviceLoader(loader, device):
             h, m = encoder(texts)
