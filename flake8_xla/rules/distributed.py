@@ -355,6 +355,18 @@ def _launched_by_importer(an: Analyzer, hops: int) -> bool:
     return False
 
 
+def _named_for_spmd(node: nodes.NodeNG) -> bool:
+    """``node`` lies in a function named for SPMD (``make_optimizer_prime_spmd``,
+    ``train_spmd``): the code of a single-process SPMD run, where the sharded step needs
+    no gradient all-reduce, beside a multi-process path of the same project."""
+    func = enclosing_function(node) if not isinstance(node, nodes.FunctionDef) else node
+    while func is not None:
+        if "spmd" in words_of_text(func.name):
+            return True
+        func = enclosing_function(func)
+    return False
+
+
 def _single_device_script(an: Analyzer) -> bool:
     """``an``'s module is a program of its own (``if __name__ == "__main__":``) that
     neither starts replicas nor joins an XLA process group: its loops run on one device
@@ -673,7 +685,9 @@ on its shard of the data. `optimizer.step()` only applies the local gradients: n
 all-reduce happens, the replicas diverge, and the run silently trains N different
 models. `xm.optimizer_step(optimizer)` all-reduces the gradients across replicas
 and then steps. A bare `optimizer.step()` next to it, before or after, steps the
-parameters a second time, once with this replica's own gradients.
+parameters a second time, once with this replica's own gradients. A step in a function
+named for SPMD (`prime_optimizer_spmd`, `train_spmd`) beside the multi-process path is
+not reported: a single SPMD process shards the step and needs no all-reduce.
 
 **Example**
 ```python
@@ -725,11 +739,13 @@ reported.
             return
         for loop in an.rule_nodes((nodes.For, nodes.While)):
             if not an.steps.is_training_loop(loop) or an.off_xla_path(loop) or \
-                    an.steps.cpu_training(loop) or not _replicas_reach(an, loop):
+                    an.steps.cpu_training(loop) or not _replicas_reach(an, loop) or \
+                    _named_for_spmd(loop):
                 continue
             for call, ctx in an.steps.calls_in(loop, into_loops=False):
                 if _optimizer_step(an, call, ctx) and \
-                        not reduces_gradients(an, loop, call) and not an.off_xla_path(call):
+                        not reduces_gradients(an, loop, call) and not an.off_xla_path(call) \
+                        and not _named_for_spmd(call):
                     yield self.finding(call)
         yield from self._in_foreign_steps(an)
 
@@ -743,7 +759,8 @@ reported.
             return
         for func, fctx, kind in link.step_roots(an):
             if kind != "training" or not isinstance(func, nodes.FunctionDef) or \
-                    an.off_xla_path(func) or not _replicas_reach(an, func):
+                    an.off_xla_path(func) or not _replicas_reach(an, func) or \
+                    _named_for_spmd(func):
                 continue
             calls = list(an.ev.own_nodes(func, nodes.Call))
             for call in calls:

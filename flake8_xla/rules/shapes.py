@@ -3227,6 +3227,28 @@ def _in_branch_test(node: nodes.NodeNG) -> bool:
     return False
 
 
+#: What XLA104 says of a slice whose bound is a value read from the device in the step.
+READ_SLICE = "slicing by a value read from the device"
+
+
+def _loop_or_frame(node: nodes.NodeNG) -> nodes.NodeNG:
+    """The innermost loop around ``node`` in its function, else its function (or module)."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.For, nodes.While, nodes.FunctionDef,
+                                                   nodes.Lambda, nodes.Module)):
+        cur = cur.parent
+    return cur if cur is not None else node.root()
+
+
+def _slice_bound_names(sub: nodes.NodeNG) -> frozenset[str]:
+    """The names read in the slice bounds of subscript ``sub``."""
+    index = getattr(sub, "slice", None)
+    parts = index.elts if isinstance(index, nodes.Tuple) else [index]
+    return frozenset(n.name for p in parts if isinstance(p, nodes.Slice)
+                     for b in (p.lower, p.upper) if b is not None
+                     for n in [b, *nodes_of(b, nodes.Name)] if isinstance(n, nodes.Name))
+
+
 class DynamicShapeOp(Rule):
     """XLA104: an op whose output shape depends on tensor values.
 
@@ -3279,7 +3301,9 @@ True values: torch finds them on the host, so no execution is needed, but each s
 count is another graph shape and another compilation (measured: 12 uncached
 compilations in 6 steps, against 1 with `torch.where` on the device). A host mask made
 once before the loop has one shape for every step and is not reported. Reported
-in the step and in what it calls, including a module's `forward` and helper functions.
+in the step and in what it calls, including a module's `forward` and helper functions;
+slices bounded by one value read from the device (`n = lens[i].item()`, then `x[:n]`,
+`x[n:]`, `mask[:n]`) are reported once per loop, at the first.
 
 Measured (checks/XLA104, PJRT_DEVICE=CPU, 8 steps): 8 uncached compilations, 32
 executions and 24 `aten::nonzero` CPU fallbacks for the flagged script against 1,
@@ -3315,11 +3339,19 @@ function).
         if an is None:
             return
         seen: set[tuple[int, int]] = set()
+        read_bounds: set[tuple[int, frozenset[str]]] = set()
         for node, ctx, per_param in an.rule_region():
             if per_param:
                 continue
             strong = an.steps.is_strong(node)
             what = self._kind(node, ctx, lambda vs, s=strong: V.is_lazy(vs, s))
+            if what == READ_SLICE:
+                # (one finding per value read and loop: ``x[:n]``, ``y[:n]`` and ``x[n:]``
+                # with one ``n = lens[i].item()`` have one cause, one fix)
+                key = (id(_loop_or_frame(node)), _slice_bound_names(node))
+                if key in read_bounds:
+                    continue
+                read_bounds.add(key)
             if what and (node.lineno, node.col_offset) not in seen:
                 seen.add((node.lineno, node.col_offset))
                 if what.startswith(HOST_MASK):
@@ -3477,7 +3509,7 @@ function).
             if _slice_bound(parts, is_lazy):
                 return "slicing by a tensor value"
             if in_step and _slice_bound(parts, lambda b: self._read_per_step(b, ctx)):
-                return "slicing by a value read from the device"
+                return READ_SLICE
         return None
 
     def _read_per_step(self, bound: nodes.NodeNG, ctx: Ctx | None) -> bool:
