@@ -803,9 +803,16 @@ class Steps:
     def _loop_holders(self, loop: nodes.NodeNG, calls_only: bool) -> list[nodes.NodeNG]:
         """``loop`` itself (unless ``calls_only``) and the functions its iterations call:
         where the loops it drives are written."""
-        holders: list[nodes.NodeNG] = [] if calls_only else [loop]
+        return [holder for holder, _ in self.loop_holders_in(loop, calls_only)]
+
+    def loop_holders_in(self, loop: nodes.NodeNG, calls_only: bool
+                        ) -> list[tuple[nodes.NodeNG, Ctx | None]]:
+        """:meth:`_loop_holders`, each with the context its code runs in (None for
+        ``loop`` itself; for a function, what the call in ``loop`` binds its parameters
+        to)."""
+        holders: list[tuple[nodes.NodeNG, Ctx | None]] = [] if calls_only else [(loop, None)]
         for call, ctx in self.calls_in(loop, into_loops=False):
-            holders.extend(func for func, _ in self.ev.functions_called(call, ctx))
+            holders.extend(self.ev.functions_called(call, ctx))
         return holders
 
     def _compute_drives(self, loop: nodes.NodeNG, calls_only: bool) -> bool:

@@ -164,6 +164,15 @@ SHOWN_BY = frozenset({"debug", "info", "warning", "warn", "error", "master_print
                       "print", "log", "write"})
 
 
+def _cuda_choices(value: nodes.NodeNG) -> list[nodes.NodeNG]:
+    """The CUDA device strings ``value`` gives: itself, or an arm of ``value`` when it is a
+    conditional (``"cuda" if torch.cuda.is_available() else "cpu"``), each a literal or a
+    ``cuda:`` string built at run time (``f"cuda:{rank}"``, ``"cuda:%d" % local_rank``;
+    see :func:`_cuda_literal`)."""
+    arms = [value.body, value.orelse] if isinstance(value, nodes.IfExp) else [value]
+    return [a for a in arms if not isinstance(a, nodes.IfExp) and _cuda_literal(a) is not None]
+
+
 def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
     """The ``'cuda'``/``'cuda:0'``/``f'cuda:{rank}'`` literal in ``node`` (or a ternary of it),
     or a ``cuda:`` string built from one (``'cuda:{}'.format(rank)``, ``'cuda:' + str(i)``,
@@ -355,9 +364,8 @@ cannot run on an XLA host.
             # a device helper's guarded choice, as if bound to a device-named variable
             func = node.frame()
             if isinstance(func, nodes.FunctionDef) and _device_name(func.name):
-                for value in (node.value.body, node.value.orelse):
-                    if not isinstance(value, nodes.IfExp) and _cuda_literal(value) is not None:
-                        yield value, f"return {value.as_string()}"
+                for value in _cuda_choices(node.value):
+                    yield value, f"return {value.as_string()}"
         elif isinstance(node, (nodes.Assign, nodes.AnnAssign)) and node.value is not None:
             q = an.qualname(node.value) if isinstance(node.value, nodes.Attribute) else None
             if q in CUDA_CONSTRUCTORS:
@@ -371,13 +379,8 @@ cannot run on an XLA host.
                        (isinstance(t, nodes.AssignAttr) and _device_name(t.attrname))
                        for t in targets):
                 return
-            values = [node.value.body, node.value.orelse] if isinstance(
-                node.value, nodes.IfExp) else [node.value]
-            for value in values:
-                # (a literal, or a ``cuda:`` string built at run time: ``f"cuda:{rank}"``,
-                # ``"cuda:%d" % local_rank``)
-                if not isinstance(value, nodes.IfExp) and _cuda_literal(value) is not None:
-                    yield value, f"{targets[0].as_string()} = {value.as_string()}"
+            for value in _cuda_choices(node.value):
+                yield value, f"{targets[0].as_string()} = {value.as_string()}"
 
     def _field_set_to_xla(self, node: nodes.NodeNG) -> bool:
         """A class field's CUDA default (``device: str = "cuda"`` of a dataclass) that the
@@ -500,9 +503,9 @@ cannot run on an XLA host.
         top-level function of a helper module (one that shows no XLA use of its own) that
         nothing in the project calls or names: neither its own module nor, by the project
         index, any other module (``def get_device(device='auto')`` left over from a GPU
-        script). It places nothing on any run of the
-        project; with no project (``--xla-target=file``), where other modules cannot be
-        seen, it is still reported."""
+        script). It places nothing on any run of the project; with no project
+        (``--xla-target=file``), where other modules cannot be seen, it is still
+        reported."""
         cur = _cuda_probe_arm(node)
         if cur is None:
             return False

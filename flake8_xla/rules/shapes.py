@@ -3231,15 +3231,6 @@ def _in_branch_test(node: nodes.NodeNG) -> bool:
 READ_SLICE = "slicing by a value read from the device"
 
 
-def _loop_or_frame(node: nodes.NodeNG) -> nodes.NodeNG:
-    """The innermost loop around ``node`` in its function, else its function (or module)."""
-    cur = node.parent
-    while cur is not None and not isinstance(cur, (nodes.For, nodes.While, nodes.FunctionDef,
-                                                   nodes.Lambda, nodes.Module)):
-        cur = cur.parent
-    return cur if cur is not None else node.root()
-
-
 def _slice_bound_names(sub: nodes.NodeNG) -> frozenset[str]:
     """The names read in the slice bounds of subscript ``sub``."""
     index = getattr(sub, "slice", None)
@@ -3348,7 +3339,7 @@ function).
             if what == READ_SLICE:
                 # (one finding per value read and loop: ``x[:n]``, ``y[:n]`` and ``x[n:]``
                 # with one ``n = lens[i].item()`` have one cause, one fix)
-                key = (id(_loop_or_frame(node)), _slice_bound_names(node))
+                key = (id(enclosing_loop(node) or node.frame()), _slice_bound_names(node))
                 if key in read_bounds:
                     continue
                 read_bounds.add(key)

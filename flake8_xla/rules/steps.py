@@ -8,7 +8,7 @@ from astroid import nodes
 
 from flake8_xla.analysis import Analyzer, Kind, keyword
 from flake8_xla.analysis import values as V
-from flake8_xla.analysis.flows import Ctx, enclosing_class, enclosing_function
+from flake8_xla.analysis.flows import enclosing_class, enclosing_function
 from flake8_xla.analysis.hooks import callback_sites
 from flake8_xla.analysis.names import chain_root, words_of_text
 from flake8_xla.analysis.specs import device_value
@@ -42,6 +42,9 @@ _SCOPES = (nodes.FunctionDef, nodes.ClassDef, nodes.Lambda)
 #: denoising or decoding loop).
 _DATA_WORDS = frozenset({"loader", "dataloader", "data", "dataset", "batch", "batches",
                          "stream", "iterator", "queue", "samples", "examples"})
+#: The update kinds (:meth:`~flake8_xla.analysis.steps.Steps.update_kind`) that step an
+#: optimizer (not a backward pass).
+_OPTIMIZER_STEPS = ("optimizer_step", "scaler_step")
 #: Classes whose ``target=`` function runs in a thread or process of its own.
 THREAD_TARGETS = frozenset({"threading.Thread", "multiprocessing.Process",
                             "torch.multiprocessing.Process"})
@@ -61,6 +64,17 @@ def _periodic_if(node: nodes.NodeNG, loop: nodes.NodeNG) -> nodes.If | None:
             return cur
         child, cur = cur, cur.parent
     return None
+
+
+def _in_step_loop(an: Analyzer, node: nodes.NodeNG) -> bool:
+    """``node`` lies, within its function, in a loop of ``an``'s module that has a barrier
+    or is a step loop."""
+    cur = node.parent
+    while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
+        if isinstance(cur, LOOPS) and (an.steps.has_barrier(cur) or an.steps.is_step_loop(cur)):
+            return True
+        cur = cur.parent
+    return False
 
 
 class MissingStepBarrier(Rule):
@@ -240,10 +254,10 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         for call in barriers:
             branch = _periodic_if(call, loop)
             if branch is None or any(
-                    steps.update_kind(c) in ("optimizer_step", "scaler_step")
+                    steps.update_kind(c) in _OPTIMIZER_STEPS
                     for c in nodes_of(branch, nodes.Call, skip_klass=_SCOPES)):
                 return False
-        return any(steps.update_kind(c) in ("optimizer_step", "scaler_step") and
+        return any(steps.update_kind(c) in _OPTIMIZER_STEPS and
                    _periodic_if(c, loop) is None
                    for c in nodes_of(loop, nodes.Call, skip_klass=_SCOPES))
 
@@ -451,37 +465,43 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         func = enclosing_function(loop)
         if func is None:
             return False
+        found = self._callers_run(an, [func], across=True)
+        # (a rollout that uploads fresh inputs each iteration is a step loop of its own,
+        # unless a step loop or a loop with a barrier calls its function)
+        return found is True or found is None and not steps._feeds_uploads(loop)
+
+    def _callers_run(self, an: Analyzer, funcs: list[nodes.NodeNG], *, across: bool = False
+                     ) -> bool | None:
+        """Where functions ``funcs`` of ``an``'s module run, by their callers followed up
+        within that module (and, ``across``, by each one's callers in other modules, see
+        :meth:`_runs_from_elsewhere`): True when a call sits inside a step (a loop with a
+        barrier, or a step loop), else False when one is driven from the top (the module
+        level, a launcher's entry point), else None (at most 20 functions are followed)."""
         seen: set[int] = set()
-        todo = [func]
+        todo = list(funcs)
         driver = False
         while todo and len(seen) < 20:
             f = todo.pop()
             if id(f) in seen:
                 continue
             seen.add(id(f))
-            if self._launched(f):
+            if self._launched(f, an):
                 driver = True
                 continue
-            sites = an.ev.call_sites(f)
-            for call, _ in sites:
-                c = call.parent
-                while c is not None and not isinstance(c, (nodes.FunctionDef, nodes.Module)):
-                    if isinstance(c, LOOPS) and (steps.has_barrier(c) or steps.is_step_loop(c)):
-                        return True
-                    c = c.parent
+            for call, _ in an.ev.call_sites(f):
+                if _in_step_loop(an, call):
+                    return True
                 outer = enclosing_function(call)
                 if outer is None:
                     driver = True
                 else:
                     todo.append(outer)
-            remote = self._runs_from_elsewhere(f)
-            if remote is not None:
+            if across:
+                remote = self._runs_from_elsewhere(f)
                 if remote:
                     return True
-                driver = True
-        # (a rollout that uploads fresh inputs each iteration is a step loop of its own,
-        # unless a step loop or a loop with a barrier calls its function)
-        return not driver and not steps._feeds_uploads(loop)
+                driver = driver or remote is False
+        return False if driver else None
 
     def _drives_stepping_loops(self, loop: nodes.NodeNG) -> bool:
         """An inner ``for`` loop over the data of ``loop``, or of a function its iterations
@@ -490,17 +510,14 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         optimizer step follows it in ``loop``'s body, is a part of ``loop``'s step
         instead."""
         steps = self.an.steps
-        holders: list[tuple[nodes.NodeNG, Ctx | None]] = [(loop, None)]
-        for call, ctx in steps.calls_in(loop, into_loops=False):
-            holders.extend(steps.ev.functions_called(call, ctx))
-        for holder, hctx in holders:
+        for holder, hctx in steps.loop_holders_in(loop, calls_only=False):
             owner = steps if holder is loop else steps.steps_for(holder)
             if owner is None:
                 continue
             for inner in nodes_of(holder, nodes.For, skip_klass=_SCOPES):
                 if inner is not loop and any(
                         owner.is_data(v) for v in owner.ev.value(inner.iter, hctx)) and any(
-                        owner.update_kind(c, cx) in ("optimizer_step", "scaler_step")
+                        owner.update_kind(c, cx) in _OPTIMIZER_STEPS
                         for c, cx in owner.calls_in(inner, hctx, into_loops=True)):
                     return True
         return False
@@ -515,10 +532,10 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         if not (isinstance(loop, nodes.For) and isinstance(loop.iter, nodes.Call) and
                 self.an.is_builtin(loop.iter.func, "range")) or func is None:
             return False
-        if any(steps.update_kind(c, cx) in ("optimizer_step", "scaler_step")
+        if any(steps.update_kind(c, cx) in _OPTIMIZER_STEPS
                for c, cx in steps.calls_in(loop, into_loops=True)):
             return False
-        return any(steps.update_kind(c) in ("optimizer_step", "scaler_step")
+        return any(steps.update_kind(c) in _OPTIMIZER_STEPS
                    for c in nodes_of(func, nodes.Call, skip_klass=_SCOPES)
                    if c.fromlineno > loop.tolineno)
 
@@ -528,7 +545,7 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         micro-batches, not the step of a last partial accumulation bucket)."""
         steps = self.an.steps
         for call, ctx in steps.calls_in(loop, into_loops=False):
-            if steps.update_kind(call, ctx) not in ("optimizer_step", "scaler_step"):
+            if steps.update_kind(call, ctx) not in _OPTIMIZER_STEPS:
                 continue
             cur = call.parent
             while cur is not None and not isinstance(cur, (*LOOPS, nodes.FunctionDef,
@@ -554,42 +571,13 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             return None
         driver = False
         for an, call in found:
-            chain = self._caller_chain(an, call)
+            if _in_step_loop(an, call):
+                return True
+            outer = enclosing_function(call)
+            chain = False if outer is None else self._callers_run(an, [outer])
             if chain:
                 return True
             driver = driver or chain is False
-        return False if driver else None
-
-    def _caller_chain(self, an: Analyzer, call: nodes.NodeNG) -> bool | None:
-        """For a ``call`` of ``an``'s module: True when it runs inside a step there (in a
-        loop with a barrier or a step loop, directly or through the callers of its
-        function, followed within that module), False when it is driven from the top (the
-        module level, a launcher's entry point), None when neither is found."""
-        def in_step(node: nodes.NodeNG) -> bool:
-            cur = node.parent
-            while cur is not None and not isinstance(cur, (nodes.FunctionDef, nodes.Module)):
-                if isinstance(cur, LOOPS) and (an.steps.has_barrier(cur) or
-                                               an.steps.is_step_loop(cur)):
-                    return True
-                cur = cur.parent
-            return False
-
-        todo, seen, driver = [call], set(), False
-        while todo and len(seen) < 20:
-            site = todo.pop()
-            if in_step(site):
-                return True
-            outer = enclosing_function(site)
-            if outer is None:
-                driver = True
-                continue
-            if id(outer) in seen:
-                continue
-            seen.add(id(outer))
-            if self._launched(outer, an):
-                driver = True
-                continue
-            todo.extend(c for c, _ in an.ev.call_sites(outer))
         return False if driver else None
 
     def _launched(self, func: nodes.NodeNG, an: Analyzer | None = None) -> bool:
