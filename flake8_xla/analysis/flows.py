@@ -4124,6 +4124,12 @@ class Evaluator:
     def _compare(self, node: nodes.Compare, ctx: Ctx | None, d: int) -> frozenset[Value]:
         if all(op in ("is", "is not", "in", "not in") for op, _ in node.ops):
             return V.host("bool")
+        if len(node.ops) == 1 and node.ops[0][0] in ("==", "!=") and any(
+                isinstance(n, nodes.Const) and n.value is None
+                for n in (node.left, node.ops[0][1])):
+            # ``if self.c == None:``: ``Tensor.__eq__(None)`` returns NotImplemented, so
+            # Python compares identities, a host bool (torch ``_tensor.py``)
+            return V.host("bool")
         parts = [self.value(node.left, ctx, d)] + [self.value(n, ctx, d) for _, n in node.ops]
         both = join(*parts)
         if len(node.ops) == 1 and node.ops[0][0] in ("==", "!=") and any(

@@ -36,7 +36,7 @@ from flake8_xla.analysis.names import (
     words_of,
     words_of_text,
 )
-from flake8_xla.analysis.treewalk import nodes_of
+from flake8_xla.analysis.treewalk import nodes_of, syntax_cache
 from flake8_xla.analysis.values import Kind, device_of_text
 
 if TYPE_CHECKING:
@@ -1408,6 +1408,28 @@ def _shows_xla_use(func: nodes.NodeNG, ev: Evaluator) -> bool:
     return False
 
 
+_EXITS = (nodes.Return, nodes.Raise, nodes.Continue, nodes.Break)
+
+
+def _after_exit(stmt: nodes.NodeNG) -> bool:
+    """``stmt`` follows a ``return``, ``raise``, ``continue`` or ``break`` of its own block
+    (code left after an early ``return tensor``): it never runs. The first exit of each
+    block is found once per tree (kept in its :func:`syntax_cache`)."""
+    parent = stmt.parent
+    table = syntax_cache(stmt.root()).setdefault("block_exits", {})
+    for field in parent._astroid_fields:
+        block = getattr(parent, field, None)
+        if not isinstance(block, list):
+            continue
+        end = table.get(id(block), 0)
+        if end == 0:
+            end = table[id(block)] = next(
+                (s.tolineno for s in block if isinstance(s, _EXITS)), None)
+        if end is not None and stmt.fromlineno > end and any(s is stmt for s in block):
+            return True
+    return False
+
+
 def _branch_off_xla(node: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type, ...]) -> bool:
     """A branch between ``node`` and the module that the XLA path does not take.
 
@@ -1442,6 +1464,8 @@ def _own_branch_off(child: nodes.NodeNG, ev: Evaluator | None, kinds: tuple[type
     cur = child.parent
     if cur is None:
         return False
+    if child.is_statement and _after_exit(child):
+        return True
     if isinstance(cur, kinds) and child is not cur.test:
         truth = xla_truth(cur.test, ev)
         in_else = (child is cur.orelse) if isinstance(cur, nodes.IfExp) else \

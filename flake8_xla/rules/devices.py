@@ -173,6 +173,17 @@ def _cuda_choices(value: nodes.NodeNG) -> list[nodes.NodeNG]:
     return [a for a in arms if not isinstance(a, nodes.IfExp) and _cuda_literal(a) is not None]
 
 
+def _project_method(an: Analyzer, call: nodes.Call) -> bool:
+    """``call`` runs a method the project defines under the same name (an
+    ``EdgeConnect.cuda(self, *args)`` that moves the items to the configured device), not
+    torch's ``Tensor.cuda``/``Module.cuda``."""
+    try:
+        return any(isinstance(f, nodes.FunctionDef) and f.name == call.func.attrname
+                   for f, _ in an.ev.functions_called(call, None))
+    except Exception:  # noqa: BLE001 - unknown: torch's method, as before
+        return False
+
+
 def _cuda_literal(node: nodes.NodeNG | None) -> nodes.NodeNG | None:
     """The ``'cuda'``/``'cuda:0'``/``f'cuda:{rank}'`` literal in ``node`` (or a ternary of it),
     or a ``cuda:`` string built from one (``'cuda:{}'.format(rank)``, ``'cuda:' + str(i)``,
@@ -336,7 +347,8 @@ cannot run on an XLA host.
                 yield _cuda_literal(node.args[0]), f"torch.device({node.args[0].as_string()})"
                 return
             if isinstance(func, nodes.Attribute) and func.attrname == "cuda" and \
-                    not (an.qualname(func.expr) or "").startswith("torch"):
+                    not (an.qualname(func.expr) or "").startswith("torch") and \
+                    not _project_method(an, node):
                 yield node, ".cuda()"
                 return
             if isinstance(func, nodes.Attribute) and func.attrname == "to" and node.args and \
