@@ -2987,7 +2987,7 @@ model, in the private methods a library model's own forward calls (`_merge_...` 
 `LlavaForConditionalGeneration` subclass), and in a step function compiled with
 `torch_xla.compile` (there the read breaks the graph, and `full_graph=True` raises).
 Not reported:
-`is None` tests, shapes, Python numbers, CPU tensors.
+`is None` (and `== None`) tests, shapes, Python numbers, CPU tensors, code after a `return`.
 """
     source = (
         "https://docs.pytorch.org/xla/master/learn/troubleshoot.html#known-performance-caveats",
