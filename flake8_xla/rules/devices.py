@@ -176,8 +176,11 @@ def _cuda_choices(value: nodes.NodeNG) -> list[nodes.NodeNG]:
 def _project_method(an: Analyzer, call: nodes.Call) -> bool:
     """``call`` runs a method the project defines under the same name (an
     ``EdgeConnect.cuda(self, *args)`` that moves the items to the configured device), not
-    torch's ``Tensor.cuda``/``Module.cuda``."""
+    torch's ``Tensor.cuda``/``Module.cuda``; a model wrapped by torch
+    (``nn.DataParallel(Net()).cuda()``) runs the wrapper's, torch's."""
     try:
+        if any(v.has("wrapped") for v in an.ev.value(call.func.expr)):
+            return False
         return any(isinstance(f, nodes.FunctionDef) and f.name == call.func.attrname
                    for f, _ in an.ev.functions_called(call, None))
     except Exception:  # noqa: BLE001 - unknown: torch's method, as before
