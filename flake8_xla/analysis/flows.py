@@ -4831,8 +4831,10 @@ class Evaluator:
                    for v in subject):
                 result = frozenset(v.with_(flags=v.flags | {"read"})
                                    if v.kind in (Kind.HOST, Kind.TENSOR) else v for v in result)
-        if entry.does("dynamic_shape"):
-            # nonzero()/unique()...: a tensor whose length is known only after execution
+        if entry.does("dynamic_shape") or q == "torch.where" and len(call.args) == 1 and \
+                not call.keywords:
+            # nonzero()/unique()..., ``torch.where(cond)`` (``nonzero(as_tuple=True)``): a
+            # tensor whose length is known only after execution
             result = frozenset(v.with_(flags=v.flags | {"dynamic"}) if v.kind is Kind.TENSOR
                                else v for v in result)
         return result

@@ -2933,6 +2933,30 @@ def _bool_mask(vs: frozenset[V.Value], strong: bool = False) -> bool:
     return any(V.lazy_value(v, strong) and v.has("bool") for v in vs)
 
 
+#: Methods that give a tensor's size on the host.
+_SIZE_METHODS = ("numel", "nelement", "size", "dim")
+
+
+def _dynamic_size(an: Analyzer, node: nodes.NodeNG, ctx: Ctx | None, strong: bool) -> bool:
+    """``len(idx)``, ``idx.numel()``, ``idx.size(0)`` or ``idx.shape[0]`` of a lazy tensor
+    whose shape depends on its values (``torch.where(out == eos)[0]``, ``nonzero()``): the
+    size is known only once the graph that computes it has run, so reading it on the host
+    executes the pending graph."""
+    subject = None
+    if isinstance(node, nodes.Call) and isinstance(node.func, nodes.Name) and \
+            node.func.name == "len" and len(node.args) == 1 and an.is_builtin(node.func, "len"):
+        subject = node.args[0]
+    elif isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute) and \
+            node.func.attrname in _SIZE_METHODS:
+        subject = node.func.expr
+    elif isinstance(node, nodes.Subscript) and isinstance(node.value, nodes.Attribute) and \
+            node.value.attrname == "shape":
+        subject = node.value.expr
+    return subject is not None and any(
+        V.lazy_value(v, strong) and v.kind is Kind.TENSOR and v.has("dynamic")
+        for v in an.value(subject, ctx))
+
+
 class DataDependentControlFlow(Rule):
     """XLA103: Python control flow on the value of a lazy XLA tensor.
 
@@ -2966,7 +2990,9 @@ model.parameters()):`) do it once per item, `not` of a lazy reduction
 (`left_padding = not torch.sum(mask[:, -1])`) where it is computed, `or`/`and` the truth
 of each operand but the last (`bad = torch.isnan(loss) or torch.isinf(gnorm)`: use `|`),
 and `0.0 in mask`
-(`Tensor.__contains__`). Each branch taken can also trace a different graph. Greedy
+(`Tensor.__contains__`); so does a test of the size of a tensor whose shape depends on its
+values (`if len(torch.where(ids == eos)[0]) > 0:`, `if hits.numel():` after `nonzero()`).
+Each branch taken can also trace a different graph. Greedy
 decoding that stops when a token equals EOS, and `model.generate()` inside an
 evaluation loop, do the same once per token.
 
@@ -3126,7 +3152,12 @@ Not reported:
                 return number and any(
                     op in ("in", "not in") and V.any_kind(an.value(right, ctx), Kind.TENSOR)
                     and an.is_lazy(right, ctx, strong) for op, right in test.ops)
+            if any(_dynamic_size(an, part, ctx, strong)
+                   for part in (test.left, *(right for _, right in test.ops))):
+                return True  # ``if len(eos_idx) > 0:`` of a data-dependent shape
             return an.is_lazy(test, ctx, strong)
+        if isinstance(test, nodes.Call) and _dynamic_size(an, test, ctx, strong):
+            return True  # ``if idx.numel():``
         if isinstance(test, nodes.Call):
             if any(e.sync == "scalar" for e in an.entries(test, ctx)) and any(
                     an.is_lazy(a, ctx, strong) for a in test.args):
