@@ -30,6 +30,7 @@ from astroid import nodes
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.apimodel import ApiModel, Entry
 from flake8_xla.analysis.names import (
+    JUMPS,
     QualNames,
     callee_name,
     chain_root,
@@ -671,9 +672,6 @@ def _undominated(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> list[nodes.Nod
             id(b) not in killed]
 
 
-_JUMPS = (nodes.Break, nodes.Continue, nodes.Return, nodes.Raise)
-
-
 def _rebound_in_block(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> set[int]:
     """Bindings that a later plain assignment of the same block replaces before ``use``
     (``_, action = torch.max(q, 1)`` then ``action = int(action.item())`` in one arm of an
@@ -704,8 +702,8 @@ def _rebound_in_block(binds: list[nodes.NodeNG], use: nodes.NodeNG) -> set[int]:
             end = later[0]
             if any(x is use or x.parent_of(use) for x in block[i1:end + 1]):
                 continue
-            if any(isinstance(x, _JUMPS) or any(True for _ in nodes_of(x, 
-                    _JUMPS, skip_klass=SCOPES)) for x in block[i1 + 1:end]):
+            if any(isinstance(x, JUMPS) or any(True for _ in nodes_of(x, 
+                    JUMPS, skip_klass=SCOPES)) for x in block[i1 + 1:end]):
                 continue
             found.add(id(b1))
     return found
@@ -799,7 +797,7 @@ def _assigns_on_every_path(block: list[nodes.NodeNG], name: str) -> bool:
     for stmt in block:
         if _assigns(stmt, name):
             return True
-        if isinstance(stmt, (nodes.Return, nodes.Raise, nodes.Continue, nodes.Break)):
+        if isinstance(stmt, JUMPS):
             return True
         if isinstance(stmt, nodes.If) and stmt.orelse and \
                 _assigns_on_every_path(stmt.body, name) and \

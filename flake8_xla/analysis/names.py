@@ -141,6 +141,8 @@ _BUILTIN_NAMES = frozenset(dir(builtins))
 
 #: the statement lists of a block (``try`` handlers are blocks of their own)
 _BLOCKS = ("body", "orelse", "finalbody")
+#: The statements that leave their block: nothing after one in the same block runs.
+JUMPS = (nodes.Continue, nodes.Break, nodes.Return, nodes.Raise)
 
 
 def runs_before(stmt: nodes.NodeNG, use: nodes.NodeNG, frame: nodes.NodeNG) -> bool:
@@ -165,8 +167,7 @@ def _jumps_after(stmt: nodes.NodeNG) -> bool:
         block = getattr(parent, field, None)
         if isinstance(block, list) and any(x is stmt for x in block):
             after = block[next(i for i, x in enumerate(block) if x is stmt) + 1:]
-            return any(isinstance(x, (nodes.Continue, nodes.Break, nodes.Return, nodes.Raise))
-                       for x in after)
+            return any(isinstance(x, JUMPS) for x in after)
     return False
 
 

@@ -26,6 +26,7 @@ from astroid import nodes
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.names import (
     CUDA_WORDS,
+    JUMPS,
     XLA_WORDS,
     callee_name,
     const_str,
@@ -1408,9 +1409,6 @@ def _shows_xla_use(func: nodes.NodeNG, ev: Evaluator) -> bool:
     return False
 
 
-_EXITS = (nodes.Return, nodes.Raise, nodes.Continue, nodes.Break)
-
-
 def _after_exit(stmt: nodes.NodeNG) -> bool:
     """``stmt`` follows a ``return``, ``raise``, ``continue`` or ``break`` of its own block
     (code left after an early ``return tensor``): it never runs. The first exit of each
@@ -1424,7 +1422,7 @@ def _after_exit(stmt: nodes.NodeNG) -> bool:
         end = table.get(id(block), 0)
         if end == 0:
             end = table[id(block)] = next(
-                (s.tolineno for s in block if isinstance(s, _EXITS)), None)
+                (s.tolineno for s in block if isinstance(s, JUMPS)), None)
         if end is not None and stmt.fromlineno > end and any(s is stmt for s in block):
             return True
     return False

@@ -18,7 +18,7 @@ from flake8_xla.analysis import (
 from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import SCOPES, Ctx, enclosing_function, is_param_of, is_super_call
 from flake8_xla.analysis.hooks import is_partial
-from flake8_xla.analysis.names import callee_name, words_of, words_of_text
+from flake8_xla.analysis.names import JUMPS, callee_name, words_of, words_of_text
 from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts, launches, may_update
@@ -881,8 +881,7 @@ def _leaves_block_after(call: nodes.NodeNG, other: nodes.NodeNG) -> bool:
             if any(other in nodes_of(s, type(other)) for s in block):
                 return False  # (``other`` is in this block: the usual order holds)
             later = block[block.index(stmt) + 1:]
-            if any(isinstance(s, (nodes.Return, nodes.Continue, nodes.Break, nodes.Raise))
-                   for s in later):
+            if any(isinstance(s, JUMPS) for s in later):
                 return True
         stmt = parent
     return False

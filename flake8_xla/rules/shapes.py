@@ -3156,9 +3156,9 @@ Not reported:
                    for part in (test.left, *(right for _, right in test.ops))):
                 return True  # ``if len(eos_idx) > 0:`` of a data-dependent shape
             return an.is_lazy(test, ctx, strong)
-        if isinstance(test, nodes.Call) and _dynamic_size(an, test, ctx, strong):
-            return True  # ``if idx.numel():``
         if isinstance(test, nodes.Call):
+            if _dynamic_size(an, test, ctx, strong):
+                return True  # ``if idx.numel():``
             if any(e.sync == "scalar" for e in an.entries(test, ctx)) and any(
                     an.is_lazy(a, ctx, strong) for a in test.args):
                 return True  # torch.equal(a, b), math.isnan(t)
