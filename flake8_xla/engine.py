@@ -196,6 +196,10 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
             selected = [r for r in rules if not r.opt_in or options.opts_in(r.code)]
         if not selected:
             return []
+        if is_test_file(filename):
+            selected = _outside_tests_gate(ctx, tree, selected)
+            if not selected:
+                return []
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
     # The astroid tree is ~100k young objects with parent links: collecting while it
@@ -229,6 +233,27 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         findings = [f for f in findings
                     if reported_in_tests(f.code) or not in_spans(f.line, test_spans)]
     return sorted(set(findings))
+
+
+def _outside_tests_gate(ctx: ModuleContext, tree: ast.Module,
+                        selected: list[type[Rule]]) -> list[type[Rule]]:
+    """``selected`` less the rules that report nothing inside unit tests
+    (:func:`~flake8_xla.testcode.reported_in_tests`) and whose precondition fails on the
+    test file's code outside them: its top-level statements that are no unit test, with
+    the facts of the modules its check may analyse (:meth:`ModuleContext.gate_facts`).
+    The unit tests' own code is analysed only where a rule that reports inside them
+    needs it. A failure to compute the facts keeps every rule."""
+    spans = ctx.unit_tests
+    if not spans:
+        return selected
+    body = [s for s in tree.body if not in_spans(s.lineno, spans)]
+    reduced: FileFacts | None = FileFacts(ast.Module(body=body, type_ignores=[]))
+    if ctx.crosses_modules:
+        reduced = ctx.gate_facts(reduced)
+    if reduced is None:
+        return selected
+    return [r for r in selected if reported_in_tests(r.code) or
+            (gate := gate_for(r)) is None or gate(reduced)]
 
 
 def _run_rules(ctx: ModuleContext, selected: list[type[Rule]], strict: bool,

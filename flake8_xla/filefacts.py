@@ -62,6 +62,9 @@ class FileFacts:
         has_comprehension: a comprehension exists.
         has_classes: a class statement with a base class exists.
         has_defs: a function definition exists.
+        has_dynamic_index: a subscript whose index is not a constant or a slice with
+            constant bounds (``x[mask]``, ``x[:n]``, ``x[i]``: what an index of a tensor
+            by a tensor's values may look like).
     """
 
     __slots__ = (
@@ -71,6 +74,7 @@ class FileFacts:
         "has_classes",
         "has_comprehension",
         "has_defs",
+        "has_dynamic_index",
         "has_for",
         "has_loop",
         "idents",
@@ -86,6 +90,7 @@ class FileFacts:
         called_names: set[str] = set()
         strings: set[str] = set()
         has_loop = has_comprehension = has_for = has_classes = has_defs = False
+        has_dynamic_index = False
         loops = 0
         forward_loops = 0
         name_t, attr_t, call_t, const_t, node_t = (ast.Name, ast.Attribute, ast.Call,
@@ -137,6 +142,8 @@ class FileFacts:
                     has_for = True
             elif t is ast.comprehension:
                 has_comprehension = True
+            elif t is ast.Subscript and not has_dynamic_index:
+                has_dynamic_index = not _static_index(node.slice)  # type: ignore[attr-defined]
             elif t in def_ts:
                 has_defs = True
                 idents.add(node.name)  # type: ignore[attr-defined]
@@ -165,12 +172,13 @@ class FileFacts:
         self.has_comprehension = has_comprehension
         self.has_classes = has_classes
         self.has_defs = has_defs
+        self.has_dynamic_index = has_dynamic_index
         self.called_names = frozenset(called_names)
         self._lower: frozenset[str] | None = None
 
     _SETS = ("idents", "call_attrs", "keywords", "called_names", "strings")
     _FLAGS = ("has_loop", "has_for", "loop_outside_forward", "has_comprehension",
-              "has_classes", "has_defs")
+              "has_classes", "has_defs", "has_dynamic_index")
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (see :meth:`from_json`): sorted lists and flags."""
@@ -236,6 +244,18 @@ class FileFacts:
     def ident_contains(self, *parts: str) -> bool:
         """True when an identifier contains one of ``parts`` (case-insensitive)."""
         return any(p in i for i in self.lower_idents for p in parts)
+
+
+def _static_index(index: ast.expr) -> bool:
+    """A constant index, or a slice whose bounds are constants (``-1`` included) or
+    absent: the indices that select the same elements whatever a tensor holds."""
+    if isinstance(index, ast.Constant):
+        return True
+    if not isinstance(index, ast.Slice):
+        return False
+    return all(b is None or isinstance(b, ast.Constant) or (
+        isinstance(b, ast.UnaryOp) and isinstance(b.operand, ast.Constant))
+        for b in (index.lower, index.upper, index.step))
 
 
 # ---------------------------------------------------------------------- shared words

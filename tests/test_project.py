@@ -2525,6 +2525,27 @@ def test_file_facts_round_trip_and_merge() -> None:
         FileFacts.merged([])
 
 
+def test_dynamic_index_fact_and_the_dynamic_shape_gate() -> None:
+    """XLA104 reports a dynamic-shape call or a non-constant index; a file with neither
+    (constant indices and constant slices only) never builds astroid for it."""
+    from flake8_xla.filefacts import FileFacts
+    from flake8_xla.rules import RULES_BY_CODE
+
+    def facts(src: str) -> FileFacts:
+        return FileFacts(ast.parse("import torch_xla\nimport torch\n" + src))
+
+    static = facts("y = x[0]\nz = x[1:-1]\nu = x[::2]\nw = x[...]\nv = torch.cat([y, z])\n")
+    assert not static.has_dynamic_index
+    assert not RULES_BY_CODE["XLA104"].precondition(static)
+    for src in ("y = x[mask]\n", "y = x[:n]\n", "y = x[i, 0]\n", "x[x > 0] = 0\n"):
+        assert facts(src).has_dynamic_index, src
+        assert RULES_BY_CODE["XLA104"].precondition(facts(src)), src
+    assert RULES_BY_CODE["XLA104"].precondition(facts("i = torch.nonzero(x)\n"))
+    assert RULES_BY_CODE["XLA104"].precondition(facts("i = x.unique()\n"))
+    back = FileFacts.from_json(json.loads(json.dumps(facts("y = x[m]\n").to_json())))
+    assert back.has_dynamic_index
+
+
 def test_a_linked_file_is_gated_on_the_facts_of_the_modules_its_check_reaches(
         proj: Path) -> None:
     from flake8_xla.filefacts import FileFacts, may_have_step_region

@@ -169,3 +169,36 @@ def test_rules_dropped_in_tests_are_not_shown_their_nodes() -> None:
         assert shown["XLA201"] == lines
         assert shown["XLA508"] == shown["XLA201-all"] == shown["XLA508-all"] == [25, 37]
         assert ctx.analyzer.steps.is_step_loop(ctx.analyzer.module_nodes(nodes.For)[0])
+
+
+def test_rules_gated_on_the_code_outside_unit_tests() -> None:
+    """In a test file, a performance rule whose precondition fails on the code outside its
+    unit tests is not run at all (nothing it could report is there); the version rules
+    still run, and a rule whose precondition holds outside the tests still runs."""
+    from flake8_xla import engine
+
+    ran: list[list[str]] = []
+    original = engine._run_rules
+
+    def spy(ctx, selected, *args, **kwargs):  # type: ignore[no-untyped-def]
+        ran.append(sorted(r.code for r in selected))
+        return original(ctx, selected, *args, **kwargs)
+
+    suite_only = SUITE.replace(SUITE[SUITE.index("def run_steps"):
+                                     SUITE.index("class OpsTest")], "")
+    engine._run_rules = spy
+    try:
+        in_tests = _codes(suite_only, "test_ops.py")
+        as_script = _codes(suite_only, "ops.py")
+        with_helper = _codes(SUITE, "test_ops.py")
+    finally:
+        engine._run_rules = original
+    tests_only, script, helper = ran
+    # (the tests' dynamic shape and reads: reported in a script, not in a test file)
+    assert {"XLA104", "XLA201", "XLA103"} <= set(script)
+    assert not {"XLA104", "XLA201", "XLA103", "XLA101"} & set(tests_only)
+    assert "XLA508" in tests_only and any(c == "XLA508" for _, c in in_tests)
+    assert not any(c in ("XLA104", "XLA201") for _, c in in_tests)
+    assert any(c == "XLA104" for _, c in as_script)
+    # the helper's training loop outside the tests keeps the step rules running
+    assert "XLA201" in helper and (13, "XLA201") in with_helper

@@ -3351,8 +3351,13 @@ function).
 
     @classmethod
     def precondition(cls, facts: FileFacts) -> bool:
-        # In the step region, or anywhere on a tensor known to be on the XLA device (which
-        # needs torch_xla, or an 'xla' device string, in the file).
+        # Syntax first: a call named like a dynamic-shape op or an index that is not
+        # constant (what _kind reports); in the step region, or anywhere on a tensor known
+        # to be on the XLA device (which needs torch_xla, or an 'xla' device string, in
+        # the file).
+        if not facts.has_dynamic_index and DYNAMIC_CALL_NAMES.isdisjoint(facts.call_attrs) \
+                and DYNAMIC_CALL_NAMES.isdisjoint(facts.called_names):
+            return False
         return may_have_step_region(facts) or facts.any_ident(
             ("torch_xla", "torch_xla_py")) or any(s.startswith("xla") for s in facts.strings)
 
