@@ -269,7 +269,10 @@ Not reported: code under an `if` that tests for CUDA, and a guarded choice
 XLA device, or is only printed or logged, or never read (unless another module imports
 it, or reads it as a config class's field, `CFG.device`), or is returned by a top-level
 helper that no module of the project calls or names, or is written in a method
-of a Dataset class (its items are made on the host, in the loader's workers), and a
+of a Dataset class (its items are made on the host, in the loader's workers), or is
+the fallback of a model's `__init__` read only as an argument of the calls that build its
+layers (`if device is None: device = "cuda" if ... else "cpu"`, then `nn.Linear(n, m,
+device=device)`: built on the CPU of an XLA host, then moved with the model), and a
 `device_type` string (the kind `torch.autocast` and `pin_memory` tests take: nanoGPT's
 `"cuda" if "cuda" in str(device) else "cpu"`), which places no tensor, nor a plain
 `DEVICE = "cuda"` that is read, but only where torch_xla is missing (`except
@@ -308,6 +311,7 @@ cannot run on an XLA host.
                         self._unread_guard(target) or self._other_arm_on_xla(target) or \
                         self._read_only_off_path(target) or self._field_set_to_xla(target) or \
                         self._only_loads_onto(target) or self._guard_in_dataset(target) or \
+                        self._only_builds_module(target) or \
                         self._guard_in_unused_helper(target):
                     continue
                 if what.startswith("torch.cuda."):
@@ -557,6 +561,33 @@ cannot run on an XLA host.
             isinstance(n.parent, nodes.Keyword) and n.parent.arg == "map_location" and
             callee_name(n.parent.parent.func) == "load" for n in reads)
 
+    def _only_builds_module(self, node: nodes.NodeNG) -> bool:
+        """``node`` is one arm of a guarded choice (``"cuda" if torch.cuda.is_available()
+        else "cpu"``) bound to a local name in the ``__init__`` of an ``nn.Module`` class,
+        whose every read there is an argument of a call (``KAT_Group(mode, device=device)``,
+        ``nn.Linear(n, m, device=device)``): where the module's layers are first built,
+        on the CPU of an XLA host, and then moved with the model (``model.to(device)``).
+        (``if device is None:`` tests of the parameter it replaces count as no read.)
+        Kept on the module (``self.device = device``) or read in any other way, it may
+        place the tensors of its forward pass, and is reported."""
+        if not isinstance(node.parent, nodes.IfExp):
+            return False
+        assign = node.parent.parent
+        if not isinstance(assign, nodes.Assign) or assign.value is not node.parent or \
+                len(assign.targets) != 1 or not isinstance(assign.targets[0], nodes.AssignName):
+            return False
+        func = assign.scope()
+        klass = func.parent if isinstance(func, nodes.FunctionDef) else None
+        if func.name != "__init__" or not isinstance(klass, nodes.ClassDef) or \
+                self.an.ev.class_kind(klass) is not Kind.MODULE:
+            return False
+        name = assign.targets[0].name
+        reads = [n for n in nodes_of(func, nodes.Name) if n.name == name]
+        return bool(reads) and all(
+            isinstance(n.parent, nodes.Call) and n in n.parent.args or
+            isinstance(n.parent, nodes.Keyword) and isinstance(n.parent.parent, nodes.Call) or
+            _is_none_test(n) for n in reads)
+
     def _read_only_off_path(self, node: nodes.NodeNG) -> bool:
         """A plain ``DEVICE = 'cuda'`` whose every read is off the XLA path (``except
         ModuleNotFoundError: model.to(DEVICE)`` after ``import torch_xla``) or only shown
@@ -673,3 +704,11 @@ def _cuda_probe_arm(node: nodes.NodeNG) -> nodes.IfExp | None:
     with its other arm."""
     cur = node.parent
     return cur if isinstance(cur, nodes.IfExp) and mentions(cur.test, "cuda") else None
+
+
+def _is_none_test(name: nodes.Name) -> bool:
+    """``name is None`` / ``name is not None``."""
+    test = name.parent
+    return isinstance(test, nodes.Compare) and test.left is name and len(test.ops) == 1 and \
+        test.ops[0][0] in ("is", "is not") and isinstance(test.ops[0][1], nodes.Const) and \
+        test.ops[0][1].value is None

@@ -146,7 +146,9 @@ loader class whose `__iter__`, or a generator function, yields a batch and runs
 `torch_xla.sync()` in the same iteration, or hands on an MpDeviceLoader's batches with
 `yield from`), loops in functions
 compiled with `torch_xla.compile`, micro-batch loops inside a step that has a
-barrier, loops whose batches may come from an XLA loader the linter cannot see, and
+barrier, loops whose batches may come from an XLA loader the linter cannot see, loops
+that step an optimizer on gradients computed elsewhere (copied in from other processes'
+replicas: no batch drawn, no forward or backward pass, so no step graph traced there), and
 scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the barrier.
 """
     source = (
@@ -186,6 +188,8 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             training = steps.is_training_loop(loop)
             if not training and not self._collects_lazy_outputs(loop):
                 continue
+            if training and self._steps_received_gradients(loop):
+                continue
             if training and steps._drives_data_loops(loop, training=True) and (
                     self._drives_stepping_loops(loop) or
                     not self._steps_every_iteration(loop)):
@@ -213,6 +217,24 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
                 steps._feeds_uploads(loop) else "generation" if not over_data and \
                 self._carries_lazy_state(loop) else "evaluation"
             yield self.finding(loop, kind=kind)
+
+    def _steps_received_gradients(self, loop: nodes.NodeNG) -> bool:
+        """The loop steps an optimizer but draws no batch and runs no forward or backward
+        pass (its calls followed into the project's functions as the step analysis follows
+        them): the gradients come from elsewhere (other processes' replicas copied in,
+        ``p.grad[...] = g``, a parameter server), and no step graph is traced in it."""
+        an = self.an
+        steps = an.steps
+        if isinstance(loop, nodes.For) and any(steps.is_data(v) for v in an.value(loop.iter)):
+            return False
+        for call, cx in steps.calls_in(loop, into_loops=True):
+            kind = steps.update_kind(call, cx)
+            if kind is not None and kind != "optimizer_step":
+                return False
+            if isinstance(call.func, nodes.Name) and call.func.name == "next" or \
+                    steps.is_forward_call(call, cx, loop=loop):
+                return False
+        return True
 
     PERIODIC = ("missing step barrier: this training loop steps the optimizer every "
                 "iteration but runs its barrier only in a branch taken every N iterations "

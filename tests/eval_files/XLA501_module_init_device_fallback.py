@@ -1,0 +1,46 @@
+"""Eval file for XLA501: a model's ``__init__`` that falls back to ``"cuda" if
+torch.cuda.is_available() else "cpu"`` only to build its layers builds them on the CPU of
+an XLA host, and ``model.to(device)`` moves them; kept on the module for its forward
+pass, or outside a module's ``__init__``, the choice still places tensors on the CPU of
+an XLA host, and a plain ``"cuda"`` still crashes there."""
+import torch
+import torch_xla
+from rational import KATGroup
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self, width, device=None):
+        super().__init__()
+        if device is None:
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.fc = torch.nn.Linear(width, width, device=device)
+        self.act = KATGroup("gelu", device)
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+class Sampler(torch.nn.Module):
+    def __init__(self, width, device=None):
+        super().__init__()
+        if device is None:
+            device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+        self.device = device
+        self.fc = torch.nn.Linear(width, width)
+
+    def forward(self, x):
+        return self.fc(x) + torch.randn(x.shape, device=self.device)
+
+
+class Head(torch.nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        device = "cuda"  # error: XLA501
+        self.fc = torch.nn.Linear(width, width, device=device)
+
+
+def build(width):
+    device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+    head = Head(width).to(device)
+    sampler = Sampler(width).to(torch_xla.device())
+    return Mlp(width).to(torch_xla.device()), head, sampler
