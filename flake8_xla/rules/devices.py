@@ -271,8 +271,10 @@ it, or reads it as a config class's field, `CFG.device`), or is returned by a to
 helper that no module of the project calls or names, or is written in a method
 of a Dataset class (its items are made on the host, in the loader's workers), or is
 the fallback of a model's `__init__` read only as an argument of the calls that build its
-layers (`if device is None: device = "cuda" if ... else "cpu"`, then `nn.Linear(n, m,
-device=device)`: built on the CPU of an XLA host, then moved with the model), and a
+layers, parameters or buffers (`if device is None: device = "cuda" if ... else "cpu"`,
+then `nn.Linear(n, m, device=device)`: built on the CPU of an XLA host, then moved with the
+model; kept on the module, as a plain tensor attribute, or read in a lambda it still
+counts), and a
 `device_type` string (the kind `torch.autocast` and `pin_memory` tests take: nanoGPT's
 `"cuda" if "cuda" in str(device) else "cpu"`), which places no tensor, nor a plain
 `DEVICE = "cuda"` that is read, but only where torch_xla is missing (`except
@@ -583,10 +585,27 @@ cannot run on an XLA host.
             return False
         name = assign.targets[0].name
         reads = [n for n in nodes_of(func, nodes.Name) if n.name == name]
-        return bool(reads) and all(
-            isinstance(n.parent, nodes.Call) and n in n.parent.args or
-            isinstance(n.parent, nodes.Keyword) and isinstance(n.parent.parent, nodes.Call) or
-            _is_none_test(n) for n in reads)
+        return bool(reads) and all(_is_none_test(n) or self._builds_layer(n, func)
+                                   for n in reads)
+
+    def _builds_layer(self, read: nodes.Name, func: nodes.FunctionDef) -> bool:
+        """``read`` (a device name in a module's ``__init__``) is an argument of a call run
+        there (not in a nested function or lambda, which may run at forward time) that
+        builds a layer: not a tensor, device or host value (``torch.ones(d,
+        device=device)`` kept as a plain attribute is not moved by ``model.to()``;
+        ``torch.device(device)`` and ``str(device)`` pass the device on), except a tensor
+        made into a parameter or a buffer (``nn.Parameter(...)``, ``register_buffer``)."""
+        if read.scope() is not func:
+            return False
+        call = read.parent.parent if isinstance(read.parent, nodes.Keyword) else read.parent
+        if not isinstance(call, nodes.Call) or read is call.func:
+            return False
+        holder = call.parent.parent if isinstance(call.parent, nodes.Keyword) else call.parent
+        if isinstance(holder, nodes.Call) and (
+                callee_name(holder.func) in ("Parameter", "register_buffer")):
+            return True
+        return not any(v.kind in (Kind.TENSOR, Kind.DEVICE, Kind.HOST, Kind.DICT, Kind.LIST,
+                                  Kind.TUPLE) for v in self.an.value(call))
 
     def _read_only_off_path(self, node: nodes.NodeNG) -> bool:
         """A plain ``DEVICE = 'cuda'`` whose every read is off the XLA path (``except

@@ -222,7 +222,9 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
         """The loop steps an optimizer but draws no batch and runs no forward or backward
         pass (its calls followed into the project's functions as the step analysis follows
         them): the gradients come from elsewhere (other processes' replicas copied in,
-        ``p.grad[...] = g``, a parameter server), and no step graph is traced in it."""
+        ``p.grad[...] = g``, a parameter server), and no step graph is traced in it. A step
+        handed a closure (``opt.step(closure)``, ``optimizer_args={"closure": ...}``) runs
+        the passes itself."""
         an = self.an
         steps = an.steps
         if isinstance(loop, nodes.For) and any(steps.is_data(v) for v in an.value(loop.iter)):
@@ -231,6 +233,10 @@ scripts driven by accelerate, Lightning or ignite, whose XLA loaders place the b
             kind = steps.update_kind(call, cx)
             if kind is not None and kind != "optimizer_step":
                 return False
+            if kind == "optimizer_step" and (
+                    isinstance(call.func, nodes.Attribute) and call.func.attrname == "step" and
+                    (call.args or call.keywords) or keyword(call, "optimizer_args")):
+                return False  # ``opt.step(closure)`` (LBFGS): the closure runs both passes
             if isinstance(call.func, nodes.Name) and call.func.name == "next" or \
                     steps.is_forward_call(call, cx, loop=loop):
                 return False

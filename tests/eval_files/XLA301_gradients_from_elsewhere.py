@@ -48,8 +48,25 @@ def train_from_iterator(model, dataset, compute_loss):
         optimizer.step()
 
 
+def fit_full_batch(model, inputs, targets):
+    device = torch_xla.device()
+    model = model.to(device)
+    x, y = inputs.to(device), targets.to(device)
+    optimizer = torch.optim.LBFGS(model.parameters())
+
+    def closure():
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        return loss
+
+    for _ in range(50):  # error: XLA301
+        optimizer.step(closure)
+
+
 if __name__ == "__main__":
     from replicas import Manager, Net
 
     net = Net()
     apply_remote_gradients(Manager(net), net)
+    fit_full_batch(net, *Manager.sample())

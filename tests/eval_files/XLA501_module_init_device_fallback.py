@@ -32,6 +32,39 @@ class Sampler(torch.nn.Module):
         return self.fc(x) + torch.randn(x.shape, device=self.device)
 
 
+class Noise(torch.nn.Module):
+    def __init__(self, width, device=None):
+        super().__init__()
+        if device is None:
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.register_buffer("mean", torch.zeros(width, device=device))
+        self.scale = torch.nn.Parameter(torch.ones(width, device=device))
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self, width, device=None):
+        super().__init__()
+        if device is None:
+            device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+        self.scale = torch.ones(width, device=device)  # (a plain attribute: .to() skips it)
+
+
+class Jitter(torch.nn.Module):
+    def __init__(self, device=None):
+        super().__init__()
+        if device is None:
+            device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+        self.sample = lambda shape: torch.randn(shape, device=device)
+
+
+class Placed(torch.nn.Module):
+    def __init__(self, device=None):
+        super().__init__()
+        if device is None:
+            device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+        self.device = torch.device(device)
+
+
 class Head(torch.nn.Module):
     def __init__(self, width):
         super().__init__()
@@ -43,4 +76,6 @@ def build(width):
     device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
     head = Head(width).to(device)
     sampler = Sampler(width).to(torch_xla.device())
-    return Mlp(width).to(torch_xla.device()), head, sampler
+    parts = [m(width).to(torch_xla.device()) for m in (Noise, Scaled)]
+    parts += [m().to(torch_xla.device()) for m in (Jitter, Placed)]
+    return Mlp(width).to(torch_xla.device()), head, sampler, parts
