@@ -590,7 +590,8 @@ cannot run on an XLA host.
 
     def _builds_layer(self, read: nodes.Name, func: nodes.FunctionDef) -> bool:
         """``read`` (a device name in a module's ``__init__``) is an argument of a call run
-        there (not in a nested function or lambda, which may run at forward time) that
+        there (not in a nested function or lambda, which may run at forward time; not a
+        method of the module itself or of its base class, which may keep it) that
         builds a layer: not a tensor, device or host value (``torch.ones(d,
         device=device)`` kept as a plain attribute is not moved by ``model.to()``;
         ``torch.device(device)`` and ``str(device)`` pass the device on), except a tensor
@@ -600,6 +601,12 @@ cannot run on an XLA host.
         call = read.parent.parent if isinstance(read.parent, nodes.Keyword) else read.parent
         if not isinstance(call, nodes.Call) or read is call.func:
             return False
+        f = call.func
+        if isinstance(f, nodes.Attribute) and (
+                isinstance(f.expr, nodes.Name) and f.expr.name == "self" or
+                isinstance(f.expr, nodes.Call) and isinstance(f.expr.func, nodes.Name) and
+                f.expr.func.name == "super"):
+            return False  # (``super().__init__(device)``, ``self.setup(device)``: may keep it)
         holder = call.parent.parent if isinstance(call.parent, nodes.Keyword) else call.parent
         if isinstance(holder, nodes.Call) and (
                 callee_name(holder.func) in ("Parameter", "register_buffer")):

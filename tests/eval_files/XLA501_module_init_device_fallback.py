@@ -65,6 +65,19 @@ class Placed(torch.nn.Module):
         self.device = torch.device(device)
 
 
+class Keeper(torch.nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.device = device
+
+
+class Based(Keeper):
+    def __init__(self, device=None):
+        if device is None:
+            device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
+        super().__init__(device)
+
+
 class Head(torch.nn.Module):
     def __init__(self, width):
         super().__init__()
@@ -77,5 +90,5 @@ def build(width):
     head = Head(width).to(device)
     sampler = Sampler(width).to(torch_xla.device())
     parts = [m(width).to(torch_xla.device()) for m in (Noise, Scaled)]
-    parts += [m().to(torch_xla.device()) for m in (Jitter, Placed)]
+    parts += [m().to(torch_xla.device()) for m in (Jitter, Placed, Based)]
     return Mlp(width).to(torch_xla.device()), head, sampler, parts
