@@ -308,3 +308,38 @@ def test_pad_sequence_advice_names_a_fixed_length_not_tokenizer_options() -> Non
     assert found, "no pad_sequence finding"
     for f in found:
         assert "fixed length" in f.message and "padding='max_length'" not in f.message
+
+
+def test_a_trainer_script_that_xla_spawn_cannot_start_needs_no_mp_fn() -> None:
+    """xla_spawn.py appends ``--tpu_num_cores N`` to the script's arguments: an argparse
+    parser read with a strict ``parse_args()`` and no such option rejects it, so the
+    script is not the launcher's (XLA509 silent); declaring the option, or reading the
+    arguments with ``parse_known_args``, makes it one again."""
+    script = '''\
+import argparse
+
+import torch_xla
+from transformers import Trainer, TrainingArguments
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--output_dir", default="out")
+    args = parser.parse_args()
+    trainer = Trainer(model=None, args=TrainingArguments(args.output_dir))
+    trainer.train()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+    def codes(source: str) -> set[str]:
+        return {f.code for f in lint_source(source, "run_train.py", Options(target="all"))}
+
+    assert "XLA509" not in codes(script)
+    declared = script.replace('default="out")\n', 'default="out")\n'
+                              '    parser.add_argument("--tpu_num_cores", type=int)\n')
+    assert "XLA509" in codes(declared)
+    assert "XLA509" in codes(script.replace("parser.parse_args()",
+                                            "parser.parse_known_args()[0]"))

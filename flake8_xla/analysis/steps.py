@@ -1567,7 +1567,8 @@ class Steps:
             # of a ``with`` block in it, not one under a further test such as ``if
             # args.evaluate_during_training:``; or a ``model.generate()`` of a sample)
             if not passes and not any(self._runs_data_pass(call) or
-                                      every_n and self._generates_sample(call)
+                                      every_n and (self._generates_sample(call) or
+                                                   self._runs_data_pass(call, sampling=True))
                                       for st in _unconditional(block)
                                       if isinstance(st, (nodes.Assign, nodes.Expr))
                                       for call in nodes_of(st, nodes.Call)):
@@ -1580,26 +1581,30 @@ class Steps:
 
     def _generates_sample(self, call: nodes.Call) -> bool:
         """``model.generate(...)`` of a module value: a whole generation, token by token,
-        whose result the branch reads once."""
+        whose result the branch reads once. (A value taken for a tensor, a model of unknown
+        class moved to the device, counts too: a tensor has no ``generate``.)"""
         f = call.func
         return isinstance(f, nodes.Attribute) and f.attrname == "generate" and any(
-            v.kind is Kind.MODULE for v in self.ev.value(f.expr))
+            v.kind in (Kind.MODULE, Kind.TENSOR) for v in self.ev.value(f.expr))
 
-    def _runs_data_pass(self, call: nodes.Call, depth: int = 0) -> bool:
+    def _runs_data_pass(self, call: nodes.Call, depth: int = 0,
+                        sampling: bool = False) -> bool:
         """``call`` runs a function that loops over data of its own (``loss, preds =
         evaluate(cfg, model, val_loader)``, of this module or another), or one that
         samples: a loop of forward passes with no update anywhere in the function (an
         Inception score over images a generator draws); directly or through up to two
         further calls (``test(...)`` calling the metrics function it is handed, which
-        calls the sampling loop)."""
+        calls the sampling loop). With ``sampling`` (a branch run every N steps), also one
+        that generates a sample with ``model.generate()`` (``sample_text(prompt)``)."""
         for func, _ in self.ev.functions_called(call, None):
             owner = self.steps_for(func) if isinstance(func, nodes.FunctionDef) else None
             if owner is not None and owner._memo_q(
-                    f"pass{depth}", func, lambda fn, o=owner: o._passes_over(fn, depth)):
+                    f"pass{depth}{sampling}", func,
+                    lambda fn, o=owner: o._passes_over(fn, depth, sampling)):
                 return True
         return False
 
-    def _passes_over(self, fn: nodes.FunctionDef, depth: int) -> bool:
+    def _passes_over(self, fn: nodes.FunctionDef, depth: int, sampling: bool = False) -> bool:
         """``fn`` (of this module) runs a pass of its own (see :meth:`_runs_data_pass`)."""
         if self._loops_over_data_steps(fn):
             return True
@@ -1608,7 +1613,9 @@ class Steps:
             return False
         if any(self._samples(lp) for lp in self.ev.own_nodes(fn, nodes.For)):
             return True
-        return depth < 2 and any(self._runs_data_pass(c, depth + 1) for c in calls)
+        if sampling and any(self._generates_sample(c) for c in calls):
+            return True
+        return depth < 2 and any(self._runs_data_pass(c, depth + 1, sampling) for c in calls)
 
     def _samples(self, loop: nodes.For) -> bool:
         """Each iteration of ``loop`` runs a model known as one (a module value, not a
@@ -1616,9 +1623,13 @@ class Steps:
         in a logging loop) and it trains nothing: a sampling or scoring pass."""
         if self.is_training_loop(loop):
             return False
+        klass = enclosing_class(loop)
+        own_model = klass is not None and self.ev.class_kind(klass) is Kind.MODULE
         for call, cx in self.calls_in(loop, into_loops=False):
             if callee_name(call.func) in UPDATE_NAMES or self._inside_forward(call):
                 continue
+            if own_model and call.scope() is loop.scope() and _own_forward_call(call):
+                return True  # (``self.forward(ids)`` in a model's own ``generate``)
             if any(v.kind is Kind.MODULE and v.device != "cpu"
                    for v in self.ev.value(call.func, cx)):
                 return True
@@ -1691,13 +1702,22 @@ def _rank_test(test: nodes.NodeNG) -> bool:
     return False
 
 
+def _own_forward_call(call: nodes.Call) -> bool:
+    """``self(x)`` or ``self.forward(x)``: a model's method running its own forward."""
+    f = call.func
+    return isinstance(f, nodes.Name) and f.name == "self" or \
+        isinstance(f, nodes.Attribute) and f.attrname == "forward" and \
+        isinstance(f.expr, nodes.Name) and f.expr.name == "self"
+
+
 def _unconditional(block: list[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
-    """The statements of ``block`` and, in turn, of the ``with`` blocks in it and of the
-    ``if`` blocks that only pick the process (:func:`_rank_test`): those that run whenever
-    the block does (on that process)."""
+    """The statements of ``block`` and, in turn, of the ``with`` and ``try`` blocks in it
+    and of the ``if`` blocks that only pick the process (:func:`_rank_test`): those that
+    run whenever the block does (on that process; a ``try`` body up to an exception)."""
     for st in block:
         yield st
-        if isinstance(st, nodes.With) or isinstance(st, nodes.If) and _rank_test(st.test):
+        if isinstance(st, (nodes.With, nodes.Try)) or \
+                isinstance(st, nodes.If) and _rank_test(st.test):
             yield from _unconditional(st.body)
 
 

@@ -2281,7 +2281,10 @@ def _mp_fn(index):
     # For xla_spawn (TPUs)
     main()
 ```
-Reported at the `Trainer(...)` call of a script with a `__main__` block.
+Reported at the `Trainer(...)` call of a script with a `__main__` block. Not reported
+for a script that reads its command line with argparse's strict `parse_args()` and
+declares no `--tpu_num_cores`: xla_spawn.py appends that option to the script's
+arguments, so such a script cannot be started by it.
 """
     source = (("https://github.com/huggingface/transformers/blob/main/examples/pytorch/"
               "xla_spawn.py"),)
@@ -2307,6 +2310,26 @@ Reported at the `Trainer(...)` call of a script with a `__main__` block.
                 return True
         return False
 
+    @staticmethod
+    def _rejects_launcher_flag(an: Analyzer) -> bool:
+        """The script parses its command line with argparse's strict ``parse_args()`` and
+        declares no ``--tpu_num_cores``: xla_spawn.py appends ``--tpu_num_cores N`` to the
+        script's arguments (transformers ``examples/pytorch/xla_spawn.py``), which such a
+        parser rejects, so the launcher cannot run this script (one that an
+        ``HfArgumentParser`` or ``parse_known_args`` reads can be)."""
+        if not an.imports.imports_prefix("argparse"):
+            return False
+        if any(an.calls_named(name) for name in (
+                "HfArgumentParser", "parse_known_args", "parse_args_into_dataclasses", "parse_dict",
+                "parse_json_file", "parse_yaml_file")):
+            return False
+        strict = [c for c in an.calls_named("parse_args")
+                  if isinstance(c.func, nodes.Attribute) and not c.args and not c.keywords]
+        if not strict:
+            return False
+        return not any(const_str(a) in ("--tpu_num_cores", "--tpu-num-cores")
+                       for c in an.calls_named("add_argument") for a in c.args)
+
     def check(self) -> Iterator[Finding]:
         an = self.ctx.analyzer
         if an is None or self._defines_mp_fn(an) or launcher_calls(an) or \
@@ -2314,7 +2337,7 @@ Reported at the `Trainer(...)` call of a script with a `__main__` block.
             return  # launches itself, or a single-process SPMD script
         has_main = any(isinstance(n, nodes.If) and "__main__" in n.test.as_string()
                        for n in an.module.body)
-        if not has_main:
+        if not has_main or self._rejects_launcher_flag(an):
             return
         trainers = {"transformers.Trainer", "transformers.Seq2SeqTrainer"}
         subclasses = {c.name for c in an.module_nodes(nodes.ClassDef)
