@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from astroid import nodes as nodes_mod
 
 from flake8_xla import project
 from flake8_xla.context import Options
@@ -1340,6 +1341,42 @@ def test_a_loader_of_a_module_that_is_not_xla_code_is_reported_where_it_enters(
     assert lint(top / "data.py") == []
     found = [m for m in messages(top / "lib.py") if m.startswith("XLA102")]
     assert len(found) == 1 and "the DataLoader built at data.py:7" in found[0], found
+
+
+def test_loaders_reaching_one_line_are_one_finding() -> None:
+    """Several ragged DataLoaders of other modules that enter this module at one line
+    (``dataset.loaders()`` of whichever dataset class a run picks) are one XLA102 finding
+    there, naming the first and counting the others; findings on other lines stay apart."""
+    from flake8_xla.context import ModuleContext
+    from flake8_xla.engine import stub_builtins
+    from flake8_xla.rules.shapes import RaggedLastBatch
+
+    source = textwrap.dedent("""\
+        import torch_xla
+
+
+        def fit(dataset, model):
+            for (x,) in dataset.loaders(batch_size=32):
+                model(x).sum().backward()
+            for (x,) in dataset.eval_loader():
+                model(x)
+        """)
+    ctx = ModuleContext(ast.parse(source), source, "trainer.py", Options(target="all"))
+    rule = RaggedLastBatch(ctx)
+    with stub_builtins():
+        an = ctx.analyzer
+        assert an is not None
+        first, second = an.module_nodes(nodes_mod.For)
+        items = [(rule.finding(node.iter, fix=rule.FIX_LOADER, what=what), node.iter,
+                  rule.FIX_LOADER, what)
+                 for node, what in ((first, "the DataLoader built at mnist.py:8"),
+                                    (first, "the DataLoader built at cifar.py:8"),
+                                    (first, "the DataLoader built at toy.py:8"),
+                                    (second, "the DataLoader built at toy.py:12"))]
+        merged = [f for f in rule._one_per_line(items) if f is not None]
+    assert [f.line for f in merged] == [5, 7]
+    assert "mnist.py:8 (and 2 more DataLoaders that reach this line)" in merged[0].message
+    assert "toy.py:12 yields" in merged[1].message
 
 
 def test_an_optimizer_from_another_modules_factory_under_a_grad_scaler(tmp_path: Path

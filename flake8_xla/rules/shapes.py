@@ -1891,7 +1891,10 @@ limit is the literal 1.0 on some path), and
 `drop_last` is absent
 or literally `False`. That loop may be in another module of the project: a loader
 passed to `engine.train_one_epoch(...)`, or returned by a factory whose caller loops over
-it, is still reported at its `DataLoader(...)` line, in the module that builds it. A
+it, is still reported at its `DataLoader(...)` line, in the module that builds it (or,
+when that module is not XLA code, where the loader enters this one: several loaders
+entering at one line, `dataset.loaders()` of whichever dataset class a run picks, are one
+finding that names the first and counts the rest). A
 factory of the module whose every call passes the `drop_last` it hands to its
 `DataLoader` (`def make_loader(ds, bs, drop_last): ...` and `val_loader = make_loader(ds,
 16, drop_last=False)`) is reported at each ragged call whose loader reaches the step,
@@ -1987,6 +1990,7 @@ divide it, which is not known.
         # site that names no one call of it: see below)
         deferred: list[tuple[V.Value, nodes.NodeNG, tuple[nodes.FunctionDef, str]]] = []
         caps: dict[int, tuple[int, bool] | None] = {}
+        origins: list[tuple[Finding | None, nodes.NodeNG, str, str]] = []
         for origin, site in self._loaders_on_xla_path():
             if not isinstance(origin.node, nodes.Call):
                 continue
@@ -2012,7 +2016,7 @@ divide it, which is not known.
                 # (the factory's caller wrote the ``drop_last`` that makes it ragged)
                 yield from self._factory_call_finding(passing, factory[0], origin)
                 continue
-            yield from self._origin_findings(origin, site)
+            origins.extend(self._origin_findings(origin, site))
         for origin, site, factory in deferred:
             # The one call of the factory that gives this very loader (the same value: the
             # same arguments) is reported there; several such calls (one may feed only the
@@ -2027,7 +2031,28 @@ divide it, which is not known.
                 continue
             elif id(origin.node) not in reported:
                 reported.add(id(origin.node))
-                yield from self._origin_findings(origin, site)
+                origins.extend(self._origin_findings(origin, site))
+        yield from self._one_per_line(origins)
+
+    def _one_per_line(self, found: list[tuple[Finding | None, nodes.NodeNG, str, str]]
+                      ) -> Iterator[Finding | None]:
+        """The loader findings of ``found`` (each with its node, fix and text), one per
+        line and column: several DataLoaders that reach one site in this module from other
+        modules (``dataset.loaders()`` of whichever dataset class the run picks) are one
+        finding that names the first and counts the others."""
+        groups: dict[tuple[int, int], list[tuple[Finding, nodes.NodeNG, str, str]]] = {}
+        for f, at, fix, what in found:
+            if f is not None:
+                groups.setdefault((f.line, f.col), []).append((f, at, fix, what))
+        for items in groups.values():
+            first, at, fix, what = items[0]
+            if len(items) == 1:
+                yield first
+            else:
+                more = len(items) - 1
+                yield self.finding(at, fix=fix, what=(
+                    f"{what} (and {more} more DataLoader{'s' if more > 1 else ''} that "
+                    "reach this line)"))
 
     def _factory_call_finding(self, call: nodes.Call, factory: nodes.FunctionDef,
                               origin: V.Value) -> Iterator[Finding]:
@@ -2038,9 +2063,11 @@ divide it, which is not known.
                 f"the DataLoader that {factory.name}() builds (line {origin.node.lineno}) "
                 "with the drop_last passed here"))
 
-    def _origin_findings(self, origin: V.Value, site: nodes.NodeNG) -> Iterator[Finding]:
+    def _origin_findings(self, origin: V.Value, site: nodes.NodeNG
+                         ) -> Iterator[tuple[Finding | None, nodes.NodeNG, str, str]]:
         """The finding of a ragged loader ``origin`` that ``site`` reaches, at the
-        DataLoader call (or the webdataset stage that makes the short batches)."""
+        DataLoader call (or the webdataset stage that makes the short batches), with the
+        node, fix and text it was made from."""
         an = self.an
         link = an.link
         if link is not None and origin.node.root() is not an.module and \
@@ -2071,7 +2098,7 @@ divide it, which is not known.
                         not isinstance(f.expr, nodes.Name) else f.as_string()
                     what = f"the webdataset stage {label}(...) feeding this DataLoader"
             fix = self.FIX_PARTIAL if origin.has("partial_batches") else self.FIX_LOADER
-            yield self.finding(at, fix=fix, what=what)
+            yield self.finding(at, fix=fix, what=what), at, fix, what
 
     def _cap(self, site: nodes.NodeNG) -> tuple[int, bool] | None:
         """The cap (see :func:`_capped_pass`) of the loop that draws from ``site`` when it
