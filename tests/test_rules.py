@@ -343,3 +343,12 @@ if __name__ == "__main__":
     assert "XLA509" in codes(declared)
     assert "XLA509" in codes(script.replace("parser.parse_args()",
                                             "parser.parse_known_args()[0]"))
+    # (argparse takes ``--tpu_num_cores`` only as declared: dashes do not accept it)
+    dashed = declared.replace("--tpu_num_cores", "--tpu-num-cores")
+    assert "XLA509" not in codes(dashed)
+    assert "XLA509" not in codes(script.replace("parse_args()", "parse_args(sys.argv[1:])")
+                                 .replace("import argparse", "import argparse\nimport sys"))
+    # a parser handed to a helper, which may add the option
+    helped = script.replace('    args = parser.parse_args()', '    add_tpu_args(parser)\n'
+                            '    args = parser.parse_args()')
+    assert "XLA509" in codes(helped)

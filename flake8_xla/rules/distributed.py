@@ -2283,8 +2283,8 @@ def _mp_fn(index):
 ```
 Reported at the `Trainer(...)` call of a script with a `__main__` block. Not reported
 for a script that reads its command line with argparse's strict `parse_args()` and
-declares no `--tpu_num_cores`: xla_spawn.py appends that option to the script's
-arguments, so such a script cannot be started by it.
+declares no `--tpu_num_cores` (nor hands its parser to a helper that could): xla_spawn.py
+appends that option to the script's arguments, so such a script cannot be started by it.
 """
     source = (("https://github.com/huggingface/transformers/blob/main/examples/pytorch/"
               "xla_spawn.py"),)
@@ -2316,7 +2316,8 @@ arguments, so such a script cannot be started by it.
         declares no ``--tpu_num_cores``: xla_spawn.py appends ``--tpu_num_cores N`` to the
         script's arguments (transformers ``examples/pytorch/xla_spawn.py``), which such a
         parser rejects, so the launcher cannot run this script (one that an
-        ``HfArgumentParser`` or ``parse_known_args`` reads can be)."""
+        ``HfArgumentParser`` or ``parse_known_args`` reads can be, and so can one whose
+        parser is handed to a helper that may add the option)."""
         if not an.imports.imports_prefix("argparse"):
             return False
         if any(an.calls_named(name) for name in (
@@ -2324,10 +2325,17 @@ arguments, so such a script cannot be started by it.
                 "parse_json_file", "parse_yaml_file")):
             return False
         strict = [c for c in an.calls_named("parse_args")
-                  if isinstance(c.func, nodes.Attribute) and not c.args and not c.keywords]
+                  if isinstance(c.func, nodes.Attribute) and not c.keywords and
+                  (not c.args or len(c.args) == 1 and _argv_tail(c.args[0]))]
         if not strict:
             return False
-        return not any(const_str(a) in ("--tpu_num_cores", "--tpu-num-cores")
+        parsers = {c.func.expr.name for c in strict if isinstance(c.func.expr, nodes.Name)}
+        if len(parsers) != len(strict) or any(
+                isinstance(a, nodes.Name) and a.name in parsers
+                for call in an.module_nodes(nodes.Call)
+                for a in [*call.args, *(k.value for k in call.keywords or ())]):
+            return False  # (a parser handed to a helper may get ``--tpu_num_cores`` there)
+        return not any(const_str(a) == "--tpu_num_cores"
                        for c in an.calls_named("add_argument") for a in c.args)
 
     def check(self) -> Iterator[Finding]:
@@ -2348,3 +2356,10 @@ arguments, so such a script cannot be started by it.
                                  call.func.name in subclasses):
                 yield self.finding(call)
                 return
+
+
+def _argv_tail(node: nodes.NodeNG) -> bool:
+    """``sys.argv[1:]``: the command line, as ``parse_args()`` reads it by default."""
+    return isinstance(node, nodes.Subscript) and node.value.as_string() == "sys.argv" and \
+        isinstance(node.slice, nodes.Slice) and isinstance(node.slice.lower, nodes.Const) and \
+        node.slice.lower.value == 1 and node.slice.upper is None
