@@ -1566,18 +1566,31 @@ class Steps:
             # (an ``evaluate()`` the branch always calls: a statement of its own block, or
             # of a ``with`` block in it, not one under a further test such as ``if
             # args.evaluate_during_training:``; or a ``model.generate()`` of a sample)
-            if not passes and not any(self._runs_data_pass(call) or
-                                      every_n and (self._generates_sample(call) or
-                                                   self._runs_data_pass(call, sampling=True))
+            if not passes and not any(self._runs_data_pass(call)
                                       for st in _unconditional(block)
                                       if isinstance(st, (nodes.Assign, nodes.Expr))
-                                      for call in nodes_of(st, nodes.Call)):
+                                      for call in nodes_of(st, nodes.Call)) and not (
+                    every_n and any(self._generates_sample(call) or
+                                    self._runs_data_pass(call, sampling=True)
+                                    for st in self._sampling_statements(block)
+                                    for call in nodes_of(st, nodes.Call))):
                 continue
             kept = {id(n) for lp in passes for n in nodes_of(lp, nodes.NodeNG)}
             for st in block:
                 out.update(id(n) for n in nodes_of(st, nodes.NodeNG)
                            if id(n) not in kept)
         return out
+
+    def _sampling_statements(self, block: list[nodes.NodeNG]) -> Iterator[nodes.NodeNG]:
+        """The plain statements (assignments, expressions) that run whenever ``block``
+        does (:func:`_unconditional`), and those of its ``for`` loops over what is not
+        data (``for prompt in PROMPTS: print(sample(prompt))``: one generation per item
+        of a fixed list, in a branch taken every N steps)."""
+        for st in _unconditional(block):
+            if isinstance(st, (nodes.Assign, nodes.Expr)):
+                yield st
+            elif isinstance(st, nodes.For) and not self._iterates_data(st):
+                yield from self._sampling_statements(st.body)
 
     def _generates_sample(self, call: nodes.Call) -> bool:
         """``model.generate(...)`` of a module value: a whole generation, token by token,

@@ -416,7 +416,7 @@ test(G, ...)` where the test helper, or a function it calls, evaluates over a lo
 samples images through a loop of forward passes with no update (a model's own
 sampling method over `self.forward` too), or generates a sample with `model.generate()`,
 in the branch or in a helper it calls (`sample_text(prompt)`, also inside a `try:`
-block): what it reads, it reads once per pass), the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
+block, or once per prompt of a fixed list): what it reads, it reads once per pass), the arm of a NaN guard (`if not torch.isfinite(loss): print(loss.item()); continue` runs
 only on the steps whose numbers went wrong; its test is still read every step), code off
 the XLA path, CPU tensors and Python numbers, `log.debug(...)` in a module that
 sets its logging level above DEBUG, or sets none while the script that imports it does

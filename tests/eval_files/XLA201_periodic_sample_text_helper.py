@@ -1,6 +1,7 @@
 """Eval file for XLA201: a branch taken every N steps whose ``try`` block calls a helper
 that generates a sample (``model.generate()`` of a model built by another package and
-moved to the device, or a model's own sampling method looping over ``self.forward``)
+moved to the device, or a model's own sampling method looping over ``self.forward``; also
+once per prompt of a fixed list)
 reads the sample once per generation, not per step; a helper that does the same on every
 step still reads per step."""
 import torch
@@ -35,6 +36,13 @@ def sample_text(model, tokenizer, prompt, device):
     return tokenizer.decode(generated[0].cpu())
 
 
+def sample_prompt(model, tokenizer, prompt, device):
+    ids = torch.tensor([tokenizer.encode(prompt)], device=device)
+    generated = model.generate(ids, max_new_tokens=16)  # error: XLA103
+    torch_xla.sync()
+    return tokenizer.decode(generated[0].cpu())
+
+
 def sample_tiny(lm, device):
     out = lm.sample(torch.zeros(1, 1, dtype=torch.long, device=device), 16)
     return out[0].tolist()
@@ -62,5 +70,8 @@ def train(args, data, tokenizer):
                 print(sample_tiny(lm, device))
             except UnicodeEncodeError:
                 pass
+        if step % (10 * args.sample_every) == 0:
+            for prompt in ("Once upon", "The TPU"):
+                print(sample_prompt(model, tokenizer, prompt, device))
         if args.debug:
             print(debug_text(model, tokenizer, batch[:1]))
