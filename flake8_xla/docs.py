@@ -91,7 +91,7 @@ def _rst_to_md(text: str) -> str:
 def summary(rule: type[Rule]) -> str:
     """One sentence saying what ``rule`` reports (from the first docstring paragraph)."""
     text = _docstring_parts(rule)[0]
-    if text.startswith(("torch_xla", "torch.", "torch_")):
+    if text.startswith(("torch.", "torch_")):
         return text  # (a package's name keeps its spelling: ``torch_xla world size``)
     return text[:1].upper() + text[1:] if text else rule.name.replace("-", " ")
 

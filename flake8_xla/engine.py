@@ -161,6 +161,7 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
                 raise
             return None
 
+    test_file = is_test_file(filename)
     if gates and (options.target == "all" or mentions_xla(source)):
         facts = file_facts(ctx)
     torchtpu_only = False
@@ -189,14 +190,14 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
         selected = [r for r in selected if getattr(r, "torchtpu_code", False)]
     if facts is not None:
         try:
-            selected = [r for r in selected if (gate := gate_for(r)) is None or gate(facts)]
+            selected = [r for r in selected if _passes_gate(r, facts)]
         except Exception:  # the gates only save time: run every rule instead
             if strict:
                 raise
             selected = [r for r in rules if not r.opt_in or options.opts_in(r.code)]
         if not selected:
             return []
-        if is_test_file(filename):
+        if test_file:
             selected = _outside_tests_gate(ctx, tree, selected)
             if not selected:
                 return []
@@ -210,7 +211,6 @@ def lint_tree(tree: ast.Module, source: str, filename: str, options: Options,
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        test_file = is_test_file(filename)
         findings = _run_rules(ctx, selected, strict, test_file)
         # (the spans the analysis marked, or computed now for a file without one)
         test_spans = ctx.unit_tests if findings and test_file else ()
@@ -252,8 +252,13 @@ def _outside_tests_gate(ctx: ModuleContext, tree: ast.Module,
         reduced = ctx.gate_facts(reduced)
     if reduced is None:
         return selected
-    return [r for r in selected if reported_in_tests(r.code) or
-            (gate := gate_for(r)) is None or gate(reduced)]
+    return [r for r in selected if reported_in_tests(r.code) or _passes_gate(r, reduced)]
+
+
+def _passes_gate(rule_cls: type[Rule], facts: FileFacts) -> bool:
+    """The rule declares no gate, or its gate holds on ``facts``."""
+    gate = gate_for(rule_cls)
+    return gate is None or gate(facts)
 
 
 def _run_rules(ctx: ModuleContext, selected: list[type[Rule]], strict: bool,

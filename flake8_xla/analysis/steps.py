@@ -1566,14 +1566,18 @@ class Steps:
             # (an ``evaluate()`` the branch always calls: a statement of its own block, or
             # of a ``with`` block in it, not one under a further test such as ``if
             # args.evaluate_during_training:``; or a ``model.generate()`` of a sample)
-            if not passes and not any(self._runs_data_pass(call)
-                                      for st in _unconditional(block)
-                                      if isinstance(st, (nodes.Assign, nodes.Expr))
-                                      for call in nodes_of(st, nodes.Call)) and not (
-                    every_n and any(self._generates_sample(call) or
-                                    self._runs_data_pass(call, sampling=True)
-                                    for st in self._sampling_statements(block)
-                                    for call in nodes_of(st, nodes.Call))):
+            # (every N steps, a generated sample counts too, and the statements of a
+            # ``for`` over a fixed list: a superset of the plain passes' test)
+            if every_n:
+                runs = any(self._generates_sample(call) or
+                           self._runs_data_pass(call, sampling=True)
+                           for st in self._sampling_statements(block)
+                           for call in nodes_of(st, nodes.Call))
+            else:
+                runs = any(self._runs_data_pass(call) for st in _unconditional(block)
+                           if isinstance(st, (nodes.Assign, nodes.Expr))
+                           for call in nodes_of(st, nodes.Call))
+            if not passes and not runs:
                 continue
             kept = {id(n) for lp in passes for n in nodes_of(lp, nodes.NodeNG)}
             for st in block:
