@@ -314,7 +314,8 @@ cannot run on an XLA host.
                         self._read_only_off_path(target) or self._field_set_to_xla(target) or \
                         self._only_loads_onto(target) or self._guard_in_dataset(target) or \
                         self._only_builds_module(target) or \
-                        self._guard_in_unused_helper(target):
+                        self._guard_in_unused_helper(target) or \
+                        self._guard_in_cuda_entry(target):
                     continue
                 if what.startswith("torch.cuda."):
                     if self._xla_on_gpu():
@@ -542,6 +543,40 @@ cannot run on an XLA host.
             return False  # (a module that shows XLA use is a script: its helpers may run)
         return link.calls_elsewhere(an.ev, func) == []
 
+    def _guard_in_cuda_entry(self, node: nodes.NodeNG) -> bool:
+        """A guarded choice (``'cuda' if torch.cuda.is_available() else 'cpu'``) in a
+        top-level function that names nothing of torch_xla, in a module that picks the XLA
+        device in another function, where only the module's top level or functions that
+        name nothing of torch_xla call it (no other module does): an entry point the
+        script keeps off the XLA device on purpose (``--mode demo``: one image through the
+        models on the host), as its XLA run's own device choice shows. A helper that an XLA
+        function calls is still reported, as is any choice in a script that never picks the
+        XLA device itself."""
+        cur = _cuda_probe_arm(node)
+        if cur is None:
+            return False
+        an = self.an
+        func = enclosing_function(cur)
+        if not isinstance(func, nodes.FunctionDef) or not isinstance(func.parent, nodes.Module) \
+                or _names_xla(an, func):
+            return False
+        uses = an.ev.name_uses(func.name)
+        if not uses:
+            return False  # (never called here: see _guard_in_unused_helper)
+        for use in uses:
+            if not (isinstance(use.parent, nodes.Call) and use.parent.func is use):
+                return False  # handed over as a value (a launcher may run it anywhere)
+            caller = enclosing_function(use)
+            while caller is not None and not isinstance(caller.parent, nodes.Module):
+                caller = enclosing_function(caller)
+            if caller is not None and (caller is func or _names_xla(an, caller)):
+                return False
+        if an.link is not None and an.link.calls_elsewhere(an.ev, func) != []:
+            return False
+        return any(enclosing_function(call) is not None and not _inside(call, func) and
+                   callee_name(call.func) in ("device", "xla_device") and
+                   self._xla_device(call) for call in an.module_nodes(nodes.Call))
+
     def _only_loads_onto(self, node: nodes.NodeNG) -> bool:
         """``node`` chooses a device (``torch.device('cpu') if not torch.cuda.is_available()
         else torch.device('cuda')``) bound to a local name whose every read is the
@@ -722,6 +757,18 @@ cannot run on an XLA host.
                     return True
             child, cur = cur, cur.parent
         return False
+
+
+def _names_xla(an: Analyzer, func: nodes.NodeNG) -> bool:
+    """``func``'s code (nested functions included) names something of torch_xla."""
+    return any((an.qualname(n) or "").startswith("torch_xla")
+               for n in nodes_of(func, (nodes.Name, nodes.Attribute)))
+
+
+def _inside(node: nodes.NodeNG, func: nodes.NodeNG) -> bool:
+    """``node`` lies in ``func``'s code."""
+    return func.fromlineno <= node.fromlineno <= (func.tolineno or func.fromlineno) and \
+        node.root() is func.root()
 
 
 def _cuda_probe_arm(node: nodes.NodeNG) -> nodes.IfExp | None:

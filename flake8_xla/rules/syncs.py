@@ -443,7 +443,9 @@ copy out whose data goes to an image, video or figure writer (`save_image`, `ims
 `Image.fromarray`, `wandb.Image`, `writer.add_image`), directly or through host-array
 steps (`make_grid`, numpy) and names, or kept in a list that is only shown or written
 afterwards (`img_list.append(make_grid(fake))`, then `plt.imshow` of each item): sample
-images written every N steps, where the transfer is the point;
+images written every N steps, where the transfer is the point (not one written from a
+module's `forward`: the copy there cuts the step's graph in two, each executed and
+compiled apart);
 nor a copy out (`.cpu()`, `.numpy()`) in a loop whose every iteration runs a whole
 generation (a project sampler or decoder with a step loop of its own) for a host metric,
 per prompt or per batch of data: the generated result is what the loop exists to copy.
@@ -483,8 +485,12 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
             if what in BULK_KINDS and steps.only_in_model_loops(node) and \
                     not _read_as_scalar(node):
                 continue  # outputs copied out of an inference loop: the transfer is the point
-            if what in BULK_KINDS and not per_param and written_as_media(an, node):
-                continue  # sample images written out: the transfer is the point
+            if what in BULK_KINDS and not per_param and written_as_media(an, node) and \
+                    not steps._inside_forward(node):
+                # sample images written out: the transfer is the point (not in a module's
+                # forward, where the rest of the step's graph is still to be traced: the
+                # copy cuts it in two, executed and compiled apart)
+                continue
             key = (node.lineno, node.col_offset)
             if key in reported:
                 continue

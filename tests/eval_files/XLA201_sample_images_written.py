@@ -2,7 +2,8 @@
 figure writer (torchvision's save_image, scikit-image's imsave, PIL, wandb.Image,
 TensorBoard's add_image), directly or through host-array steps and names, writes sample
 images every N steps: the transfer is the point. A copy that only feeds a host metric,
-and a scalar read beside the sample writing, are still reported."""
+a scalar read beside the sample writing, and sample images written from a module's
+forward (the copy cuts the step's graph in two) are still reported."""
 import numpy as np
 import skimage.io as io
 import torch
@@ -12,6 +13,21 @@ import torch_xla.distributed.parallel_loader as pl
 import wandb
 from PIL import Image
 from torchvision.utils import make_grid, save_image
+
+
+class GenDisc(torch.nn.Module):
+    def __init__(self, gen, disc):
+        super().__init__()
+        self.gen, self.disc = gen, disc
+        self.calls = 0
+
+    def forward(self, z, real):
+        fake = self.gen(z)
+        both = torch.cat([fake, real], 0)
+        self.calls += 1
+        if xm.is_master_ordinal() and self.calls % 50 == 0:
+            save_image(both[:64].cpu(), "d_input.png")  # error: XLA201
+        return self.disc(both)
 
 
 def train(gen, disc, opt, loader, writer, args):
@@ -33,3 +49,11 @@ def train(gen, disc, opt, loader, writer, args):
             spread = fake.std().cpu()  # error: XLA201
             print("sample spread", float(spread))  # (a CPU tensor by then)
             print("loss", loss.item())  # error: XLA201
+
+
+def train_pair(pair, opt, loader):
+    device = torch_xla.device()
+    for real in pl.MpDeviceLoader(loader, device):
+        out = pair(torch.randn(8, 64, device=device), real)
+        out.mean().backward()
+        xm.optimizer_step(opt)
