@@ -4325,6 +4325,68 @@ def test_a_models_forward_takes_what_another_modules_step_passes(tmp_path: Path)
     assert lint(top / "model.py") == [(14, "XLA104"), (15, "XLA104")]
 
 
+def test_a_loss_forward_gets_the_host_labels_another_modules_step_passes(tmp_path: Path
+                                                                        ) -> None:
+    """``loss_fn(features, targets)`` in ``train.py``'s step, whose ``targets`` come from a
+    plain DataLoader and are never moved: ``MatchLoss.forward`` of ``losses.py`` reads
+    CPU labels (``labels.cpu().numpy()``), no lazy tensor, and its ``mask`` that no call
+    passes keeps its ``None`` default. ``MovedLoss``, called with labels moved to the
+    device, reads them back every step."""
+    top = write(tmp_path / "r", {
+        "pyproject.toml": "",
+        "losses.py": """\
+            import torch
+            from torch import nn
+
+
+            class MatchLoss(nn.Module):
+                def forward(self, features, labels=None, mask=None):
+                    batch = features.shape[0]
+                    if labels is not None:
+                        labels = labels.cpu().numpy()
+                        mask = torch.zeros(batch, batch)
+                        for i in range(len(labels)):
+                            mask[i, i] = float(labels[i].sum())
+                    elif mask is None:
+                        mask = torch.eye(batch)
+                    else:
+                        mask = mask.float().to("cpu")
+                    return (features.sum(-1) * mask.to(features.device).sum(-1)).mean()
+
+
+            class MovedLoss(nn.Module):
+                def forward(self, features, labels):
+                    counts = labels.sum(0).cpu()
+                    return features.pow(2).mean() * float(len(counts))
+            """,
+        "train.py": """\
+            import torch
+            import torch_xla
+            import torch_xla.core.xla_model as xm
+
+            from losses import MatchLoss, MovedLoss
+
+
+            def main(model, dataset):
+                device = torch_xla.device()
+                loader = torch.utils.data.DataLoader(dataset, batch_size=64, drop_last=True)
+                model = model.to(device)
+                match_loss = MatchLoss().to(device)
+                moved_loss = MovedLoss().to(device)
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+                for images, targets in loader:
+                    targets = torch.stack(targets).transpose(0, 1)
+                    features = model(images.to(device))
+                    loss = match_loss(features, targets) + moved_loss(features, targets.to(device))
+                    opt.zero_grad()
+                    loss.backward()
+                    xm.optimizer_step(opt)
+                    torch_xla.sync()
+            """,
+    })
+    assert lint(top / "losses.py") == [(22, "XLA201")]
+
+
 def test_a_forward_takes_what_callers_of_a_factory_of_its_class_pass(tmp_path: Path) -> None:
     """``model = build_model(cfg)`` in ``train.py`` (``build_model`` of ``model.py`` returns
     a ``TokenClassifier``): the step's ``model(ids, labels)`` runs its forward with the

@@ -217,3 +217,24 @@ def test_a_binding_after_the_tensor_test_keeps_its_tensor() -> None:
     # (``late = batch["state"] * 2`` after the branch: a device tensor that reaches the use)
     values = _value_of_assigned(TENSOR_TESTS, "late_kept", "copy_out")
     assert any(v.kind is Kind.TENSOR and v.device == "xla" for v in values)
+
+
+TYPE_INFO = '''\
+import torch
+
+
+def mask_fill(x):
+    low = torch.finfo(x.dtype).min
+    top = torch.iinfo(torch.int32).max
+    made = torch.zeros(3)
+    return low, top, made
+'''
+
+
+def test_type_info_numbers_are_host_values_and_other_torch_calls_tensors() -> None:
+    # ``torch.finfo(dtype).min`` is a Python float (a type info object's field), not a
+    # tensor whose use as a fill value or a size would read a lazy tensor
+    for name in ("low", "top"):
+        values = _value_of_assigned(TYPE_INFO, name, "mask_fill")
+        assert values and all(v.kind is Kind.HOST for v in values), name
+    assert all(v.kind is Kind.TENSOR for v in _value_of_assigned(TYPE_INFO, "made", "mask_fill"))

@@ -130,6 +130,27 @@ SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.
                              "torch.randn", "torch.rand", "torch.arange"})
 
 
+def _host_inputs(ev: Evaluator, func: nodes.FunctionDef, klass: nodes.ClassDef, name: str,
+                 d: int) -> frozenset[Value] | None:
+    """What the calls of the module pass for ``forward``'s parameter ``name``, in its own
+    module and (with the project link) in the modules that build it, when every one of
+    them passes host data: a Python value or a CPU tensor (``loss_fn(features, targets)``
+    where ``targets`` come from a host loader and are never moved), or leaves it to a
+    ``None`` default (``mask=None`` that no call passes: the branches that use it never
+    run). None when no call is known, or one may pass a device tensor or an unknown
+    value."""
+    param = next((a for a in (*func.args.posonlyargs, *func.args.args,
+                              *func.args.kwonlyargs) if a.name == name), None)
+    if param is None:
+        return None
+    passed = ev.forward_inputs(func, klass, param, d)
+    if not passed or not all(v and all(
+            x.kind is Kind.HOST or x.kind is Kind.TENSOR and x.device == "cpu" for x in v)
+            for v in passed):
+        return None
+    return V.join(*passed)
+
+
 def _sizes_a_factory(ev: Evaluator, func: nodes.FunctionDef, name: str) -> bool:
     """The body passes parameter ``name`` as a size to a torch factory
     (``torch.zeros(num_graphs, dim)``): where it is a Python int, that reads nothing."""
@@ -297,6 +318,10 @@ def param_value(ev: Evaluator, func: nodes.NodeNG, name: str, d: int
             if passed and all(v and all(x.kind is Kind.HOST and x.qual != "none" for x in v)
                               for v in passed):
                 return V.join(*passed)
+            if func.name == "forward":
+                host = _host_inputs(ev, func, klass, name, d)
+                if host is not None:
+                    return host
             default = ev._default(func, name, d)
             ann = ev._annotation(func, name)
             if ann is not None:

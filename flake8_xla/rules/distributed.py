@@ -1649,9 +1649,12 @@ def _selects_by_ordinal(an: Analyzer, roots: list[nodes.NodeNG], frame: nodes.No
 
 
 #: Words of a library function that reads data by what it is given (``load_shard``,
-#: ``read_parquet``, ``open``, ``np.load``).
+#: ``read_parquet``, ``open``, ``np.load``; a stream's ``.slice(rank, world)``, webdataset's
+#: ``itertools.islice``-like stage, and ``islice(it, rank, None, world)`` take every
+#: world-th item from the replica's own index).
 _LOADING_WORDS = frozenset({"load", "read", "open", "shard", "chunk", "file", "files",
-                            "part", "partition", "split", "select", "subset", "glob"})
+                            "part", "partition", "split", "select", "subset", "glob",
+                            "slice", "islice"})
 
 
 def _loads_by_name(name: str | None) -> bool:
