@@ -741,6 +741,11 @@ def test_framework_switches_count_as_xla_use(tmp_path: Path) -> None:
         # Lightning 1.x: the TPU cores a run asks for, by a constant or a flag
         "pl1.py": "import pytorch_lightning as pl\ndef fit(m, n):\n"
                   "    pl.Trainer(tpu_cores=n, max_epochs=1).fit(m)\n",
+        # the accelerator named by a module constant; one rebound later is no constant
+        "plc.py": "from lightning import Trainer\nACCELERATOR = 'tpu'\n"
+                  "def fit(m):\n    Trainer(accelerator=ACCELERATOR).fit(m)\n",
+        "plv.py": "from lightning import Trainer\nACCELERATOR = 'tpu'\nACCELERATOR = 'gpu'\n"
+                  "def fit(m):\n    Trainer(accelerator=ACCELERATOR).fit(m)\n",
         "not_pl.py": "def Trainer(**kw):\n    return kw\nt = Trainer(tpu_cores=8)\n",
         # accelerate launch runs a script that builds an Accelerator on the TPU it was
         # configured for; a module that merely imports accelerate's helpers does not
@@ -760,7 +765,10 @@ def test_framework_switches_count_as_xla_use(tmp_path: Path) -> None:
         "text_only.py": "NAMES = ['nccl', 'gloo', 'xla-tpu']\n",
     })
     ix = index_for(top / "acc.py")
-    assert {"acc.py", "hf.py", "pl.py", "pl1.py", "launched.py", "ig.py"} <= ix.xla_code()
+    assert {"acc.py", "hf.py", "pl.py", "pl1.py", "plc.py", "launched.py", "ig.py"} <= \
+        ix.xla_code()
+    assert ix.summary("plc.py").program
+    assert not ix.is_xla_code(top / "plv.py")
     assert not ix.is_xla_code(top / "not_pl.py")
     assert not ix.is_xla_code(top / "seed.py")
     assert not ix.is_xla_code(top / "named.py")

@@ -162,6 +162,7 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
     if file_rule(tree, source, imports):
         return True
     launcher = "Accelerator" in source and imports.imports_prefix("accelerate")
+    constants: dict[str, object] | None = None
     ignite = IGNITE_XLA_BACKEND in source and imports.imports_prefix("ignite")
     for node in walk(tree):
         if launcher and isinstance(node, ast.Call) and \
@@ -182,8 +183,11 @@ def shows_xla_use(tree: ast.AST, source: str, imports: ImportTable) -> bool:
         if isinstance(node, ast.Call) and (_tpu_trainer(node, imports) or
                                            _tpu_training_arguments(node, imports)):
             return True
-        if isinstance(node, ast.keyword) and _tpu_accelerator(node):
-            return True
+        if isinstance(node, ast.keyword) and node.arg == "accelerator":
+            if constants is None and isinstance(node.value, ast.Name):
+                constants = module_constants(tree)
+            if _tpu_accelerator(node, constants):
+                return True
         if ignite and isinstance(node, ast.Constant) and node.value == IGNITE_XLA_BACKEND:
             return True
     return False
@@ -197,14 +201,48 @@ def tpu_trainer_keyword(arg: str | None, value: object) -> bool:
         value.lower() in ("tpu", "xla")
 
 
-def _tpu_accelerator(kw: ast.keyword) -> bool:
-    """``accelerator="tpu"`` (or ``"xla"``): Lightning's XLA accelerator, by name."""
-    return kw.arg == "accelerator" and tpu_trainer_keyword(kw.arg, _constant(kw.value))
+def _tpu_accelerator(kw: ast.keyword, constants: dict[str, object] | None = None) -> bool:
+    """``accelerator="tpu"`` (or ``"xla"``): Lightning's XLA accelerator, by name (also
+    through a module constant, ``ACCELERATOR = "tpu"``)."""
+    return kw.arg == "accelerator" and tpu_trainer_keyword(kw.arg,
+                                                           _constant(kw.value, constants))
 
 
-def _constant(node: ast.expr) -> object:
-    """The value of a constant expression, else None."""
-    return node.value if isinstance(node, ast.Constant) else None
+def _constant(node: ast.expr, constants: dict[str, object] | None = None) -> object:
+    """The value of a constant expression, or of a name that ``constants`` (the module's
+    constants, :func:`module_constants`) holds; else None."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if constants and isinstance(node, ast.Name):
+        return constants.get(node.id)
+    return None
+
+
+def module_constants(tree: ast.AST) -> dict[str, object]:
+    """The module's constants: names that one top-level statement binds to a constant
+    (``ACCELERATOR = "tpu"``, ``DEVICES: int = 8``) and that nothing else in the module
+    binds at its top level or declares ``global``."""
+    if not isinstance(tree, ast.Module):
+        return {}
+    found: dict[str, object] = {}
+    counts: dict[str, int] = {}
+    for stmt in tree.body:
+        for node in ast.walk(stmt) if not isinstance(
+                stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else [stmt]:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                counts[node.id] = counts.get(node.id, 0) + 1
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                counts[node.name] = counts.get(node.name, 0) + 1
+        target = value = None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign):
+            target, value = stmt.target, stmt.value
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant):
+            found[target.id] = value.value
+    declared = {name for node in ast.walk(tree) if isinstance(node, ast.Global)
+                for name in node.names}
+    return {k: v for k, v in found.items() if counts.get(k) == 1 and k not in declared}
 
 
 def _framework_trainer(call: ast.Call, imports: ImportTable) -> bool:
@@ -239,8 +277,9 @@ def launches_framework_trainer(tree: ast.AST, imports: ImportTable) -> bool:
     program of the XLA path (Lightning ``trainer/trainer.py``, ``accelerators/xla.py``),
     as a script is, whether or not it has a main block of its own (a ``finetune()``
     that a command-line entry point reaches)."""
+    constants = module_constants(tree)
     return any(isinstance(node, ast.Call) and any(
-        tpu_trainer_keyword(k.arg, _constant(k.value)) for k in node.keywords) and
+        tpu_trainer_keyword(k.arg, _constant(k.value, constants)) for k in node.keywords) and
         _framework_trainer(node, imports) for node in walk(tree))
 
 

@@ -547,7 +547,9 @@ cannot run on an XLA host.
         """A guarded choice (``'cuda' if torch.cuda.is_available() else 'cpu'``) in a
         top-level function that names nothing of torch_xla, in a module that picks the XLA
         device in another function, where only the module's top level or functions that
-        name nothing of torch_xla call it (no other module does): an entry point the
+        name nothing of torch_xla call it (no other module does), handing it host values
+        only (the parsed options, paths; not a model, which may be the one trained on the XLA
+        device): an entry point the
         script keeps off the XLA device on purpose (``--mode demo``: one image through the
         models on the host), as its XLA run's own device choice shows. A helper that an XLA
         function calls is still reported, as is any choice in a script that never picks the
@@ -566,6 +568,11 @@ cannot run on an XLA host.
         for use in uses:
             if not (isinstance(use.parent, nodes.Call) and use.parent.func is use):
                 return False  # handed over as a value (a launcher may run it anywhere)
+            call = use.parent
+            if not all(isinstance(a, nodes.NodeNG) and not isinstance(a, nodes.Starred) and
+                       _host_only(an.value(a)) for a in (
+                           *call.args, *(k.value for k in call.keywords or ()))):
+                return False  # (``demo(model)``: the trained model, on the XLA device)
             caller = enclosing_function(use)
             while caller is not None and not isinstance(caller.parent, nodes.Module):
                 caller = enclosing_function(caller)
@@ -763,6 +770,13 @@ def _names_xla(an: Analyzer, func: nodes.NodeNG) -> bool:
     """``func``'s code (nested functions included) names something of torch_xla."""
     return any((an.qualname(n) or "").startswith("torch_xla")
                for n in nodes_of(func, (nodes.Name, nodes.Attribute)))
+
+
+def _host_only(vs: frozenset) -> bool:
+    """Every value of ``vs`` lives on the host: a Python value (options, a path) or a CPU
+    tensor (a model handed over may be, or become, the one on the XLA device)."""
+    return bool(vs) and all(
+        v.kind is Kind.HOST or v.kind is Kind.TENSOR and v.device == "cpu" for v in vs)
 
 
 def _inside(node: nodes.NodeNG, func: nodes.NodeNG) -> bool:

@@ -3245,9 +3245,21 @@ def _tpu_trainer_call(an: Analyzer, expr: nodes.NodeNG) -> nodes.Call | None:
         q = an.qualname(value.func) or ""
         if not (q.startswith(("lightning", "pytorch_lightning")) and q.endswith(".Trainer")):
             continue
-        if any(tpu_trainer_keyword(kw.arg, kw.value.value if isinstance(
-                kw.value, nodes.Const) else None) for kw in value.keywords or ()):
+        if any(tpu_trainer_keyword(kw.arg, _constant_value(an, kw.value))
+               for kw in value.keywords or ()):
             return value
+    return None
+
+
+def _constant_value(an: Analyzer, node: nodes.NodeNG) -> object:
+    """The constant ``node`` is, or the one string a name holds (``ACCELERATOR = "tpu"``
+    then ``accelerator=ACCELERATOR``); else None."""
+    if isinstance(node, nodes.Const):
+        return node.value
+    if isinstance(node, nodes.Name):
+        texts = {v.text for v in an.value(node)}
+        if len(texts) == 1:
+            return texts.pop()
     return None
 
 

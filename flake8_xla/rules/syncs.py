@@ -265,6 +265,26 @@ def _media_writer(an: Analyzer, call: nodes.Call) -> bool:
     return (an.qualname(f) or "") in MEDIA_WRITERS
 
 
+def _written_in_forward(an: Analyzer, node: nodes.NodeNG) -> bool:
+    """``node`` lies in a torch module's ``forward``, or in a method of the module that its
+    ``forward`` calls on ``self`` (two calls deep): the step's graph is still being traced
+    there."""
+    func = node.frame()
+    klass = func.parent if isinstance(func, nodes.FunctionDef) else None
+    if not isinstance(klass, nodes.ClassDef) or an.ev.class_kind(klass) is not Kind.MODULE:
+        return False
+    methods = {m.name: m for m in klass.body if isinstance(m, nodes.FunctionDef)}
+    reached, frontier = {"forward"}, ["forward"]
+    for _ in range(2):
+        frontier = [c.func.attrname for name in frontier if name in methods
+                    for c in nodes_of(methods[name], nodes.Call)
+                    if isinstance(c.func, nodes.Attribute) and
+                    isinstance(c.func.expr, nodes.Name) and c.func.expr.name == "self" and
+                    c.func.attrname in methods and c.func.attrname not in reached]
+        reached.update(frontier)
+    return func.name in reached
+
+
 def written_as_media(an: Analyzer, node: nodes.NodeNG, depth: int = 0) -> bool:
     """The host copy ``node`` (``grid.cpu()``) ends in a media writer: an argument of one,
     directly or through host-array transforms (``.numpy().transpose(1, 2, 0) * 255``,
@@ -486,7 +506,7 @@ batch, batch_idx)`) run in the step, with its outputs and batch on the device.
                     not _read_as_scalar(node):
                 continue  # outputs copied out of an inference loop: the transfer is the point
             if what in BULK_KINDS and not per_param and written_as_media(an, node) and \
-                    not steps._inside_forward(node):
+                    not _written_in_forward(an, node):
                 # sample images written out: the transfer is the point (not in a module's
                 # forward, where the rest of the step's graph is still to be traced: the
                 # copy cuts it in two, executed and compiled apart)

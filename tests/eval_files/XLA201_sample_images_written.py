@@ -3,7 +3,8 @@ figure writer (torchvision's save_image, scikit-image's imsave, PIL, wandb.Image
 TensorBoard's add_image), directly or through host-array steps and names, writes sample
 images every N steps: the transfer is the point. A copy that only feeds a host metric,
 a scalar read beside the sample writing, and sample images written from a module's
-forward (the copy cuts the step's graph in two) are still reported."""
+forward or a method its forward calls (the copy cuts the step's graph in two) are still
+reported; a ``forward`` method of a class that is no torch module is no traced forward."""
 import numpy as np
 import skimage.io as io
 import torch
@@ -30,6 +31,28 @@ class GenDisc(torch.nn.Module):
         return self.disc(both)
 
 
+class Recon(torch.nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.calls = 0
+
+    def _dump(self, recon):
+        save_image(recon.cpu(), "recon.png")  # error: XLA201
+
+    def forward(self, x):
+        recon = self.net(x)
+        self.calls += 1
+        if self.calls % 500 == 0:
+            self._dump(recon)
+        return (recon - x).pow(2).mean()
+
+
+class Visualizer:
+    def forward(self, images, step):
+        save_image(images.detach().cpu(), f"vis-{step}.png")  # trap: not a torch module
+
+
 def train(gen, disc, opt, loader, writer, args):
     device = torch_xla.device()
     for step, real in enumerate(pl.MpDeviceLoader(loader, device)):
@@ -53,7 +76,11 @@ def train(gen, disc, opt, loader, writer, args):
 
 def train_pair(pair, opt, loader):
     device = torch_xla.device()
-    for real in pl.MpDeviceLoader(loader, device):
+    recon = Recon(torch.nn.Linear(64, 64)).to(device)
+    vis = Visualizer()
+    for step, real in enumerate(pl.MpDeviceLoader(loader, device)):
         out = pair(torch.randn(8, 64, device=device), real)
-        out.mean().backward()
+        (out.mean() + recon(real)).backward()
         xm.optimizer_step(opt)
+        if step % 200 == 0:
+            vis.forward(real, step)

@@ -4,8 +4,8 @@
 ``demo()`` names nothing of torch_xla and only the script's top level calls it, while
 ``train()`` picks ``torch_xla.device()`` itself: the demo is kept off the XLA device on
 purpose (one image on the host), so it is not reported. The same choice in a helper that
-the XLA training function calls, in an entry point that uses torch_xla itself, or in a
-function handed over as a value, is still reported.
+the XLA training function calls, in an entry point that uses torch_xla itself or that
+is handed the trained model, or in a function handed over as a value, is still reported.
 """
 import argparse
 
@@ -33,11 +33,16 @@ def evaluate(model, loader):
         model(x.to(device))
 
 
-def demo(model, path):
+def demo(path):
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = model.to(device)
+    model = torch.nn.Linear(8, 1).to(device)
     model.load_state_dict(torch.load(path, map_location=device))
     print(model(torch.zeros(1, 8, device=device)))
+
+
+def show(model):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # error: XLA501
+    print(model(torch.zeros(1, 8).to(device)))
 
 
 def export(model):
@@ -64,9 +69,10 @@ if __name__ == "__main__":
     args = parser.parse_args()
     net = torch.nn.Linear(8, 1)
     if args.mode == "demo":
-        demo(net, "model.pt")
+        demo("model.pt")
     elif args.mode == "export":
         export(net)
     else:
         train(net, [], args)
     run_all([profile], net)
+    show(net.to(torch_xla.device()))
