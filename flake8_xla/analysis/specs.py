@@ -104,6 +104,25 @@ def _moved(ev: Evaluator, base: frozenset[Value], call: nodes.Call, ctx: Ctx | N
     return V.move_device(base, dev)
 
 
+def _false_for_some(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d: int
+                    ) -> bool:
+    """``node`` is a string (in)equality whose sides hold known strings only, and some of
+    them make it False: ``drop_last=(x == "train")`` in ``{x: DataLoader(...) for x in
+    ["train", "val"]}``, whose "val" loader keeps its short last batch."""
+    if not isinstance(node, nodes.Compare) or len(node.ops) != 1 or \
+            node.ops[0][0] not in ("==", "!="):
+        return False
+    sides = []
+    for side in (node.left, node.ops[0][1]):
+        vs = ev.value(side, ctx, d)
+        if not vs or not all(v.kind is Kind.HOST and v.qual == "str" and v.text is not None
+                             for v in vs):
+            return False
+        sides.append({v.text for v in vs})
+    equal = node.ops[0][0] == "=="
+    return any((a == b) != equal for a in sides[0] for b in sides[1])
+
+
 def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: int
             ) -> frozenset[Value]:
     flags = {"plain"}
@@ -126,7 +145,7 @@ def _loader(ev: Evaluator, q: str | None, call: nodes.Call, ctx: Ctx | None, d: 
         drop = V.known_bool(dv)
         if drop is True:
             flags.add("drop_last")
-        elif drop is None:
+        elif drop is None and not _false_for_some(ev, keyword(call, "drop_last"), ctx, d):
             flags.add("drop_last_unknown")
             flags.add("drop_last_flag")  # drop_last=args.drop_last: a setting of the run
     batch_sampler = keyword(call, "batch_sampler") is not None or "batch_sampler" in star

@@ -549,7 +549,7 @@ cannot run on an XLA host.
         device in another function, where only the module's top level or functions that
         name nothing of torch_xla call it (no other module does), handing it host values
         only (the parsed options, paths; not a model, which may be the one trained on the XLA
-        device): an entry point the
+        device), and that returns nothing: an entry point the
         script keeps off the XLA device on purpose (``--mode demo``: one image through the
         models on the host), as its XLA run's own device choice shows. A helper that an XLA
         function calls is still reported, as is any choice in a script that never picks the
@@ -560,8 +560,11 @@ cannot run on an XLA host.
         an = self.an
         func = enclosing_function(cur)
         if not isinstance(func, nodes.FunctionDef) or not isinstance(func.parent, nodes.Module) \
-                or _names_xla(an, func):
-            return False
+                or _names_xla(an, func) or any(
+                    r.value is not None and not (isinstance(r.value, nodes.Const) and
+                                                 r.value.value is None)
+                    for r in an.ev.own_nodes(func, nodes.Return)):
+            return False  # (a function that returns a value may hand the device out)
         uses = an.ev.name_uses(func.name)
         if not uses:
             return False  # (never called here: see _guard_in_unused_helper)
