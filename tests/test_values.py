@@ -238,3 +238,28 @@ def test_type_info_numbers_are_host_values_and_other_torch_calls_tensors() -> No
         values = _value_of_assigned(TYPE_INFO, name, "mask_fill")
         assert values and all(v.kind is Kind.HOST for v in values), name
     assert all(v.kind is Kind.TENSOR for v in _value_of_assigned(TYPE_INFO, "made", "mask_fill"))
+
+
+ANNOTATED_NONE = '''\
+import typer
+
+
+def main(resume: str = None, name: str = typer.Option(None, help="run id"),
+         steps: int = 10):
+    first = resume
+    second = name
+    third = steps
+    return first, second, third
+'''
+
+
+def test_an_annotated_parameter_keeps_its_none_default() -> None:
+    # ``resume: str = None`` called by no one here (a command-line entry point): a run
+    # that passes nothing gets None, so ``if resume is None:`` may hold; typer's
+    # ``Option(None)`` is the command line's value, whose default is its first argument
+    for name in ("first", "second"):
+        values = _value_of_assigned(ANNOTATED_NONE, name, "main")
+        assert any(v.kind is Kind.HOST and v.qual == "none" for v in values), name
+        assert any(v.kind is Kind.HOST and v.qual == "str" for v in values), name
+    third = _value_of_assigned(ANNOTATED_NONE, "third", "main")
+    assert third and not any(v.qual == "none" for v in third)

@@ -2213,6 +2213,11 @@ class Evaluator:
             default = self._default(func, name, d)
             if ann is not None:
                 found.append(ann)
+                if default is not UNKNOWN_SET and all(
+                        v.kind is Kind.HOST and v.qual == "none" for v in default):
+                    # ``resume: str = None`` (or ``typer.Option(None)``): a run that
+                    # passes nothing gets the default, whatever the annotation says
+                    found.append(default)
             elif default is not UNKNOWN_SET:
                 found.append(default)
         result = join(*found) if found else UNKNOWN_SET

@@ -549,7 +549,8 @@ cannot run on an XLA host.
         device in another function, where only the module's top level or functions that
         name nothing of torch_xla call it (no other module does), handing it host values
         only (the parsed options, paths; not a model, which may be the one trained on the XLA
-        device), and that returns nothing: an entry point the
+        device), that returns nothing and calls no function naming torch_xla: an entry
+        point the
         script keeps off the XLA device on purpose (``--mode demo``: one image through the
         models on the host), as its XLA run's own device choice shows. A helper that an XLA
         function calls is still reported, as is any choice in a script that never picks the
@@ -583,6 +584,10 @@ cannot run on an XLA host.
                 return False
         if an.link is not None and an.link.calls_elsewhere(an.ev, func) != []:
             return False
+        if any(isinstance(callee, nodes.FunctionDef) and _names_xla(an, callee)
+               for call in an.ev.own_nodes(func, nodes.Call)
+               for callee, _ in an.ev.functions_called(call, None)):
+            return False  # (``train_on(args, device)``, a loop with XLA barriers: the CPU)
         return any(enclosing_function(call) is not None and not _inside(call, func) and
                    callee_name(call.func) in ("device", "xla_device") and
                    self._xla_device(call) for call in an.module_nodes(nodes.Call))

@@ -3234,12 +3234,16 @@ def _tpu_trainer(an: Analyzer, expr: nodes.NodeNG) -> bool:
 
 
 def _tpu_trainer_call(an: Analyzer, expr: nodes.NodeNG) -> nodes.Call | None:
-    """The ``Trainer(...)`` call that builds the TPU trainer ``expr`` names, or None."""
-    if not isinstance(expr, nodes.Name):
+    """The ``Trainer(...)`` call that builds the TPU trainer ``expr`` names (or is:
+    ``pl.Trainer(accelerator="tpu").fit(model)`` in one expression), or None."""
+    if isinstance(expr, nodes.Call):
+        candidates: list[nodes.NodeNG | None] = [expr]
+    elif isinstance(expr, nodes.Name):
+        candidates = [b.parent.value if isinstance(b, nodes.AssignName) and isinstance(
+            b.parent, nodes.Assign) else None for b in an.ev.bindings(expr)]
+    else:
         return None
-    for b in an.ev.bindings(expr):
-        value = b.parent.value if isinstance(b, nodes.AssignName) and isinstance(
-            b.parent, nodes.Assign) else None
+    for value in candidates:
         if not isinstance(value, nodes.Call) or an.off_xla_path(value):
             continue
         q = an.qualname(value.func) or ""

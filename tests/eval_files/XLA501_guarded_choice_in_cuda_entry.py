@@ -5,7 +5,8 @@
 ``train()`` picks ``torch_xla.device()`` itself: the demo is kept off the XLA device on
 purpose (one image on the host), so it is not reported. The same choice in a helper that
 the XLA training function calls, in an entry point that uses torch_xla itself or that
-is handed the trained model, or in a function handed over as a value, is still reported.
+is handed the trained model or hands its device to a function that runs torch_xla, or in
+a function handed over as a value, is still reported.
 """
 import argparse
 
@@ -45,6 +46,20 @@ def show(model):
     print(model(torch.zeros(1, 8).to(device)))
 
 
+def finetune(path):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # error: XLA501
+    model = torch.nn.Linear(8, 1).to(device)
+    train_on(model, device)
+
+
+def train_on(model, device):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(10):
+        model(torch.zeros(4, 8, device=device)).sum().backward()
+        xm.optimizer_step(opt)
+        torch_xla.sync()
+
+
 def export(model):
     device = "cuda" if torch.cuda.is_available() else "cpu"  # error: XLA501
     model = model.to(device)
@@ -70,6 +85,8 @@ if __name__ == "__main__":
     net = torch.nn.Linear(8, 1)
     if args.mode == "demo":
         demo("model.pt")
+    elif args.mode == "finetune":
+        finetune("model.pt")
     elif args.mode == "export":
         export(net)
     else:
