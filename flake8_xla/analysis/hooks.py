@@ -132,18 +132,24 @@ SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.
 
 def _host_inputs(ev: Evaluator, func: nodes.FunctionDef, klass: nodes.ClassDef, name: str,
                  d: int) -> frozenset[Value] | None:
-    """What the calls of the module pass for ``forward``'s parameter ``name``, in its own
-    module and (with the project link) in the modules that build it, when every one of
+    """What the calls of the module pass for ``forward``'s parameter ``name`` in the modules
+    of the project that build it (a class its own module never builds), when every one of
     them passes host data: a Python value or a CPU tensor (``loss_fn(features, targets)``
     where ``targets`` come from a host loader and are never moved), or leaves it to a
     ``None`` default (``mask=None`` that no call passes: the branches that use it never
     run). None when no call is known, or one may pass a device tensor or an unknown
     value."""
+    if ev.link is None or not isinstance(klass.parent, nodes.Module) or \
+            ev.calls_named(klass.name):
+        # (only a class that its own module never builds: its instances' calls are the
+        # importers', which the project link lists; scanning every call of the module for
+        # instances, per parameter of every forward, is quadratic in a large module)
+        return None
     param = next((a for a in (*func.args.posonlyargs, *func.args.args,
                               *func.args.kwonlyargs) if a.name == name), None)
     if param is None:
         return None
-    passed = ev.forward_inputs(func, klass, param, d)
+    passed = ev.link.forward_inputs(ev, func, klass, param, d)
     if not passed or not all(v and all(
             x.kind is Kind.HOST or x.kind is Kind.TENSOR and x.device == "cpu" for x in v)
             for v in passed):
