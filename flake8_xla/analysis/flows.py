@@ -1004,10 +1004,10 @@ def _string_equality(node: nodes.Compare, parts: list[frozenset[Value]]) -> str 
             sides.append({_dtype_name(v.qual) for v in vs})
             dtypes += 1
             continue
-        if not vs or not all(v.kind is Kind.HOST and v.qual == "str" and v.text is not None
-                             for v in vs):
+        strings = V.known_strings(vs)
+        if strings is None:
             return None
-        sides.append({v.text for v in vs})
+        sides.append(strings)
     if dtypes == 1:
         # (a dtype never equals a string: ``torch.bfloat16 != "bfloat16"`` is True)
         return str(node.ops[0][0] == "!=")

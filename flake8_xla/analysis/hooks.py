@@ -150,9 +150,7 @@ def _host_inputs(ev: Evaluator, func: nodes.FunctionDef, klass: nodes.ClassDef, 
     if param is None:
         return None
     passed = ev.link.forward_inputs(ev, func, klass, param, d)
-    if not passed or not all(v and all(
-            x.kind is Kind.HOST or x.kind is Kind.TENSOR and x.device == "cpu" for x in v)
-            for v in passed):
+    if not passed or not all(V.on_host(v) for v in passed):
         return None
     return V.join(*passed)
 

@@ -1304,7 +1304,7 @@ def _function_off_xla(func: nodes.NodeNG, ev: Evaluator, kinds: tuple[type, ...]
         link = ev.link
         if link is None or _named_in_module(func, ev):
             return False
-        return (link.only_off_xla(ev, func) and not _shows_xla_use(func, ev)) or \
+        return (link.only_off_xla(ev, func) and not names_xla(func, ev)) or \
             link.called_only_off_path(ev, func) or link.never_called(ev, func)
     if not all(off_xla_path(call, ev, kinds) for call, _ in sites):
         return False
@@ -1398,8 +1398,9 @@ def _named_in_module(func: nodes.NodeNG, ev: Evaluator) -> bool:
     return name is not None and bool(ev.name_uses(name))
 
 
-def _shows_xla_use(func: nodes.NodeNG, ev: Evaluator) -> bool:
-    """``func`` names a torch_xla API or an XLA device string."""
+def names_xla(func: nodes.NodeNG, ev: Evaluator) -> bool:
+    """``func``'s code (nested functions included) names a torch_xla API or an XLA device
+    string."""
     for n in nodes_of(func, (nodes.Name, nodes.Attribute, nodes.Const)):
         if isinstance(n, nodes.Const):
             if isinstance(n.value, str) and V.device_of_text(n.value) == "xla":

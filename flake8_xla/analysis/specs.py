@@ -112,13 +112,9 @@ def _false_for_some(ev: Evaluator, node: nodes.NodeNG | None, ctx: Ctx | None, d
     if not isinstance(node, nodes.Compare) or len(node.ops) != 1 or \
             node.ops[0][0] not in ("==", "!="):
         return False
-    sides = []
-    for side in (node.left, node.ops[0][1]):
-        vs = ev.value(side, ctx, d)
-        if not vs or not all(v.kind is Kind.HOST and v.qual == "str" and v.text is not None
-                             for v in vs):
-            return False
-        sides.append({v.text for v in vs})
+    sides = [V.known_strings(ev.value(side, ctx, d)) for side in (node.left, node.ops[0][1])]
+    if sides[0] is None or sides[1] is None:
+        return False
     equal = node.ops[0][0] == "=="
     return any((a == b) != equal for a in sides[0] for b in sides[1])
 

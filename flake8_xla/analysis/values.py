@@ -242,6 +242,21 @@ def single_text(vs: frozenset[Value]) -> str | None:
     return None
 
 
+def on_host(vs: frozenset[Value]) -> bool:
+    """``vs`` is not empty and holds host data only: Python values or CPU tensors."""
+    return bool(vs) and all(
+        v.kind is Kind.HOST or v.kind is Kind.TENSOR and v.device == "cpu" for v in vs)
+
+
+def known_strings(vs: frozenset[Value]) -> set[str] | None:
+    """The texts of ``vs`` when it is not empty and every member is a host string whose
+    text is known (``x`` of ``for x in ["train", "val"]``), else None."""
+    if not vs or not all(v.kind is Kind.HOST and v.qual == "str" and v.text is not None
+                         for v in vs):
+        return None
+    return {v.text for v in vs if v.text is not None}
+
+
 def all_kind(vs: frozenset[Value], *wanted: Kind) -> bool:
     """True when ``vs`` is not empty and every member is of one of ``wanted``."""
     return bool(vs) and all(v.kind in wanted for v in vs)

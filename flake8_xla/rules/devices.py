@@ -17,8 +17,10 @@ from flake8_xla.analysis import (
     source_key,
     xla_truth,
 )
+from flake8_xla.analysis import values as V
 from flake8_xla.analysis.flows import enclosing_function
 from flake8_xla.analysis.names import callee_name
+from flake8_xla.analysis.paths import names_xla
 from flake8_xla.analysis.treewalk import nodes_of
 from flake8_xla.context import Finding
 from flake8_xla.filefacts import FileFacts
@@ -548,20 +550,19 @@ cannot run on an XLA host.
         top-level function that names nothing of torch_xla, in a module that picks the XLA
         device in another function, where only the module's top level or functions that
         name nothing of torch_xla call it (no other module does), handing it host values
-        only (the parsed options, paths; not a model, which may be the one trained on the XLA
-        device), that returns nothing and calls no function naming torch_xla: an entry
-        point the
-        script keeps off the XLA device on purpose (``--mode demo``: one image through the
-        models on the host), as its XLA run's own device choice shows. A helper that an XLA
-        function calls is still reported, as is any choice in a script that never picks the
-        XLA device itself."""
+        only (the parsed options, paths; not a model, which may be the one trained on the
+        XLA device), that returns nothing and calls no function naming torch_xla: an entry
+        point the script keeps off the XLA device on purpose (``--mode demo``: one image
+        through the models on the host), as its XLA run's own device choice shows. A
+        helper that an XLA function calls is still reported, as is any choice in a script
+        that never picks the XLA device itself."""
         cur = _cuda_probe_arm(node)
         if cur is None:
             return False
         an = self.an
         func = enclosing_function(cur)
         if not isinstance(func, nodes.FunctionDef) or not isinstance(func.parent, nodes.Module) \
-                or _names_xla(an, func) or any(
+                or names_xla(func, an.ev) or any(
                     r.value is not None and not (isinstance(r.value, nodes.Const) and
                                                  r.value.value is None)
                     for r in an.ev.own_nodes(func, nodes.Return)):
@@ -573,22 +574,21 @@ cannot run on an XLA host.
             if not (isinstance(use.parent, nodes.Call) and use.parent.func is use):
                 return False  # handed over as a value (a launcher may run it anywhere)
             call = use.parent
-            if not all(isinstance(a, nodes.NodeNG) and not isinstance(a, nodes.Starred) and
-                       _host_only(an.value(a)) for a in (
-                           *call.args, *(k.value for k in call.keywords or ()))):
+            if not all(not isinstance(a, nodes.Starred) and V.on_host(an.value(a))
+                       for a in (*call.args, *(k.value for k in call.keywords or ()))):
                 return False  # (``demo(model)``: the trained model, on the XLA device)
             caller = enclosing_function(use)
             while caller is not None and not isinstance(caller.parent, nodes.Module):
                 caller = enclosing_function(caller)
-            if caller is not None and (caller is func or _names_xla(an, caller)):
+            if caller is not None and (caller is func or names_xla(caller, an.ev)):
                 return False
         if an.link is not None and an.link.calls_elsewhere(an.ev, func) != []:
             return False
-        if any(isinstance(callee, nodes.FunctionDef) and _names_xla(an, callee)
+        if any(isinstance(callee, nodes.FunctionDef) and names_xla(callee, an.ev)
                for call in an.ev.own_nodes(func, nodes.Call)
                for callee, _ in an.ev.functions_called(call, None)):
             return False  # (``train_on(args, device)``, a loop with XLA barriers: the CPU)
-        return any(enclosing_function(call) is not None and not _inside(call, func) and
+        return any(enclosing_function(call) is not None and not func.parent_of(call) and
                    callee_name(call.func) in ("device", "xla_device") and
                    self._xla_device(call) for call in an.module_nodes(nodes.Call))
 
@@ -772,25 +772,6 @@ cannot run on an XLA host.
                     return True
             child, cur = cur, cur.parent
         return False
-
-
-def _names_xla(an: Analyzer, func: nodes.NodeNG) -> bool:
-    """``func``'s code (nested functions included) names something of torch_xla."""
-    return any((an.qualname(n) or "").startswith("torch_xla")
-               for n in nodes_of(func, (nodes.Name, nodes.Attribute)))
-
-
-def _host_only(vs: frozenset) -> bool:
-    """Every value of ``vs`` lives on the host: a Python value (options, a path) or a CPU
-    tensor (a model handed over may be, or become, the one on the XLA device)."""
-    return bool(vs) and all(
-        v.kind is Kind.HOST or v.kind is Kind.TENSOR and v.device == "cpu" for v in vs)
-
-
-def _inside(node: nodes.NodeNG, func: nodes.NodeNG) -> bool:
-    """``node`` lies in ``func``'s code."""
-    return func.fromlineno <= node.fromlineno <= (func.tolineno or func.fromlineno) and \
-        node.root() is func.root()
 
 
 def _cuda_probe_arm(node: nodes.NodeNG) -> nodes.IfExp | None:
